@@ -1,0 +1,1 @@
+"""The pure decision core: plain data in, plain data out, time passed in; no Home Assistant."""

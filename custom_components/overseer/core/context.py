@@ -1,0 +1,251 @@
+"""What the model reads each decision: system, STATE_UPDATE, transcript, tool blocks."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from .policy import Availability, Ledger, Limits
+from .text import cut, fold, one_line, quote_chat
+from .tools import Group, signature
+from .world import Entity, RoverField, World
+
+NAME_PLACEHOLDER = "<NAME>"
+CHAT_LINE_CHARS = 400
+LABEL_CHARS = 40
+SYSTEM_PROMPT_CHARS = 6000
+# Caps per STATE_UPDATE section so 200 watched entities still make a compact prompt.
+MAX_ROVERS = 8
+MAX_LIGHTS = 24
+MAX_EXTRAS = 30
+# Lines older than this many messages are never looked at, whatever the history holds.
+LOOKBACK = 1000
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """One chat message as received: who, what, whether it was a bot, when."""
+
+    user: str
+    text: str
+    bot: bool
+    ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptBounds:
+    """How much conversation a decision sees."""
+
+    turns: int = 30
+    minutes: float = 10
+    min_human: int = 5
+    bot_messages: int = 2
+
+
+def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptBounds) -> list[ChatLine]:
+    """The bounded window, oldest first.
+
+    Holds the recent lines inside transcript_turns and transcript_minutes, plus, whatever
+    their age, the last min_human human lines and the last bot_messages bot lines. The
+    result never has more than max(turns, min_human + bot_messages) lines.
+    """
+    recent = list(islice(reversed(lines), LOOKBACK))  # newest first
+    required: set[int] = set()
+    humans = bots = 0
+    for index, line in enumerate(recent):
+        if humans >= bounds.min_human and bots >= bounds.bot_messages:
+            break
+        if line.bot and bots < bounds.bot_messages:
+            bots += 1
+            required.add(index)
+        elif not line.bot and humans < bounds.min_human:
+            humans += 1
+            required.add(index)
+    room = max(0, bounds.turns - len(required))
+    cutoff = now - bounds.minutes * 60
+    chosen = set(required)
+    for index, line in enumerate(recent):
+        if room == 0 or line.ts < cutoff:
+            break
+        if index not in chosen:
+            chosen.add(index)
+            room -= 1
+    return [recent[index] for index in sorted(chosen, reverse=True)]
+
+
+def speaker(user: str, bot: bool, name: str) -> str:
+    """A transcript speaker label no human can use to pass as the overseer."""
+    label = one_line(user, 32).replace(":", "")
+    if bot:
+        return name
+    if not label:
+        return "someone"
+    return f"{label} (human)" if fold(label) == fold(name) else label
+
+
+def transcript_messages(lines: Iterable[ChatLine], name: str) -> list[dict[str, str]]:
+    """Human lines as user turns and the overseer's as assistant turns, all quoted."""
+    return [
+        {
+            "role": "assistant" if line.bot else "user",
+            "content": f"{speaker(line.user, line.bot, name)}: {quote_chat(line.text, CHAT_LINE_CHARS)}",
+        }
+        for line in lines
+    ]
+
+
+def _label(text: str) -> str:
+    """Entity names and states come from devices and users: quote them like chat."""
+    return quote_chat(text, LABEL_CHARS)
+
+
+def _flag(state: str) -> str:
+    """Binary sensors read on/off; the model reads true/false more naturally."""
+    return {"on": "true", "off": "false"}.get(state, state)
+
+
+def _bounded(items: Sequence[Any], limit: int) -> tuple[Sequence[Any], str | None]:
+    """At most limit items, and a note on how many were left out."""
+    if len(items) <= limit:
+        return items, None
+    return items[:limit], f"- …+{len(items) - limit} more"
+
+
+def _entity(entity: Entity) -> str:
+    """name=state, with a short detail such as a light's colour."""
+    detail = f"({_label(entity.detail)})" if entity.detail else ""
+    return f"{_label(entity.name)}={_label(_flag(entity.state))}{detail}"
+
+
+def _rover_line(name: str, fields: Sequence[tuple[RoverField, Entity]]) -> str:
+    """- rover1: driving, driver=alex, docked=false, charging=true."""
+    parts = []
+    for field, entity in fields:
+        value = _label(_flag(entity.state))
+        if field is RoverField.ACTIVITY:
+            parts.insert(0, value)
+        elif field is RoverField.OTHER:
+            parts.append(_entity(entity))
+        else:
+            parts.append(f"{field.value}={value}")
+    return f"- {_label(name)}: {', '.join(parts) or 'no data'}"
+
+
+def _lift_line(world: World) -> str | None:
+    """lift: down, busy=false."""
+    lift = world.lift
+    if lift is None:
+        return None
+    if lift.cover is not None:
+        state = lift.cover.state
+        position = {"closed": "down", "open": "up", "opening": "moving up", "closing": "moving down"}
+        busy = state in ("opening", "closing")
+        return f"lift: {position.get(state, _label(state))}, busy={str(busy).lower()}"
+    scripts = [s for s in (lift.up_script, lift.down_script) if s is not None]
+    if any(s.missing for s in scripts):
+        return "lift: unavailable"
+    running = any(s.state == "on" for s in scripts)
+    return f"lift: {'moving' if running else 'still'}, busy={str(running).lower()}"
+
+
+def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limits, now: float) -> str:
+    """The compact STATE_UPDATE: current truth, regenerated every decision."""
+    groups = [
+        (Group.LIFT, world.lift is not None),
+        (Group.NEATO, world.vacuum is not None),
+        (Group.HA, bool(world.lights)),
+    ]
+    cooldowns = ", ".join(
+        f"{group.value}={f'{left}s' if (left := ledger.remaining(group, now)) else 'ready'}"
+        for group, present in groups
+        if present
+    )
+    spent = sum(1 for t in ledger.executed_at if t > now - limits.action_window)
+    lines = [
+        "STATE_UPDATE",
+        f"time: {world.local_time}",
+        f"trigger: {trigger}",
+        f"site_mode: {world.site_mode.value}, lights_locked_on={str(world.lights_locked_on).lower()}",
+        f"cooldowns: {cooldowns or 'none'}",
+        f"actions: {spent}/{limits.action_budget} used in {int(limits.action_window)}s",
+        f"people: {', '.join(_label(p) for p in world.active_people[:12]) or 'nobody active'}",
+    ]
+    if world.rovers:
+        rovers, more = _bounded(world.rovers, MAX_ROVERS)
+        lines.append("rovers:")
+        lines.extend(_rover_line(rover.name, rover.fields) for rover in rovers)
+        lines.extend([more] if more else [])
+    if lift_line := _lift_line(world):
+        lines.append(lift_line)
+    if world.vacuum is not None:
+        vacuum = world.vacuum
+        detail = f", {_label(vacuum.detail)}" if vacuum.detail else ""
+        lines.append(f"neato: state={_label(vacuum.state)}{detail}")
+    if world.lights:
+        lights, more = _bounded(world.lights, MAX_LIGHTS)
+        lines.append("lights:")
+        lines.append("- " + ", ".join(_entity(light) for light in lights))
+        lines.extend([more] if more else [])
+    if world.extras:
+        extras, more = _bounded(world.extras, MAX_EXTRAS)
+        lines.append("other:")
+        lines.extend(f"- {_entity(entity)}" for entity in extras)
+        lines.extend([more] if more else [])
+    memory = ", ".join(
+        f"{slot}={_label(text) if text else '(empty)'}" for slot, text in enumerate(world.memory, 1)
+    )
+    lines.append(f"memory: {memory}")
+    return "\n".join(lines)
+
+
+def render_tool_blocks(availability: Availability) -> tuple[str, str]:
+    """The available_tools and blocked_tools messages."""
+    available = "\n".join(f"- {signature(name)}" for name in availability.available) or "- none"
+    blocked_lines = []
+    for name, block in availability.blocked:
+        remaining = f" remaining={block.remaining}s" if block.remaining else ""
+        blocked_lines.append(f"- {signature(name)} reason={block.reason.value}{remaining}")
+    blocked = "\n".join(blocked_lines) or "- none"
+    return f"available_tools:\n{available}", f"blocked_tools:\n{blocked}"
+
+
+def system_prompt(template: str, name: str) -> str:
+    """The user's prompt file with <NAME> filled in, bounded like everything else."""
+    return cut(template, SYSTEM_PROMPT_CHARS).replace(NAME_PLACEHOLDER, one_line(name, LABEL_CHARS))
+
+
+def build_messages(
+    template: str,
+    name: str,
+    state_update: str,
+    transcript: Iterable[ChatLine],
+    availability: Availability,
+) -> list[dict[str, str]]:
+    """The seed's canonical message topology for one decision."""
+    available, blocked = render_tool_blocks(availability)
+    return [
+        {"role": "system", "content": system_prompt(template, name)},
+        {"role": "user", "content": state_update},
+        *transcript_messages(transcript, name),
+        {"role": "user", "content": available},
+        {"role": "user", "content": blocked},
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class InputSummary:
+    """How big one model request was."""
+
+    messages: int
+    characters: int
+    estimated_tokens: int
+
+
+def summarise(messages: Sequence[dict[str, str]]) -> InputSummary:
+    """Count messages, characters and a rough token estimate (4 characters a token)."""
+    characters = sum(len(message["content"]) for message in messages)
+    return InputSummary(len(messages), characters, math.ceil(characters / CHARS_PER_TOKEN))

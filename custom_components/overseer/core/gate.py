@@ -1,0 +1,170 @@
+"""The deterministic gate: decides, without a model, when a model call is worth it."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .text import fold, one_line
+
+DEFAULT_NAME = "Overseer"
+DEFAULT_CHALLENGES = (
+    "i dare you",
+    "bet you can't",
+    "bet you cant",
+    "you won't",
+    "you wont",
+    "prove it",
+    "pick a side",
+    "make it harder",
+    "do something",
+)
+# Only what the model will read can address it; this also bounds the cost of a flood.
+ADDRESS_SCAN_CHARS = 1000
+
+
+class TriggerKind(StrEnum):
+    """Why a decision runs, in priority order."""
+
+    DIRECT_ADDRESS = "direct_address"
+    MANUAL = "manual"
+    CHALLENGE = "challenge"
+    WORLD_EVENT = "world_event"
+    CHAT_BURST = "chat_burst"
+    HEARTBEAT = "heartbeat"
+
+
+PRIORITY = tuple(TriggerKind)
+# Someone asked: these are never dropped and never wait for the minimum gap.
+SOLICITED = frozenset({TriggerKind.DIRECT_ADDRESS, TriggerKind.MANUAL})
+
+
+@dataclass(frozen=True, slots=True)
+class GateConfig:
+    """Gate thresholds; the defaults suit a model that takes 30 s to answer."""
+
+    name: str = DEFAULT_NAME
+    aliases: tuple[str, ...] = ()
+    challenge_phrases: tuple[str, ...] = DEFAULT_CHALLENGES
+    burst_messages: int = 4
+    burst_window: float = 20
+    heartbeat: float = 30
+    # Quiet time after any decision before an unsolicited one may follow.
+    min_gap: float = 15
+    # Heartbeats only while someone was around this recently.
+    activity_window: float = 300
+    # Unsolicited reasons older than this are no longer worth a decision.
+    pending_ttl: float = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """One decision's reason, with the reasons it absorbed."""
+
+    kind: TriggerKind
+    since: float
+    detail: str = ""
+    coalesced: tuple[TriggerKind, ...] = ()
+
+
+class AddressMatcher:
+    """Finds the overseer's name or an alias as a whole word, @-mention included."""
+
+    def __init__(self, name: str, aliases: tuple[str, ...] = ()) -> None:
+        """Compile one pattern over the folded forms of every name."""
+        words = sorted({fold(word) for word in (name or DEFAULT_NAME, *aliases) if fold(word)}, key=len)
+        alternatives = "|".join(r"\s+".join(map(re.escape, word.split())) for word in reversed(words))
+        self._pattern = re.compile(rf"(?<!\w)@?(?:{alternatives})(?!\w)")
+
+    def addressed(self, text: str) -> bool:
+        """True when the text, as a reader sees it, names the overseer."""
+        return self._pattern.search(fold(text[:ADDRESS_SCAN_CHARS])) is not None
+
+
+class Gate:
+    """Collects what happened between ticks and names at most one trigger per tick."""
+
+    def __init__(self, config: GateConfig, now: float) -> None:
+        """Start quiet: no activity seen, the heartbeat counted from now."""
+        self.config = config
+        self._matcher = AddressMatcher(config.name, config.aliases)
+        self._challenges = tuple(fold(phrase) for phrase in config.challenge_phrases if fold(phrase))
+        self._pending: dict[TriggerKind, tuple[float, str]] = {}
+        self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
+        self.last_activity: float | None = None
+        self.last_decision: float | None = None
+        self._started = now
+
+    def observe_chat(self, user: str, text: str, bot: bool, now: float) -> TriggerKind | None:
+        """Take in one chat line; bot lines never trigger anything."""
+        if bot:
+            return None
+        self.last_activity = now
+        self._human_times.append(now)
+        if self._matcher.addressed(text):
+            self._add(TriggerKind.DIRECT_ADDRESS, now, one_line(user, 40))
+            return TriggerKind.DIRECT_ADDRESS
+        folded = fold(text[:ADDRESS_SCAN_CHARS])
+        if any(phrase in folded for phrase in self._challenges):
+            self._add(TriggerKind.CHALLENGE, now, one_line(user, 40))
+            return TriggerKind.CHALLENGE
+        return None
+
+    def observe_world(self, event: str, subject: str, now: float) -> None:
+        """Take in one high-signal room change (see world.world_event)."""
+        self.last_activity = now
+        self._add(TriggerKind.WORLD_EVENT, now, one_line(f"{subject} {event}", 80))
+
+    def request_manual(self, now: float) -> None:
+        """Someone asked for a decision now."""
+        self._add(TriggerKind.MANUAL, now, "")
+
+    def _add(self, kind: TriggerKind, now: float, detail: str) -> None:
+        """Coalesce: keep the earliest arrival of each kind, and its detail."""
+        self._pending.setdefault(kind, (now, detail))
+
+    @property
+    def addressed_pending(self) -> bool:
+        """Someone is waiting for an answer."""
+        return TriggerKind.DIRECT_ADDRESS in self._pending
+
+    def tick(self, now: float, busy: bool = False) -> Trigger | None:
+        """Name the trigger for a decision starting now, or None; consumes what it names."""
+        config = self.config
+        for kind, (since, _) in list(self._pending.items()):
+            if kind not in SOLICITED and now - since > config.pending_ttl:
+                del self._pending[kind]
+        if busy:
+            return None
+        candidates = dict(self._pending)
+        previous = self.last_decision if self.last_decision is not None else self._started
+        counting_from = max(now - config.burst_window, previous)
+        burst = [t for t in self._human_times if t > counting_from]
+        if len(burst) >= config.burst_messages:
+            candidates[TriggerKind.CHAT_BURST] = (burst[0], f"{len(burst)} messages")
+        if (
+            self.last_activity is not None
+            and now - self.last_activity <= config.activity_window
+            and now - previous >= config.heartbeat
+        ):
+            candidates[TriggerKind.HEARTBEAT] = (now, "")
+        if not candidates:
+            return None
+        kind = next(k for k in PRIORITY if k in candidates)
+        if (
+            kind not in SOLICITED
+            and self.last_decision is not None
+            and now - self.last_decision < config.min_gap
+        ):
+            return None
+        self._pending.clear()
+        self.last_decision = now
+        since, detail = candidates[kind]
+        return Trigger(
+            kind=kind,
+            since=since,
+            detail=detail,
+            coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind),
+        )

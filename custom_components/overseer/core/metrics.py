@@ -1,0 +1,96 @@
+"""Decision metrics over a bounded time window: cost stays flat however long it runs."""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+from typing import Any
+
+METRICS_WINDOW = 600.0
+METRICS_SIZE = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class _DecisionSample:
+    ts: float
+    latency: float
+    mode: str
+    stale: bool
+    failed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _ActionSample:
+    ts: float
+    tool: str
+    outcome: str
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _ChatSample:
+    ts: float
+    repeated: bool
+
+
+class Metrics:
+    """Ring buffers of recent samples and the figures the seed asks to track."""
+
+    def __init__(self, started: float, window: float = METRICS_WINDOW, size: int = METRICS_SIZE) -> None:
+        """Count from started; samples older than window no longer count."""
+        self._started = started
+        self._window = window
+        self._decisions: deque[_DecisionSample] = deque(maxlen=size)
+        self._actions: deque[_ActionSample] = deque(maxlen=size)
+        self._chats: deque[_ChatSample] = deque(maxlen=size)
+
+    def record_decision(self, ts: float, latency: float, mode: str, stale: bool = False) -> None:
+        """One model call that produced a decision."""
+        self._decisions.append(_DecisionSample(ts, latency, mode, stale, False))
+
+    def record_failure(self, ts: float, latency: float) -> None:
+        """One model call that failed."""
+        self._decisions.append(_DecisionSample(ts, latency, "", False, True))
+
+    def record_action(self, ts: float, tool: str, outcome: str, reason: str | None = None) -> None:
+        """One attempted tool call and how it ended."""
+        self._actions.append(_ActionSample(ts, tool, outcome, reason))
+
+    def record_chat(self, ts: float, repeated: bool) -> None:
+        """One chat line the model proposed: posted, or dropped as a repeat."""
+        self._chats.append(_ChatSample(ts, repeated))
+
+    def snapshot(self, now: float) -> dict[str, Any]:
+        """The current figures; rates are per minute over the window (or uptime if shorter)."""
+        since = now - self._window
+        minutes = max(min(self._window, now - self._started), 60.0) / 60.0
+        decisions = [d for d in self._decisions if d.ts > since]
+        answered = [d for d in decisions if not d.failed]
+        actions = [a for a in self._actions if a.ts > since]
+        chats = [c for c in self._chats if c.ts > since]
+        blocked = [a for a in actions if a.outcome == "blocked"]
+        modes = Counter(d.mode for d in answered)
+        return {
+            "window_s": int(self._window),
+            "llm_calls": len(decisions),
+            "llm_calls_per_minute": round(len(decisions) / minutes, 2),
+            "llm_failures": len(decisions) - len(answered),
+            "llm_latency_avg_s": round(sum(d.latency for d in decisions) / len(decisions), 3)
+            if decisions
+            else None,
+            "decisions_by_mode": dict(modes),
+            "skip_ratio": _ratio(modes["SKIP"], len(answered)),
+            "act_ratio": _ratio(len(answered) - modes["SKIP"], len(answered)),
+            "stale_rate": _ratio(sum(d.stale for d in answered), len(answered)),
+            "tool_calls": len(actions),
+            "blocked_rate": _ratio(len(blocked), len(actions)),
+            "blocked_by_reason": dict(Counter(a.reason or "" for a in blocked)),
+            "executed_by_tool": dict(Counter(a.tool for a in actions if a.outcome == "executed")),
+            "chat_per_minute": round(sum(not c.repeated for c in chats) / minutes, 2),
+            "repeated_line_rate": _ratio(sum(c.repeated for c in chats), len(chats)),
+        }
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    """part/whole rounded, or None when there is nothing to divide."""
+    return round(part / whole, 3) if whole else None

@@ -1,0 +1,81 @@
+"""Text hygiene shared by the gate, the context builder and the normaliser."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Letters that render like Latin ones. Folding them lets "оverseer" written with a
+# Cyrillic "о" count as the name a reader sees, and keeps the same trick from faking
+# a repeat-free chat line. NFKC already folds fullwidth and mathematical letters.
+_CONFUSABLES = str.maketrans(
+    # Cyrillic, Greek, Armenian and Latin look-alikes, each above the letter it reads as.
+    "авеёкмнорстухѕіїјԁԛԝһɡӏαβγεηικνορτυχωϲϳօսցıȷℓ",
+    "abeekmhopctyxsiijdqwhglabyenikvoptuxwcjougijl",
+)
+
+# Markers that chat templates and prompt formats give special meaning to. A chat line
+# that carries one is defanged so the model reads it as quoted text, not structure.
+_TEMPLATE_MARKERS = re.compile(
+    r"<\|[^|>]{0,40}\|>"  # <|im_start|>, <|system|>, <|eot_id|>, <|start_header_id|> ...
+    r"|</?s>"  # Llama sentence markers
+    r"|\[/?INST\]|<<\s*/?SYS\s*>>"  # Llama 2 instruction markers
+    r"|</?(?:system|assistant|user|tool|tool_call|tool_response|function_call|think)\b[^>]{0,40}>"
+    r"|\[/?(?:TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|SYSTEM_PROMPT)\]",
+    re.IGNORECASE,
+)
+_WHITESPACE = re.compile(r"\s+")
+# Braces become their full-width forms so pasted tool-call JSON can no longer parse
+# as JSON anywhere downstream, while a reader (or a model) still sees the braces.
+_BRACES = str.maketrans({"{": "｛", "}": "｝"})
+CUT_MARKER = "…[cut {} chars]"
+
+
+def _is_invisible(char: str) -> bool:
+    """Format and control characters: zero-width, bidi overrides, tag characters."""
+    category = unicodedata.category(char)
+    return category in ("Cf", "Cc", "Co", "Cn", "Cs") and char not in "\t\n\r"
+
+
+def strip_invisible(text: str) -> str:
+    """Remove characters that render as nothing but change what a program sees."""
+    return "".join(char for char in text if not _is_invisible(char))
+
+
+def fold(text: str) -> str:
+    """Canonical form for matching: what a reader sees, lower-cased, accents dropped."""
+    text = unicodedata.normalize("NFKC", strip_invisible(text))
+    decomposed = unicodedata.normalize("NFKD", text.translate(_CONFUSABLES))
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _WHITESPACE.sub(" ", bare.casefold()).strip()
+
+
+def cut(text: str, limit: int) -> str:
+    """Cut text to at most limit characters plus a visible marker naming what was lost."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rstrip() + CUT_MARKER.format(len(text) - limit)
+
+
+def one_line(text: str, limit: int) -> str:
+    """One display line: no invisible characters, no line breaks, bounded length."""
+    # Cut generously first so a 200 KB message costs no more than a short one.
+    head = text[: limit * 4 + 64]
+    flat = _WHITESPACE.sub(" ", strip_invisible(unicodedata.normalize("NFKC", head))).strip()
+    lost = len(text) - len(head)
+    if lost <= 0:
+        return cut(flat, limit)
+    kept = flat[:limit].rstrip()
+    return kept + CUT_MARKER.format(len(text) - len(kept))
+
+
+def quote_chat(text: str, limit: int) -> str:
+    """A chat line rendered as inert data for the model's transcript."""
+    line = one_line(text, limit)
+    line = _TEMPLATE_MARKERS.sub(lambda match: _defang(match.group(0)), line)
+    return line.translate(_BRACES)
+
+
+def _defang(marker: str) -> str:
+    """Swap the brackets of a template marker for look-alikes no tokenizer treats as special."""
+    return marker.translate(str.maketrans({"<": "‹", ">": "›", "[": "⟦", "]": "⟧", "|": "¦"}))

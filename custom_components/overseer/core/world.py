@@ -1,0 +1,130 @@
+"""Plain snapshots of the room, and which changes in it are worth a decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+MISSING_STATES = frozenset({"unavailable", "unknown"})
+
+
+class SiteMode(StrEnum):
+    """Site-wide lock set by automations: admin and lockdown take the room away."""
+
+    OPEN = "open"
+    ADMIN = "admin"
+    LOCKDOWN = "lockdown"
+
+
+class RoverField(StrEnum):
+    """What a rover entity reports, recognised from its entity id or name."""
+
+    DOCKED = "docked"
+    CHARGING = "charging"
+    DRIVER = "driver"
+    ACTIVITY = "activity"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """One Home Assistant entity as the core sees it."""
+
+    entity_id: str
+    name: str
+    state: str
+    # Small, already-chosen extras: a light's colour, a vacuum's error.
+    detail: str = ""
+
+    @property
+    def domain(self) -> str:
+        """The part of the entity id before the dot."""
+        return self.entity_id.partition(".")[0]
+
+    @property
+    def missing(self) -> bool:
+        """Unavailable or unknown: nothing can be done with it."""
+        return self.state in MISSING_STATES
+
+
+@dataclass(frozen=True, slots=True)
+class Rover:
+    """One rover: the entities of one device, each tagged with the field it reports."""
+
+    name: str
+    fields: tuple[tuple[RoverField, Entity], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lift:
+    """The lift: a cover, or a pair of scripts."""
+
+    cover: Entity | None = None
+    up_script: Entity | None = None
+    down_script: Entity | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """Everything the overseer may know about the room at one instant."""
+
+    local_time: str = ""
+    site_mode: SiteMode = SiteMode.OPEN
+    lights_locked_on: bool = False
+    rovers: tuple[Rover, ...] = ()
+    lift: Lift | None = None
+    vacuum: Entity | None = None
+    vacuum_clear_errors: Entity | None = None
+    lights: tuple[Entity, ...] = ()
+    extras: tuple[Entity, ...] = ()
+    active_people: tuple[str, ...] = ()
+    memory: tuple[str, ...] = field(default=("", "", ""))
+
+    def light(self, entity_id: str) -> Entity | None:
+        """One allowlisted light by entity id."""
+        return next((light for light in self.lights if light.entity_id == entity_id), None)
+
+
+def rover_field(entity_id: str, name: str) -> RoverField:
+    """Guess what a rover entity reports from its id and name."""
+    text = f"{entity_id} {name}".lower()
+    for candidate in (RoverField.DOCKED, RoverField.CHARGING, RoverField.DRIVER, RoverField.ACTIVITY):
+        if candidate.value in text:
+            return candidate
+    if "dock" in text:
+        return RoverField.DOCKED
+    return RoverField.OTHER
+
+
+class Role(StrEnum):
+    """Why an entity is watched; decides which of its changes are high-signal."""
+
+    ROVER = "rover"
+    LIFT = "lift"
+    VACUUM = "vacuum"
+    LIGHT = "light"
+    STATE = "state"
+
+
+def world_event(role: Role, rover: RoverField | None, old: str | None, new: str) -> str | None:
+    """Name a high-signal change worth waking the model for, or None.
+
+    old is None for an entity seen for the first time: that is never an event.
+    """
+    if old is None or old == new:
+        return None
+    if new in MISSING_STATES and old not in MISSING_STATES:
+        return "became_unavailable"
+    if old in MISSING_STATES and new not in MISSING_STATES:
+        return "came_back"
+    if role is Role.ROVER:
+        if rover is RoverField.DOCKED:
+            return "docked" if new in ("on", "true", "docked", "yes") else "undocked"
+        if rover is RoverField.DRIVER:
+            return "driver_changed"
+    if role is Role.LIFT and (new in ("open", "closed") or (old, new) == ("off", "on")):
+        # A cover arriving at either end, or a lift script starting its run.
+        return "lift_moved"
+    if role is Role.VACUUM and new == "error":
+        return "vacuum_error"
+    return None
