@@ -1,0 +1,114 @@
+"""The gate: when a decision is worth a model call."""
+
+import pytest
+
+from custom_components.overseer.core.gate import AddressMatcher, Gate, GateConfig, TriggerKind
+
+
+@pytest.mark.parametrize(
+    ("text", "addressed"),
+    [
+        ("overseer you watching this drift?", True),
+        ("OVERSEER!", True),
+        ("hey @Overseer raise the lift", True),
+        ("the overseer's lights", True),
+        ("over\u200bseer, look", True),  # zero-width space cannot hide the name
+        ("оverseer look", True),  # a Cyrillic о reads as the name, so it is the name
+        ("ＯＶＥＲＳＥＥＲ look", True),
+        ("overseers are boring", False),
+        ("xoverseer", False),
+        ("overseer\u200bx", False),  # a zero-width space cannot fake a word boundary
+        ("over seer", False),
+        ("nobody here", False),
+    ],
+)
+def test_direct_address_is_a_whole_word_after_normalisation(text, addressed):
+    assert AddressMatcher("Overseer").addressed(text) is addressed
+
+
+def test_aliases_and_multiword_names():
+    matcher = AddressMatcher("Big Brother", ("bot", "HAL"))
+    assert matcher.addressed("big   brother, lights")
+    assert matcher.addressed("bot pick a side")
+    assert matcher.addressed("hal?")
+    assert not matcher.addressed("robot pick a side")
+
+
+def test_bot_lines_never_trigger():
+    gate = Gate(GateConfig(), now=0)
+    assert gate.observe_chat("Overseer", "overseer overseer", bot=True, now=1) is None
+    assert gate.tick(100) is None
+
+
+def test_direct_address_triggers_at_once_even_inside_the_minimum_gap():
+    gate = Gate(GateConfig(min_gap=60), now=0)
+    gate.observe_chat("alex", "i dare you", bot=False, now=1)
+    assert gate.tick(1).kind is TriggerKind.CHALLENGE
+    gate.observe_chat("alex", "overseer answer me", bot=False, now=2)
+    trigger = gate.tick(2)
+    assert trigger.kind is TriggerKind.DIRECT_ADDRESS
+    assert trigger.detail == "alex"
+
+
+def test_unsolicited_triggers_wait_for_the_minimum_gap():
+    gate = Gate(GateConfig(min_gap=15), now=0)
+    gate.request_manual(0)
+    assert gate.tick(0).kind is TriggerKind.MANUAL
+    gate.observe_world("docked", "rover1", now=5)
+    assert gate.tick(5) is None
+    assert gate.tick(14.9) is None
+    trigger = gate.tick(15)
+    assert trigger.kind is TriggerKind.WORLD_EVENT
+    assert trigger.detail == "rover1 docked"
+
+
+def test_address_while_busy_is_answered_in_the_next_cycle_and_coalesced():
+    gate = Gate(GateConfig(), now=0)
+    gate.observe_chat("alex", "overseer?", bot=False, now=1)
+    gate.observe_chat("sam", "overseer!!", bot=False, now=2)
+    gate.observe_world("driver_changed", "rover2", now=3)
+    assert gate.tick(3, busy=True) is None
+    assert gate.addressed_pending
+    trigger = gate.tick(500)  # however long the model took
+    assert trigger.kind is TriggerKind.DIRECT_ADDRESS
+    assert trigger.since == 1
+    assert trigger.detail == "alex"
+    assert gate.tick(600) is None  # one decision for all of it
+    assert not gate.addressed_pending
+
+
+def test_world_events_expire_unanswered_addresses_do_not():
+    gate = Gate(GateConfig(pending_ttl=60), now=0)
+    gate.observe_world("docked", "rover1", now=0)
+    assert gate.tick(61, busy=True) is None
+    gate.observe_chat("alex", "overseer", bot=False, now=62)
+    trigger = gate.tick(62)
+    assert trigger.kind is TriggerKind.DIRECT_ADDRESS
+    assert TriggerKind.WORLD_EVENT not in trigger.coalesced
+
+
+def test_chat_burst_needs_n_new_messages_within_the_window():
+    gate = Gate(GateConfig(burst_messages=4, burst_window=20, min_gap=0), now=0)
+    for t in (1, 2, 3):
+        gate.observe_chat("alex", "go go", bot=False, now=t)
+    assert gate.tick(3) is None
+    gate.observe_chat("sam", "faster", bot=False, now=4)
+    assert gate.tick(4).kind is TriggerKind.CHAT_BURST
+    gate.observe_chat("sam", "again", bot=False, now=5)
+    assert gate.tick(5) is None  # the burst was answered; one new line is not a burst
+    for t in (30, 60, 90, 120):  # spread out: never four within 20 s
+        gate.observe_chat("alex", "slow", bot=False, now=t)
+        trigger = gate.tick(t)
+        assert trigger is None or trigger.kind is not TriggerKind.CHAT_BURST
+
+
+def test_heartbeat_only_while_the_room_is_active():
+    gate = Gate(GateConfig(heartbeat=30, activity_window=300), now=0)
+    assert gate.tick(31) is None  # nobody has been around: no ambient calls
+    gate.observe_chat("alex", "hi", bot=False, now=40)
+    trigger = gate.tick(41)
+    assert trigger.kind is TriggerKind.HEARTBEAT
+    assert gate.tick(60) is None
+    assert gate.tick(71).kind is TriggerKind.HEARTBEAT
+    assert gate.tick(339).kind is TriggerKind.HEARTBEAT  # 299 s after the last line
+    assert gate.tick(400) is None  # the room went quiet: no more heartbeats

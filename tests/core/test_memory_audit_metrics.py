@@ -1,0 +1,60 @@
+"""Memory, the audit log and metrics: small, bounded, restorable."""
+
+import pytest
+
+from custom_components.overseer.core.audit import AuditLog
+from custom_components.overseer.core.memory import Memory
+from custom_components.overseer.core.metrics import Metrics
+
+
+def test_memory_has_exactly_three_one_line_slots():
+    memory = Memory()
+    assert memory.slots == ("", "", "")
+    assert memory.write(2, "alex\ncheats " + "x" * 500).startswith("alex cheats")
+    assert len(memory.slots[1]) < 200 and "\n" not in memory.slots[1]
+    with pytest.raises(ValueError):
+        memory.write(4, "nope")
+    memory.clear(2)
+    assert memory.slots == ("", "", "")
+
+
+def test_memory_restores_from_persisted_slots_defensively():
+    assert Memory(["a", 5, None, "d"]).slots == ("a", "", "")
+    assert Memory(["only one"]).slots == ("only one", "", "")
+
+
+def test_audit_log_is_a_bounded_ring():
+    log = AuditLog(size=3)
+    for i in range(10):
+        log.add({"tool": "lift_up", "outcome": "blocked", "reason": "cooldown", "ts": i, "extra": "dropped"})
+    assert len(log) == 3
+    assert [r["ts"] for r in log.latest(2)] == [9, 8]
+    assert "extra" not in log.latest(1)[0]
+    assert len(AuditLog([*log.as_list(), "junk", {"tool": "x"}], size=3)) == 3
+
+
+def test_metrics_over_a_bounded_window():
+    metrics = Metrics(started=0.0, window=600, size=100)
+    metrics.record_decision(10, 2.0, "SKIP")
+    metrics.record_decision(20, 4.0, "ACTION", stale=True)
+    metrics.record_failure(30, 6.0)
+    metrics.record_action(20, "lift_up", "executed")
+    metrics.record_action(21, "neato_start", "blocked", "cooldown")
+    metrics.record_chat(22, repeated=False)
+    metrics.record_chat(23, repeated=True)
+    figures = metrics.snapshot(60)
+    assert figures["llm_calls"] == 3 and figures["llm_calls_per_minute"] == 3.0
+    assert figures["llm_latency_avg_s"] == 4.0
+    assert figures["skip_ratio"] == 0.5 and figures["stale_rate"] == 0.5
+    assert figures["blocked_rate"] == 0.5 and figures["blocked_by_reason"] == {"cooldown": 1}
+    assert figures["executed_by_tool"] == {"lift_up": 1}
+    assert figures["repeated_line_rate"] == 0.5
+    later = metrics.snapshot(10_000)
+    assert later["llm_calls"] == 0 and later["skip_ratio"] is None
+
+
+def test_metrics_memory_is_bounded():
+    metrics = Metrics(started=0.0, size=50)
+    for i in range(10_000):
+        metrics.record_decision(float(i), 1.0, "CHAT")
+    assert len(metrics._decisions) == 50
