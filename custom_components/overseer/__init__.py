@@ -2,15 +2,103 @@
 
 from __future__ import annotations
 
-from homeassistant.config_entries import ConfigEntry
+from pathlib import Path
+
+from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers import config_validation as cv
+from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.typing import ConfigType
+
+from .compat import agent_llm_apis
+from .const import (
+    BACKEND_CONVERSATION,
+    DOMAIN,
+    ISSUE_AGENT_CAN_CONTROL,
+    ISSUE_MODEL_UNREACHABLE,
+    OverseerMode,
+)
+from .coordinator import OverseerCoordinator, load_prompt
+from .models import OverseerConfigEntry, OverseerRuntimeData, RoomState
+from .providers import Provider
+from .providers.conversation import ConversationProvider
+from .providers.ollama import OllamaProvider
+from .services import async_setup_services
+from .settings import Settings
+from .store import OverseerStore
+
+PLATFORMS = [Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
+CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
+PROMPT_FILES = {OverseerMode.CONTROL: "system.md", OverseerMode.COMMENTARY: "commentary.md"}
 
 
-async def async_setup_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
+    """Register the services once, for every room."""
+    async_setup_services(hass)
+    return True
+
+
+def make_provider(hass: HomeAssistant, settings: Settings) -> Provider:
+    """The backend the room was configured with."""
+    if settings.backend == BACKEND_CONVERSATION:
+        return ConversationProvider(hass, settings.agent_id)
+    return OllamaProvider(hass, settings.url, settings.model, settings.request_timeout)
+
+
+def _check_agent(hass: HomeAssistant, entry: OverseerConfigEntry, settings: Settings) -> None:
+    """Warn when the chosen agent could act on the house by itself, outside the guardrails."""
+    issue_id = f"{ISSUE_AGENT_CAN_CONTROL}_{entry.entry_id}"
+    apis = agent_llm_apis(hass, settings.agent_id) if settings.backend == BACKEND_CONVERSATION else []
+    if not apis:
+        ir.async_delete_issue(hass, DOMAIN, issue_id)
+        return
+    ir.async_create_issue(
+        hass,
+        DOMAIN,
+        issue_id,
+        is_fixable=False,
+        severity=ir.IssueSeverity.WARNING,
+        translation_key=ISSUE_AGENT_CAN_CONTROL,
+        translation_placeholders={"name": entry.title, "agent": settings.agent_id, "apis": ", ".join(apis)},
+    )
+
+
+async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
     """Set up one room's overseer."""
+    settings = Settings.from_entry(entry.data, entry.options)
+    store = OverseerStore(hass, entry.entry_id)
+    state = RoomState.from_dict(await store.async_load())
+    config_dir = Path(hass.config.config_dir)
+    prompts = {
+        mode: await hass.async_add_executor_job(load_prompt, config_dir, file_name)
+        for mode, file_name in PROMPT_FILES.items()
+    }
+    _check_agent(hass, entry, settings)
+    coordinator = OverseerCoordinator(
+        hass, entry, settings, make_provider(hass, settings), state, store, prompts
+    )
+    entry.runtime_data = OverseerRuntimeData(coordinator)
+    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    coordinator.async_start()
+    entry.async_on_unload(entry.add_update_listener(_async_reload))
     return True
 
 
-async def async_unload_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
-    """Unload one room's overseer."""
-    return True
+async def _async_reload(hass: HomeAssistant, entry: OverseerConfigEntry) -> None:
+    """Options changed: start again with them; persisted state carries over."""
+    await hass.config_entries.async_reload(entry.entry_id)
+
+
+async def async_unload_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
+    """Stop the loop and write everything down."""
+    unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    if unloaded:
+        await entry.runtime_data.coordinator.async_stop()
+    return unloaded
+
+
+async def async_remove_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> None:
+    """The room is gone for good: drop its storage and its repairs."""
+    await OverseerStore(hass, entry.entry_id).async_remove()
+    for issue in (ISSUE_MODEL_UNREACHABLE, ISSUE_AGENT_CAN_CONTROL):
+        ir.async_delete_issue(hass, DOMAIN, f"{issue}_{entry.entry_id}")

@@ -1,24 +1,349 @@
-"""Config flow for the overseer."""
+"""Config, reconfigure and options flows: one entry per room."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import voluptuous as vol
-from homeassistant.config_entries import ConfigFlow, ConfigFlowResult
+from homeassistant.config_entries import (
+    SOURCE_RECONFIGURE,
+    ConfigFlow,
+    ConfigFlowResult,
+    OptionsFlow,
+)
+from homeassistant.core import callback
+from homeassistant.data_entry_flow import section
+from homeassistant.helpers.selector import (
+    EntitySelector,
+    EntitySelectorConfig,
+    NumberSelector,
+    NumberSelectorConfig,
+    NumberSelectorMode,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TextSelector,
+    TextSelectorConfig,
+    TextSelectorType,
+)
 
-from .const import DEFAULT_NAME, DOMAIN
+from .compat import conversation_agent_exists
+from .const import (
+    BACKEND_CONVERSATION,
+    BACKEND_OLLAMA,
+    CONF_AGENT_ID,
+    CONF_ALIASES,
+    CONF_APPROVAL_TOOLS,
+    CONF_BACKEND,
+    CONF_CHALLENGE_PHRASES,
+    CONF_LIFT_COVER,
+    CONF_LIFT_DOWN_SCRIPT,
+    CONF_LIFT_UP_SCRIPT,
+    CONF_LIGHT_ENTITIES,
+    CONF_MODEL,
+    CONF_NAME,
+    CONF_ROOM,
+    CONF_ROVER_ENTITIES,
+    CONF_STATE_ENTITIES,
+    CONF_URL,
+    CONF_VACUUM_CLEAR_ERRORS_SCRIPT,
+    CONF_VACUUM_ENTITY,
+    DEFAULT_NAME,
+    DEFAULT_OLLAMA_URL,
+    DOMAIN,
+    NUMBER_DEFAULTS,
+    NUMBER_RANGES,
+)
+from .core.gate import DEFAULT_CHALLENGES
+from .core.tools import ROOM_GROUPS, TOOLS
+from .models import OverseerConfigEntry
+from .providers import ModelError
+from .providers.ollama import async_list_models
+from .settings import resolve_name, room_key, split_words
+
+BACKENDS = [BACKEND_OLLAMA, BACKEND_CONVERSATION]
+# The built-in agent runs intents itself: it is not a model and would bypass the guardrails.
+BUILTIN_AGENT = "conversation.home_assistant"
+
+
+def _identity_schema(defaults: Mapping[str, Any], with_room: bool) -> vol.Schema:
+    """Name, room and backend."""
+    fields: dict[Any, Any] = {
+        vol.Required(CONF_NAME, default=defaults.get(CONF_NAME, DEFAULT_NAME)): TextSelector(),
+    }
+    if with_room:
+        fields[vol.Required(CONF_ROOM, default=defaults.get(CONF_ROOM, ""))] = TextSelector()
+    fields[vol.Required(CONF_BACKEND, default=defaults.get(CONF_BACKEND, BACKEND_OLLAMA))] = SelectSelector(
+        SelectSelectorConfig(options=BACKENDS, translation_key=CONF_BACKEND, mode=SelectSelectorMode.LIST)
+    )
+    return vol.Schema(fields)
 
 
 class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
-    """Create one overseer per room."""
+    """Create one overseer per room, tested against its model before it is saved."""
 
     VERSION = 1
 
+    def __init__(self) -> None:
+        """Collect data across the steps."""
+        self._data: dict[str, Any] = {}
+        self._models: list[str] = []
+
+    @staticmethod
+    @callback
+    def async_get_options_flow(config_entry: OverseerConfigEntry) -> OverseerOptionsFlow:
+        """The room's entities and guardrails."""
+        return OverseerOptionsFlow()
+
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """Ask for the overseer's name."""
+        """Name the overseer and its room, and pick a backend."""
+        errors: dict[str, str] = {}
         if user_input is not None:
-            return self.async_create_entry(title=user_input["name"], data=user_input)
+            name = resolve_name(user_input)
+            room = str(user_input.get(CONF_ROOM, "")).strip()
+            if not room:
+                errors[CONF_ROOM] = "room_required"
+            else:
+                await self.async_set_unique_id(room_key(room))
+                self._abort_if_unique_id_configured()
+                self._data = {**user_input, CONF_NAME: name, CONF_ROOM: room}
+                return await self._async_backend_step()
         return self.async_show_form(
-            step_id="user", data_schema=vol.Schema({vol.Required("name", default=DEFAULT_NAME): str})
+            step_id="user", data_schema=_identity_schema(user_input or {}, with_room=True), errors=errors
         )
+
+    async def async_step_reconfigure(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Change the name, the backend or the model of an existing room."""
+        entry = self._get_reconfigure_entry()
+        if user_input is not None:
+            self._data = {**entry.data, **user_input, CONF_NAME: resolve_name(user_input)}
+            return await self._async_backend_step()
+        return self.async_show_form(
+            step_id="reconfigure", data_schema=_identity_schema(entry.data, with_room=False)
+        )
+
+    async def _async_backend_step(self) -> ConfigFlowResult:
+        """Continue with the chosen backend's own step."""
+        if self._data[CONF_BACKEND] == BACKEND_CONVERSATION:
+            return await self.async_step_conversation()
+        return await self.async_step_ollama()
+
+    async def async_step_ollama(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Where the Ollama server is; it must answer before we go on."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            url = str(user_input[CONF_URL]).strip().rstrip("/")
+            try:
+                self._models = await async_list_models(self.hass, url)
+            except ModelError:
+                errors["base"] = "cannot_connect"
+            else:
+                self._data[CONF_URL] = url
+                return await self.async_step_model()
+        default_url = (user_input or {}).get(CONF_URL) or self._data.get(CONF_URL, DEFAULT_OLLAMA_URL)
+        schema = vol.Schema(
+            {
+                vol.Required(CONF_URL, default=default_url): TextSelector(
+                    TextSelectorConfig(type=TextSelectorType.URL)
+                )
+            }
+        )
+        return self.async_show_form(step_id="ollama", data_schema=schema, errors=errors)
+
+    async def async_step_model(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Pick one of the models the server has."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            model = str(user_input[CONF_MODEL]).strip()
+            if model in self._models:
+                self._data[CONF_MODEL] = model
+                self._data.pop(CONF_AGENT_ID, None)
+                return self._async_finish()
+            errors[CONF_MODEL] = "model_not_found"
+        current = (user_input or {}).get(CONF_MODEL) or self._data.get(CONF_MODEL)
+        default = current if current else (self._models[0] if self._models else "")
+        schema = vol.Schema(
+            {
+                vol.Required(CONF_MODEL, default=default): SelectSelector(
+                    SelectSelectorConfig(options=self._models, custom_value=True, sort=True)
+                )
+            }
+        )
+        return self.async_show_form(
+            step_id="model",
+            data_schema=schema,
+            errors=errors,
+            description_placeholders={"url": self._data[CONF_URL], "count": str(len(self._models))},
+        )
+
+    async def async_step_conversation(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Pick a Home Assistant conversation agent (an LLM, not the built-in intents)."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            agent_id = str(user_input[CONF_AGENT_ID])
+            if agent_id == BUILTIN_AGENT:
+                errors[CONF_AGENT_ID] = "agent_not_llm"
+            elif not conversation_agent_exists(self.hass, agent_id):
+                errors[CONF_AGENT_ID] = "agent_not_found"
+            else:
+                self._data[CONF_AGENT_ID] = agent_id
+                for key in (CONF_URL, CONF_MODEL):
+                    self._data.pop(key, None)
+                return self._async_finish()
+        schema = vol.Schema(
+            {
+                vol.Required(
+                    CONF_AGENT_ID, default=self._data.get(CONF_AGENT_ID, vol.UNDEFINED)
+                ): EntitySelector(
+                    EntitySelectorConfig(domain="conversation", exclude_entities=[BUILTIN_AGENT])
+                )
+            }
+        )
+        return self.async_show_form(step_id="conversation", data_schema=schema, errors=errors)
+
+    def _async_finish(self) -> ConfigFlowResult:
+        """Create the entry, or update it when reconfiguring."""
+        if self.source == SOURCE_RECONFIGURE:
+            entry = self._get_reconfigure_entry()
+            return self.async_update_reload_and_abort(entry, data=self._data)
+        return self.async_create_entry(title=self._data[CONF_ROOM], data=self._data)
+
+
+def _number(key: str) -> NumberSelector:
+    """A whole-number box with the option's range and unit."""
+    low, high, unit = NUMBER_RANGES[key]
+    config = NumberSelectorConfig(min=low, max=high, step=1, mode=NumberSelectorMode.BOX)
+    if unit:
+        config["unit_of_measurement"] = unit
+    return NumberSelector(config)
+
+
+def _entities(multiple: bool, *domains: str) -> EntitySelector:
+    """An entity picker, optionally limited to some domains."""
+    config = EntitySelectorConfig(multiple=multiple)
+    if domains:
+        config["domain"] = list(domains)
+    return EntitySelector(config)
+
+
+SECTIONS: dict[str, dict[str, Any]] = {
+    "room": {
+        CONF_ROVER_ENTITIES: _entities(True),
+        CONF_LIFT_COVER: _entities(False, "cover"),
+        CONF_LIFT_UP_SCRIPT: _entities(False, "script"),
+        CONF_LIFT_DOWN_SCRIPT: _entities(False, "script"),
+        CONF_VACUUM_ENTITY: _entities(False, "vacuum"),
+        CONF_VACUUM_CLEAR_ERRORS_SCRIPT: _entities(False, "script"),
+        CONF_LIGHT_ENTITIES: _entities(True, "light", "switch", "input_boolean"),
+        CONF_STATE_ENTITIES: _entities(True),
+    },
+    "addressing": {
+        CONF_ALIASES: TextSelector(TextSelectorConfig(multiple=True)),
+        CONF_CHALLENGE_PHRASES: TextSelector(TextSelectorConfig(multiple=True)),
+    },
+    "guardrails": {
+        **{
+            key: _number(key)
+            for key in (
+                "cooldown_lift",
+                "cooldown_neato",
+                "cooldown_ha",
+                "action_budget",
+                "action_window",
+                "max_tool_calls",
+            )
+        },
+        CONF_APPROVAL_TOOLS: SelectSelector(
+            SelectSelectorConfig(
+                options=[name for name, spec in TOOLS.items() if spec.group in ROOM_GROUPS], multiple=True
+            )
+        ),
+    },
+    "timing": {
+        key: _number(key)
+        for key in ("gate_interval", "heartbeat", "min_gap", "stale_after", "request_timeout")
+    },
+    "transcript": {
+        key: _number(key)
+        for key in ("transcript_turns", "transcript_minutes", "min_human_messages", "bot_messages")
+    },
+}
+LIST_OPTIONS = {
+    CONF_APPROVAL_TOOLS,
+    CONF_ROVER_ENTITIES,
+    CONF_LIGHT_ENTITIES,
+    CONF_STATE_ENTITIES,
+    CONF_ALIASES,
+    CONF_CHALLENGE_PHRASES,
+}
+
+
+def _options_schema(options: Mapping[str, Any]) -> vol.Schema:
+    """Every option in its section, pre-filled with the current value or the default."""
+    defaults: dict[str, Any] = {
+        **NUMBER_DEFAULTS,
+        CONF_CHALLENGE_PHRASES: list(DEFAULT_CHALLENGES),
+        **options,
+    }
+    schema: dict[Any, Any] = {}
+    for name, fields in SECTIONS.items():
+        inner = {
+            vol.Optional(key, description={"suggested_value": defaults.get(key)}): selector
+            for key, selector in fields.items()
+        }
+        schema[vol.Required(name)] = section(
+            vol.Schema(inner), {"collapsed": name not in ("room", "guardrails")}
+        )
+    return vol.Schema(schema)
+
+
+def _flatten(user_input: Mapping[str, Any]) -> dict[str, Any]:
+    """Sections are for display; options are stored flat, as the contract names them."""
+    options: dict[str, Any] = {}
+    for name, fields in SECTIONS.items():
+        values = user_input.get(name) or {}
+        for key in fields:
+            value = values.get(key)
+            if key in NUMBER_DEFAULTS:
+                options[key] = int(value) if value is not None else NUMBER_DEFAULTS[key]
+            elif key in LIST_OPTIONS:
+                options[key] = (
+                    list(split_words(value))
+                    if key in (CONF_ALIASES, CONF_CHALLENGE_PHRASES)
+                    else list(value or [])
+                )
+            elif value:
+                options[key] = value
+    return options
+
+
+def _validate(options: Mapping[str, Any]) -> dict[str, str]:
+    """Combinations no single field can check."""
+    errors: dict[str, str] = {}
+    if options.get(CONF_LIFT_COVER) and (
+        options.get(CONF_LIFT_UP_SCRIPT) or options.get(CONF_LIFT_DOWN_SCRIPT)
+    ):
+        errors["base"] = "lift_cover_and_scripts"
+    elif options["min_human_messages"] + options["bot_messages"] > options["transcript_turns"]:
+        errors["base"] = "transcript_too_small"
+    elif options.get(CONF_VACUUM_CLEAR_ERRORS_SCRIPT) and not options.get(CONF_VACUUM_ENTITY):
+        errors["base"] = "clear_errors_without_vacuum"
+    return errors
+
+
+class OverseerOptionsFlow(OptionsFlow):
+    """The room's entities, guardrails, timing and transcript bounds."""
+
+    async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """One form, in sections; nothing is saved unless all of it is valid."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            options = _flatten(user_input)
+            errors = _validate(options)
+            if not errors:
+                return self.async_create_entry(data=options)
+            shown: Mapping[str, Any] = options
+        else:
+            shown = self.config_entry.options
+        return self.async_show_form(step_id="init", data_schema=_options_schema(shown), errors=errors)

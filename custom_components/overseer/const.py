@@ -1,6 +1,134 @@
 """Constants of the overseer integration: the names fixed by the contract."""
 
+from __future__ import annotations
+
+import logging
+from enum import StrEnum
 from typing import Final
+
+LOGGER = logging.getLogger(__package__)
 
 DOMAIN: Final = "overseer"
 DEFAULT_NAME: Final = "Overseer"
+DEFAULT_ROOM: Final = "room"
+
+# entry.data
+CONF_NAME: Final = "name"
+CONF_ROOM: Final = "room"
+CONF_BACKEND: Final = "backend"
+CONF_URL: Final = "url"
+CONF_MODEL: Final = "model"
+CONF_API_KEY: Final = "api_key"
+CONF_AGENT_ID: Final = "agent_id"
+
+BACKEND_OLLAMA: Final = "ollama"
+BACKEND_OPENAI: Final = "openai"
+BACKEND_CONVERSATION: Final = "conversation"
+DEFAULT_OLLAMA_URL: Final = "http://localhost:11434"
+
+# entry.options: room entities
+CONF_ROVER_ENTITIES: Final = "rover_entities"
+CONF_LIFT_COVER: Final = "lift_cover"
+CONF_LIFT_UP_SCRIPT: Final = "lift_up_script"
+CONF_LIFT_DOWN_SCRIPT: Final = "lift_down_script"
+CONF_VACUUM_ENTITY: Final = "vacuum_entity"
+CONF_VACUUM_CLEAR_ERRORS_SCRIPT: Final = "vacuum_clear_errors_script"
+CONF_LIGHT_ENTITIES: Final = "light_entities"
+CONF_STATE_ENTITIES: Final = "state_entities"
+CONF_ALIASES: Final = "aliases"
+CONF_CHALLENGE_PHRASES: Final = "challenge_phrases"
+# Room tools a person must approve: proposed by the model, never executed directly.
+CONF_APPROVAL_TOOLS: Final = "approval_tools"
+
+# entry.options: numbers, with the contract's defaults
+NUMBER_DEFAULTS: Final[dict[str, int]] = {
+    "cooldown_lift": 60,
+    "cooldown_neato": 120,
+    "cooldown_ha": 20,
+    "action_budget": 3,
+    "action_window": 300,
+    "gate_interval": 2,
+    "heartbeat": 30,
+    "stale_after": 90,
+    "transcript_turns": 30,
+    "transcript_minutes": 10,
+    "min_human_messages": 5,
+    "bot_messages": 2,
+    "max_tool_calls": 1,
+    "min_gap": 15,
+    "request_timeout": 60,
+}
+# (minimum, maximum, unit) for each number in the options flow.
+NUMBER_RANGES: Final[dict[str, tuple[int, int, str | None]]] = {
+    "cooldown_lift": (0, 3600, "s"),
+    "cooldown_neato": (0, 3600, "s"),
+    "cooldown_ha": (0, 3600, "s"),
+    "action_budget": (0, 100, None),
+    "action_window": (10, 86400, "s"),
+    "gate_interval": (1, 60, "s"),
+    "heartbeat": (10, 3600, "s"),
+    "stale_after": (5, 3600, "s"),
+    "transcript_turns": (1, 200, None),
+    "transcript_minutes": (1, 240, "min"),
+    "min_human_messages": (0, 50, None),
+    "bot_messages": (0, 10, None),
+    "max_tool_calls": (1, 5, None),
+    "min_gap": (0, 3600, "s"),
+    "request_timeout": (5, 600, "s"),
+}
+
+# Ollama request settings (the same meaning as in core's ollama integration).
+OLLAMA_NUM_CTX: Final = 8192
+OLLAMA_KEEP_ALIVE: Final = -1  # keep the model loaded: one decision every few seconds
+
+# Chat bus and other events
+EVENT_CHAT_MESSAGE: Final = "overseer_chat_message"
+EVENT_CHAT_TYPING: Final = "overseer_chat_typing"
+EVENT_DECISION: Final = "overseer_decision"
+EVENT_ACTION: Final = "overseer_action"
+
+# Services
+SERVICE_POST_MESSAGE: Final = "post_message"
+SERVICE_TRIGGER: Final = "trigger"
+SERVICE_MEMORY_WRITE: Final = "memory_write"
+SERVICE_MEMORY_CLEAR: Final = "memory_clear"
+ATTR_CONFIG_ENTRY_ID: Final = "config_entry_id"
+
+# Bounds of the shell's buffers.
+TRANSCRIPT_BUFFER: Final = 200
+INCOMING_TEXT_CHARS: Final = 4000
+USER_NAME_CHARS: Final = 64
+RECENT_ACTIONS: Final = 20
+FAILURES_BEFORE_REPAIR: Final = 3
+MAX_BACKOFF: Final = 300
+
+ISSUE_MODEL_UNREACHABLE: Final = "model_unreachable"
+ISSUE_AGENT_CAN_CONTROL: Final = "agent_can_control"
+
+
+class Phase(StrEnum):
+    """Loop phases of the contract."""
+
+    IDLE = "idle"
+    GATE_CHECK = "gate_check"
+    AWAITING_MODEL = "awaiting_model"
+    TOOL_EXEC = "tool_exec"
+    POSTED = "posted"
+    FAILED = "failed"
+
+
+class OverseerMode(StrEnum):
+    """Which overseer runs: the control-first v2, the legacy commentator, or none."""
+
+    CONTROL = "control"
+    COMMENTARY = "commentary"
+    OFF = "off"
+
+
+class Outcome(StrEnum):
+    """How an attempted tool call ended."""
+
+    EXECUTED = "executed"
+    BLOCKED = "blocked"
+    FAILED = "failed"
+    DRY_RUN = "dry_run"

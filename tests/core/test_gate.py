@@ -59,7 +59,7 @@ def test_unsolicited_triggers_wait_for_the_minimum_gap():
     assert gate.tick(14.9) is None
     trigger = gate.tick(15)
     assert trigger.kind is TriggerKind.WORLD_EVENT
-    assert trigger.detail == "rover1 docked"
+    assert trigger.detail == "docked (rover1)"
 
 
 def test_address_while_busy_is_answered_in_the_next_cycle_and_coalesced():

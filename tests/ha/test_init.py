@@ -1,16 +1,15 @@
 """The integration loads in Home Assistant's own test harness."""
 
 from homeassistant.config_entries import ConfigEntryState
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.overseer.const import DOMAIN
+from .conftest import setup_overseer
 
 
-async def test_entry_sets_up_and_unloads(hass):
-    entry = MockConfigEntry(domain=DOMAIN, title="Overseer", data={"name": "Overseer"})
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
+async def test_entry_sets_up_and_unloads(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
     assert entry.state is ConfigEntryState.LOADED
+    assert hass.states.get("sensor.arena_loop_phase").state == "idle"
+    assert hass.states.get("select.arena_site_mode").state == "open"
+    assert hass.states.get("switch.arena_dry_run").state == "off"
     assert await hass.config_entries.async_unload(entry.entry_id)
     assert entry.state is ConfigEntryState.NOT_LOADED

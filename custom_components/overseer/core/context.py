@@ -118,7 +118,7 @@ def _bounded(items: Sequence[Any], limit: int) -> tuple[Sequence[Any], str | Non
 def _entity(entity: Entity) -> str:
     """name=state, with a short detail such as a light's colour."""
     detail = f"({_label(entity.detail)})" if entity.detail else ""
-    return f"{_label(entity.name)}={_label(_flag(entity.state))}{detail}"
+    return f"{_label(entity.name)}={_label(entity.state)}{detail}"
 
 
 def _rover_line(name: str, fields: Sequence[tuple[RoverField, Entity]]) -> str:

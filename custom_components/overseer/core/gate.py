@@ -115,7 +115,7 @@ class Gate:
     def observe_world(self, event: str, subject: str, now: float) -> None:
         """Take in one high-signal room change (see world.world_event)."""
         self.last_activity = now
-        self._add(TriggerKind.WORLD_EVENT, now, one_line(f"{subject} {event}", 80))
+        self._add(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", 80))
 
     def request_manual(self, now: float) -> None:
         """Someone asked for a decision now."""
@@ -124,6 +124,11 @@ class Gate:
     def _add(self, kind: TriggerKind, now: float, detail: str) -> None:
         """Coalesce: keep the earliest arrival of each kind, and its detail."""
         self._pending.setdefault(kind, (now, detail))
+
+    def requeue(self, trigger: Trigger) -> None:
+        """Put back a solicited trigger whose decision failed, so it is answered later."""
+        if trigger.kind in SOLICITED:
+            self._add(trigger.kind, trigger.since, trigger.detail)
 
     @property
     def addressed_pending(self) -> bool:

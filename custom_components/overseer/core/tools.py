@@ -170,7 +170,7 @@ def validate_arguments(name: str, arguments: Any, allowlist: Mapping[str, str]) 
     if name == "chat_say":
         return {"text": _text(arguments["text"], CHAT_SAY_CHARS)}
     if name == "memory_write":
-        return {"slot": _slot(arguments["slot"]), "text": _text(arguments["text"], MEMORY_LINE_CHARS)}
+        return {"slot": parse_slot(arguments["slot"]), "text": _text(arguments["text"], MEMORY_LINE_CHARS)}
     if name == "ha_set_entity":
         return _entity_target(arguments["entity_id"], arguments["state"], allowlist)
     return {}
@@ -183,7 +183,7 @@ def _text(value: Any, limit: int) -> str:
     return one_line(value, limit)
 
 
-def _slot(value: Any) -> int:
+def parse_slot(value: Any) -> int:
     """A memory slot number; small models often send it as a string."""
     if isinstance(value, bool):
         raise ArgumentError(Refusal.INVALID_ARGUMENTS, "slot must be 1, 2 or 3")
@@ -227,8 +227,13 @@ def json_schema(name: str, allowlist: Mapping[str, str]) -> dict[str, Any]:
             "text": {"type": "string", "description": "One short line to remember."},
         }
     elif name == "ha_set_entity":
+        # Some clients drop "enum", so the choices are in the description as well.
         properties = {
-            "entity_id": {"type": "string", "enum": sorted(allowlist)},
+            "entity_id": {
+                "type": "string",
+                "enum": sorted(allowlist),
+                "description": f"One of: {', '.join(sorted(allowlist))}.",
+            },
             "state": {"type": "string", "description": "on, off, or a CSS colour name for lights."},
         }
     return {

@@ -128,3 +128,43 @@ def world_event(role: Role, rover: RoverField | None, old: str | None, new: str)
     if role is Role.VACUUM and new == "error":
         return "vacuum_error"
     return None
+
+
+def material_state(world: World) -> tuple[object, ...]:
+    """What must not change between a trigger and its answer for the answer to still fit.
+
+    A lock flipping, a rover docking or changing driver, the lift or the vacuum moving:
+    a line written for the old room would be stale in the new one.
+    """
+    rovers = tuple(
+        (rover.name, field, entity.state)
+        for rover in world.rovers
+        for field, entity in rover.fields
+        if field in (RoverField.DOCKED, RoverField.DRIVER)
+    )
+    lift = world.lift
+    lift_states = tuple(
+        entity.state for entity in ((lift.cover, lift.up_script, lift.down_script) if lift else ()) if entity
+    )
+    vacuum = world.vacuum.state if world.vacuum else None
+    return (world.site_mode, world.lights_locked_on, rovers, lift_states, vacuum)
+
+
+_PALETTE = {
+    "red": (255, 0, 0),
+    "orange": (255, 165, 0),
+    "yellow": (255, 255, 0),
+    "green": (0, 128, 0),
+    "cyan": (0, 255, 255),
+    "blue": (0, 0, 255),
+    "purple": (128, 0, 128),
+    "pink": (255, 105, 180),
+    "white": (255, 255, 255),
+}
+
+
+def colour_name(rgb: object) -> str:
+    """The nearest everyday colour name for a light's rgb_color, or '' if there is none."""
+    if not isinstance(rgb, list | tuple) or len(rgb) != 3 or not all(isinstance(c, int | float) for c in rgb):
+        return ""
+    return min(_PALETTE, key=lambda name: sum((a - b) ** 2 for a, b in zip(_PALETTE[name], rgb, strict=True)))

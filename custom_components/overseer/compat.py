@@ -1,0 +1,68 @@
+"""Every Home Assistant API that moved between the versions we support, feature-detected.
+
+Tested versions run from 2025.4 to 2026.2; nothing here compares version strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from homeassistant.const import CONF_LLM_HASS_API
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import entity_registry as er
+
+
+async def async_converse(hass: HomeAssistant, *, text: str, agent_id: str, extra_system_prompt: str) -> Any:
+    """Ask a conversation agent once, in a fresh conversation.
+
+    Keyword arguments only: ConversationInput grew parameters (satellite_id by 2026.2)
+    that async_converse fills in itself.
+    """
+    from homeassistant.components import conversation
+
+    return await conversation.async_converse(
+        hass=hass,
+        text=text,
+        conversation_id=None,
+        context=Context(),
+        language=hass.config.language,
+        agent_id=agent_id,
+        extra_system_prompt=extra_system_prompt,
+    )
+
+
+def conversation_agent_exists(hass: HomeAssistant, agent_id: str) -> bool:
+    """Whether a conversation agent with this id is loaded right now."""
+    if "conversation" not in hass.config.components:
+        return False
+    from homeassistant.components import conversation
+
+    return conversation.async_get_agent(hass, agent_id) is not None
+
+
+def _api_ids(value: Any) -> list[str]:
+    """llm_hass_api was one id before 2025.7 and a list of ids since."""
+    values = value if isinstance(value, list | tuple) else [value]
+    return [str(v) for v in values if v and str(v).lower() != "none"]
+
+
+def agent_llm_apis(hass: HomeAssistant, agent_id: str) -> list[str]:
+    """The control APIs (for example Assist) a conversation agent may call on its own.
+
+    Agents live in config entry options before 2025.7 and in config subentries since.
+    """
+    entity = er.async_get(hass).async_get(agent_id)
+    entry = hass.config_entries.async_get_entry(entity.config_entry_id if entity else agent_id)
+    if entry is None:
+        return []
+    sources: list[Mapping[str, Any]] = []
+    subentry_id = getattr(entity, "config_subentry_id", None)
+    subentries = getattr(entry, "subentries", None) or {}
+    if subentry_id and subentry_id in subentries:
+        sources.append(subentries[subentry_id].data)
+    sources += [entry.options, entry.data]
+    for source in sources:
+        if CONF_LLM_HASS_API in source:
+            return _api_ids(source[CONF_LLM_HASS_API])
+    return []

@@ -1,0 +1,126 @@
+"""The guarded executor: every call is asked of policy again at the instant it would run."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.util import dt as dt_util
+
+from .const import EVENT_ACTION, LOGGER, Outcome
+from .core.decision import Rejection
+from .core.metrics import Metrics
+from .core.policy import check_call
+from .core.world import World
+from .models import RoomState
+from .settings import Settings
+
+SERVICE_TIMEOUT = 15
+
+
+def service_for(name: str, arguments: dict[str, Any], settings: Settings) -> tuple[str, str, dict[str, Any]]:
+    """The Home Assistant service call a room tool maps to (see CONTRACT.md)."""
+    if name in ("lift_up", "lift_down"):
+        if settings.lift_cover:
+            service = "open_cover" if name == "lift_up" else "close_cover"
+            return "cover", service, {"entity_id": settings.lift_cover}
+        script = settings.lift_up_script if name == "lift_up" else settings.lift_down_script
+        return "script", "turn_on", {"entity_id": script}
+    if name == "neato_clear_errors":
+        return "script", "turn_on", {"entity_id": settings.vacuum_clear_errors_script}
+    if name.startswith("neato_"):
+        service = {"neato_start": "start", "neato_send_home": "return_to_base", "neato_locate": "locate"}[
+            name
+        ]
+        return "vacuum", service, {"entity_id": settings.vacuum_entity}
+    if name == "ha_set_entity":
+        entity_id, state = arguments["entity_id"], arguments["state"]
+        domain = entity_id.partition(".")[0]
+        if state == "off":
+            return domain, "turn_off", {"entity_id": entity_id}
+        if state == "on":
+            return domain, "turn_on", {"entity_id": entity_id}
+        return "light", "turn_on", {"entity_id": entity_id, "color_name": state}
+    raise ValueError(f"{name} is not a room tool")
+
+
+class Executor:
+    """Runs intents for one room and records every attempt."""
+
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        settings: Settings,
+        state: RoomState,
+        metrics: Metrics,
+        world_now: Callable[[], World],
+        changed: Callable[[], None],
+    ) -> None:
+        """Share the room's persistent state; changed() persists and refreshes entities."""
+        self._hass = hass
+        self._settings = settings
+        self._state = state
+        self._metrics = metrics
+        self._world_now = world_now
+        self._changed = changed
+
+    def record(
+        self, decision_id: str, tool: str, arguments: Any, outcome: Outcome, reason: str | None = None
+    ) -> dict[str, Any]:
+        """Audit one attempt, count it, and tell automations on overseer_action."""
+        now = dt_util.utcnow().timestamp()
+        record = self._state.audit.add(
+            {
+                "ts": now,
+                "decision_id": decision_id,
+                "tool": tool,
+                "arguments": arguments,
+                "outcome": outcome.value,
+                "reason": reason,
+            }
+        )
+        self._metrics.record_action(now, tool, outcome.value, reason)
+        event = {"decision_id": decision_id, "tool": tool, "arguments": arguments, "outcome": outcome.value}
+        if reason:
+            event["reason"] = reason
+        self._hass.bus.async_fire(EVENT_ACTION, event)
+        self._changed()
+        return record
+
+    def record_rejection(self, decision_id: str, rejection: Rejection) -> dict[str, Any]:
+        """A call the normaliser refused is audited like one refused at execution."""
+        return self.record(
+            decision_id, rejection.name, rejection.arguments, Outcome.BLOCKED, rejection.reason.value
+        )
+
+    async def async_execute(
+        self, decision_id: str, name: str, arguments: dict[str, Any], offered: frozenset[str], dry_run: bool
+    ) -> dict[str, Any]:
+        """Check, then run one call; never raises."""
+        now = dt_util.utcnow().timestamp()
+        verdict = check_call(
+            name, arguments, offered, self._world_now(), self._state.ledger, self._settings.limits, now
+        )
+        if verdict.refusal is not None:
+            return self.record(decision_id, name, arguments, Outcome.BLOCKED, verdict.refusal.reason.value)
+        clean = verdict.arguments
+        if dry_run:
+            return self.record(decision_id, name, clean, Outcome.DRY_RUN)
+        if name == "memory_read":
+            return self.record(decision_id, name, clean, Outcome.EXECUTED)
+        if name == "memory_write":
+            self._state.memory.write(clean["slot"], clean["text"])
+            return self.record(decision_id, name, clean, Outcome.EXECUTED)
+        domain, service, data = service_for(name, clean, self._settings)
+        try:
+            async with asyncio.timeout(SERVICE_TIMEOUT):
+                await self._hass.services.async_call(domain, service, data, blocking=True)
+        except (HomeAssistantError, TimeoutError, ValueError) as err:
+            LOGGER.warning("%s failed: %s.%s: %s", name, domain, service, err)
+            return self.record(decision_id, name, clean, Outcome.FAILED, type(err).__name__)
+        # Cooldowns start and the budget is spent only when something really ran.
+        self._state.ledger = self._state.ledger.after_execution(name, now, self._settings.limits)
+        return self.record(decision_id, name, clean, Outcome.EXECUTED)

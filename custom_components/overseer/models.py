@@ -1,0 +1,78 @@
+"""Runtime data of a config entry and the room state that survives restarts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from homeassistant.config_entries import ConfigEntry
+
+from .const import OverseerMode
+from .core.audit import AuditLog
+from .core.memory import Memory
+from .core.policy import Ledger
+from .core.world import SiteMode
+from .room import Controls
+
+if TYPE_CHECKING:
+    from .coordinator import OverseerCoordinator
+
+
+@dataclass
+class OverseerRuntimeData:
+    """What a loaded entry holds."""
+
+    coordinator: OverseerCoordinator
+
+
+type OverseerConfigEntry = ConfigEntry[OverseerRuntimeData]
+
+
+def _enum[E: (SiteMode, OverseerMode)](kind: type[E], value: Any, default: E) -> E:
+    """A persisted enum value, or the default when it is unknown."""
+    try:
+        return kind(value)
+    except ValueError:
+        return default
+
+
+@dataclass
+class RoomState:
+    """Everything a user set or the overseer remembered; persisted, never reset."""
+
+    memory: Memory = field(default_factory=Memory)
+    audit: AuditLog = field(default_factory=AuditLog)
+    ledger: Ledger = field(default_factory=Ledger)
+    controls: Controls = field(default_factory=Controls)
+    mode: OverseerMode = OverseerMode.CONTROL
+    dry_run: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON for the store."""
+        return {
+            "memory": list(self.memory.slots),
+            "audit": self.audit.as_list(),
+            "ledger": self.ledger.as_dict(),
+            "site_mode": self.controls.site_mode.value,
+            "lights_locked_on": self.controls.lights_locked_on,
+            "mode": self.mode.value,
+            "dry_run": self.dry_run,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RoomState:
+        """Rebuild from the store; anything malformed falls back to its default."""
+        memory = data.get("memory")
+        audit = data.get("audit")
+        return cls(
+            memory=Memory(memory if isinstance(memory, list) else ()),
+            audit=AuditLog(audit if isinstance(audit, list) else ()),
+            ledger=Ledger.from_dict(data.get("ledger")),
+            controls=Controls(
+                site_mode=_enum(SiteMode, data.get("site_mode"), SiteMode.OPEN),
+                lights_locked_on=data.get("lights_locked_on") is True,
+            ),
+            mode=_enum(OverseerMode, data.get("mode"), OverseerMode.CONTROL),
+            dry_run=data.get("dry_run") is True,
+        )

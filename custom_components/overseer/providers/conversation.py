@@ -1,0 +1,58 @@
+"""Home Assistant conversation-agent backend: a JSON decision asked for in plain text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+
+from ..compat import async_converse
+from ..core.decision import parse_json_decision
+from . import RAW_CHARS, ModelError, ModelReply
+
+JSON_INSTRUCTIONS = (
+    "Answer with one JSON object and nothing else: "
+    '{"chat": "<one short line, or empty to stay silent>", '
+    '"tool_calls": [{"name": "<an available tool>", "arguments": {}}]}. '
+    "Use only tools listed under available_tools. "
+    'To SKIP, answer {"chat": "", "tool_calls": []}. '
+    "Never use any other tool or control API yourself."
+)
+
+
+def render_text(messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]) -> tuple[str, str]:
+    """(system prompt, user text): the same messages, flattened for a text-only agent."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    body = "\n".join(m["content"] for m in messages if m["role"] != "system")
+    schemas = json.dumps([tool["function"] for tool in tools], separators=(",", ":"))
+    return f"{system}\n\n{JSON_INSTRUCTIONS}\nTool schemas: {schemas}", body
+
+
+class ConversationProvider:
+    """Asks an HA conversation agent; whatever it says goes through the same normaliser."""
+
+    def __init__(self, hass: HomeAssistant, agent_id: str) -> None:
+        """Remember which agent to ask."""
+        self._hass = hass
+        self._agent_id = agent_id
+
+    async def async_decide(
+        self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
+    ) -> ModelReply:
+        """One fresh conversation per decision, so nothing accumulates in the agent."""
+        system, text = render_text(messages, tools)
+        try:
+            result = await async_converse(
+                self._hass, text=text, agent_id=self._agent_id, extra_system_prompt=system
+            )
+        except (HomeAssistantError, ValueError) as err:
+            raise ModelError("cannot_connect", str(err)[:200]) from err
+        response = result.response
+        speech = response.speech.get("plain", {}).get("speech", "")
+        if getattr(response.response_type, "value", "") == "error":
+            raise ModelError("bad_response", str(speech)[:200])
+        chat, calls = parse_json_decision(speech)
+        return ModelReply(text=chat, tool_calls=calls, raw=str(speech)[:RAW_CHARS])

@@ -1,0 +1,82 @@
+"""Ollama backend: one /api/chat call per decision through the ollama AsyncClient."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import ollama
+from homeassistant.core import HomeAssistant
+from homeassistant.util.ssl import get_default_context
+
+from ..const import OLLAMA_KEEP_ALIVE, OLLAMA_NUM_CTX
+from . import ModelError, ModelReply, raw_output
+
+LIST_TIMEOUT = 10
+
+
+def make_client(hass: HomeAssistant, url: str, timeout: float) -> ollama.AsyncClient:
+    """A client whose TLS context comes from Home Assistant (creating one blocks)."""
+    return ollama.AsyncClient(host=url, timeout=timeout, verify=get_default_context())
+
+
+async def async_list_models(hass: HomeAssistant, url: str) -> list[str]:
+    """Names of the models the server has; raises ModelError when it cannot be reached."""
+    client = make_client(hass, url, LIST_TIMEOUT)
+    try:
+        async with asyncio.timeout(LIST_TIMEOUT):
+            response = await client.list()
+    except (TimeoutError, httpx.TimeoutException) as err:
+        raise ModelError("cannot_connect", "timed out listing models") from err
+    except (ConnectionError, httpx.HTTPError, ollama.ResponseError, ValueError) as err:
+        raise ModelError("cannot_connect", str(err)[:200]) from err
+    return sorted(str(model.model) for model in response.models if model.model)
+
+
+class OllamaProvider:
+    """Asks an Ollama server; the tools parameter lists exactly the available tools."""
+
+    def __init__(self, hass: HomeAssistant, url: str, model: str, timeout: float) -> None:
+        """Create the client once; it keeps its connection pool between decisions."""
+        self._client = make_client(hass, url, timeout)
+        self._model = model
+        self._timeout = timeout
+
+    async def async_decide(
+        self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
+    ) -> ModelReply:
+        """One chat request, no streaming; every failure becomes a ModelError."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                response = await self._client.chat(
+                    model=self._model,
+                    messages=list(messages),
+                    tools=list(tools) or None,
+                    stream=False,
+                    options={"num_ctx": OLLAMA_NUM_CTX},
+                    keep_alive=OLLAMA_KEEP_ALIVE,
+                )
+        except (TimeoutError, httpx.TimeoutException) as err:
+            raise ModelError("timeout", f"no answer within {self._timeout:.0f} s") from err
+        except ConnectionError as err:
+            raise ModelError("cannot_connect", str(err)[:200]) from err
+        except ollama.ResponseError as err:
+            kind = "model_not_found" if err.status_code == 404 else "bad_response"
+            raise ModelError(kind, f"HTTP {err.status_code}: {str(err.error)[:200]}") from err
+        except (httpx.HTTPError, ValueError) as err:
+            # Truncated bodies, malformed JSON and schema mismatches land here.
+            raise ModelError("bad_response", f"{type(err).__name__}: {str(err)[:200]}") from err
+        message = response.message
+        calls = [
+            {"name": call.function.name, "arguments": dict(call.function.arguments or {})}
+            for call in (message.tool_calls or [])
+        ]
+        return ModelReply(
+            text=message.content,
+            tool_calls=calls,
+            raw=raw_output(message.content, calls),
+            prompt_tokens=response.prompt_eval_count,
+            completion_tokens=response.eval_count,
+        )

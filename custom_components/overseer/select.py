@@ -1,0 +1,78 @@
+"""Selects: the site mode automations lock the room with, and which overseer runs."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from homeassistant.components.select import SelectEntity, SelectEntityDescription
+from homeassistant.const import EntityCategory
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers.entity_platform import AddEntitiesCallback
+
+from .const import OverseerMode
+from .coordinator import OverseerCoordinator
+from .core.world import SiteMode
+from .entity import OverseerEntity
+from .models import OverseerConfigEntry
+
+PARALLEL_UPDATES = 0
+
+
+async def _set_site_mode(coordinator: OverseerCoordinator, option: str) -> None:
+    coordinator.set_site_mode(SiteMode(option))
+
+
+async def _set_mode(coordinator: OverseerCoordinator, option: str) -> None:
+    await coordinator.async_set_mode(OverseerMode(option))
+
+
+@dataclass(frozen=True, kw_only=True)
+class OverseerSelectDescription(SelectEntityDescription):
+    """A select backed by persisted room state."""
+
+    current_fn: Callable[[OverseerCoordinator], str]
+    select_fn: Callable[[OverseerCoordinator, str], Awaitable[None]]
+
+
+SELECTS: tuple[OverseerSelectDescription, ...] = (
+    OverseerSelectDescription(
+        key="site_mode",
+        translation_key="site_mode",
+        options=[mode.value for mode in SiteMode],
+        entity_category=EntityCategory.CONFIG,
+        current_fn=lambda coordinator: coordinator.state.controls.site_mode.value,
+        select_fn=_set_site_mode,
+    ),
+    OverseerSelectDescription(
+        key="mode",
+        translation_key="mode",
+        options=[mode.value for mode in OverseerMode],
+        entity_category=EntityCategory.CONFIG,
+        current_fn=lambda coordinator: coordinator.state.mode.value,
+        select_fn=_set_mode,
+    ),
+)
+
+
+async def async_setup_entry(
+    hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
+) -> None:
+    """Add the room's selects."""
+    coordinator = entry.runtime_data.coordinator
+    async_add_entities(OverseerSelect(coordinator, description) for description in SELECTS)
+
+
+class OverseerSelect(OverseerEntity, SelectEntity):
+    """One select of the room; its value is persisted with the room, so it survives restarts."""
+
+    entity_description: OverseerSelectDescription
+
+    @property
+    def current_option(self) -> str:
+        """The selected option."""
+        return self.entity_description.current_fn(self.coordinator)
+
+    async def async_select_option(self, option: str) -> None:
+        """Change it (Home Assistant has already checked the option is valid)."""
+        await self.entity_description.select_fn(self.coordinator, option)

@@ -1,0 +1,148 @@
+"""One place that turns a config entry into the settings every part reads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .const import (
+    BACKEND_OLLAMA,
+    CONF_AGENT_ID,
+    CONF_ALIASES,
+    CONF_API_KEY,
+    CONF_APPROVAL_TOOLS,
+    CONF_BACKEND,
+    CONF_CHALLENGE_PHRASES,
+    CONF_LIFT_COVER,
+    CONF_LIFT_DOWN_SCRIPT,
+    CONF_LIFT_UP_SCRIPT,
+    CONF_LIGHT_ENTITIES,
+    CONF_MODEL,
+    CONF_NAME,
+    CONF_ROOM,
+    CONF_ROVER_ENTITIES,
+    CONF_STATE_ENTITIES,
+    CONF_URL,
+    CONF_VACUUM_CLEAR_ERRORS_SCRIPT,
+    CONF_VACUUM_ENTITY,
+    DEFAULT_NAME,
+    DEFAULT_OLLAMA_URL,
+    DEFAULT_ROOM,
+    NUMBER_DEFAULTS,
+)
+from .core.context import TranscriptBounds
+from .core.decision import DecisionRules
+from .core.gate import DEFAULT_CHALLENGES, GateConfig
+from .core.policy import Limits
+from .core.text import fold, one_line
+from .core.world import Role
+
+
+def split_words(value: Any) -> tuple[str, ...]:
+    """Aliases and phrases arrive as a list or a comma-separated string."""
+    items = value if isinstance(value, list | tuple) else str(value or "").split(",")
+    return tuple(word for item in items if (word := one_line(str(item), 60)))
+
+
+def resolve_name(data: Mapping[str, Any]) -> str:
+    """The overseer's name: the single source for nickname, prompt and address matching."""
+    return one_line(str(data.get(CONF_NAME) or ""), 40) or DEFAULT_NAME
+
+
+def room_key(room: Any) -> str:
+    """Rooms compare case- and look-alike-insensitively."""
+    return fold(str(room or "")) or DEFAULT_ROOM
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything configured for one room's overseer."""
+
+    name: str
+    room: str
+    backend: str
+    url: str
+    model: str
+    api_key: str
+    agent_id: str
+    rover_entities: tuple[str, ...]
+    lift_cover: str | None
+    lift_up_script: str | None
+    lift_down_script: str | None
+    vacuum_entity: str | None
+    vacuum_clear_errors_script: str | None
+    light_entities: tuple[str, ...]
+    state_entities: tuple[str, ...]
+    gate: GateConfig
+    limits: Limits
+    bounds: TranscriptBounds
+    rules: DecisionRules
+    gate_interval: float
+    stale_after: float
+    request_timeout: float
+
+    @classmethod
+    def from_entry(cls, data: Mapping[str, Any], options: Mapping[str, Any]) -> Settings:
+        """Read entry.data and entry.options, filling the contract's defaults."""
+        number = {key: options.get(key, default) for key, default in NUMBER_DEFAULTS.items()}
+        name = resolve_name(data)
+        phrases = options.get(CONF_CHALLENGE_PHRASES)
+        return cls(
+            name=name,
+            room=room_key(data.get(CONF_ROOM)),
+            backend=str(data.get(CONF_BACKEND, BACKEND_OLLAMA)),
+            url=str(data.get(CONF_URL, DEFAULT_OLLAMA_URL)),
+            model=str(data.get(CONF_MODEL, "")),
+            api_key=str(data.get(CONF_API_KEY, "")),
+            agent_id=str(data.get(CONF_AGENT_ID, "")),
+            rover_entities=tuple(options.get(CONF_ROVER_ENTITIES, ())),
+            lift_cover=options.get(CONF_LIFT_COVER) or None,
+            lift_up_script=options.get(CONF_LIFT_UP_SCRIPT) or None,
+            lift_down_script=options.get(CONF_LIFT_DOWN_SCRIPT) or None,
+            vacuum_entity=options.get(CONF_VACUUM_ENTITY) or None,
+            vacuum_clear_errors_script=options.get(CONF_VACUUM_CLEAR_ERRORS_SCRIPT) or None,
+            light_entities=tuple(options.get(CONF_LIGHT_ENTITIES, ())),
+            state_entities=tuple(options.get(CONF_STATE_ENTITIES, ())),
+            gate=GateConfig(
+                name=name,
+                aliases=split_words(options.get(CONF_ALIASES)),
+                challenge_phrases=split_words(phrases) if phrases is not None else DEFAULT_CHALLENGES,
+                heartbeat=number["heartbeat"],
+                min_gap=number["min_gap"],
+            ),
+            limits=Limits(
+                cooldown_lift=number["cooldown_lift"],
+                cooldown_neato=number["cooldown_neato"],
+                cooldown_ha=number["cooldown_ha"],
+                action_budget=int(number["action_budget"]),
+                action_window=number["action_window"],
+                consequential=frozenset(options.get(CONF_APPROVAL_TOOLS, ())),
+            ),
+            bounds=TranscriptBounds(
+                turns=int(number["transcript_turns"]),
+                minutes=number["transcript_minutes"],
+                min_human=int(number["min_human_messages"]),
+                bot_messages=int(number["bot_messages"]),
+            ),
+            rules=DecisionRules(max_tool_calls=int(number["max_tool_calls"])),
+            gate_interval=number["gate_interval"],
+            stale_after=number["stale_after"],
+            request_timeout=number["request_timeout"],
+        )
+
+    def watched(self) -> dict[str, Role]:
+        """Every entity the overseer watches, with the role that decides its events."""
+        roles: dict[str, Role] = {}
+        for entity_id in self.state_entities:
+            roles[entity_id] = Role.STATE
+        for entity_id in self.light_entities:
+            roles[entity_id] = Role.LIGHT
+        for entity_id in (self.lift_cover, self.lift_up_script, self.lift_down_script):
+            if entity_id:
+                roles[entity_id] = Role.LIFT
+        if self.vacuum_entity:
+            roles[self.vacuum_entity] = Role.VACUUM
+        for entity_id in self.rover_entities:
+            roles[entity_id] = Role.ROVER
+        return roles

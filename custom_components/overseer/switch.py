@@ -1,0 +1,71 @@
+"""Switches: lights locked on, and dry run (observe only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from homeassistant.components.switch import SwitchEntity, SwitchEntityDescription
+from homeassistant.const import EntityCategory
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers.entity_platform import AddEntitiesCallback
+
+from .coordinator import OverseerCoordinator
+from .entity import OverseerEntity
+from .models import OverseerConfigEntry
+
+PARALLEL_UPDATES = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class OverseerSwitchDescription(SwitchEntityDescription):
+    """A switch backed by persisted room state."""
+
+    is_on_fn: Callable[[OverseerCoordinator], bool]
+    set_fn: Callable[[OverseerCoordinator, bool], None]
+
+
+SWITCHES: tuple[OverseerSwitchDescription, ...] = (
+    OverseerSwitchDescription(
+        key="lights_locked_on",
+        translation_key="lights_locked_on",
+        entity_category=EntityCategory.CONFIG,
+        is_on_fn=lambda coordinator: coordinator.state.controls.lights_locked_on,
+        set_fn=lambda coordinator, on: coordinator.set_lights_locked_on(on),
+    ),
+    OverseerSwitchDescription(
+        key="dry_run",
+        translation_key="dry_run",
+        entity_category=EntityCategory.CONFIG,
+        is_on_fn=lambda coordinator: coordinator.state.dry_run,
+        set_fn=lambda coordinator, on: coordinator.set_dry_run(on),
+    ),
+)
+
+
+async def async_setup_entry(
+    hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
+) -> None:
+    """Add the room's switches."""
+    coordinator = entry.runtime_data.coordinator
+    async_add_entities(OverseerSwitch(coordinator, description) for description in SWITCHES)
+
+
+class OverseerSwitch(OverseerEntity, SwitchEntity):
+    """One switch of the room; its value is persisted with the room, so it survives restarts."""
+
+    entity_description: OverseerSwitchDescription
+
+    @property
+    def is_on(self) -> bool:
+        """Whether it is on."""
+        return self.entity_description.is_on_fn(self.coordinator)
+
+    async def async_turn_on(self, **kwargs: Any) -> None:
+        """Turn it on."""
+        self.entity_description.set_fn(self.coordinator, True)
+
+    async def async_turn_off(self, **kwargs: Any) -> None:
+        """Turn it off."""
+        self.entity_description.set_fn(self.coordinator, False)

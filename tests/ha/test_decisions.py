@@ -1,0 +1,408 @@
+"""The loop inside Home Assistant: gate, real Ollama client, guarded execution, chat bus."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from homeassistant.core import HomeAssistant
+from pytest_homeassistant_custom_component.common import async_capture_events
+
+from ..ollama_stub import call
+from .conftest import OPTIONS, say, setup_overseer, tick
+
+
+def actions(events):
+    return [(e.data["tool"], e.data["outcome"], e.data.get("reason")) for e in events]
+
+
+def bot_lines(events):
+    return [e.data for e in events if e.data.get("bot")]
+
+
+async def set_select(hass: HomeAssistant, entity_id: str, option: str) -> None:
+    await hass.services.async_call(
+        "select", "select_option", {"entity_id": entity_id, "option": option}, blocking=True
+    )
+
+
+async def test_direct_address_acts_and_answers_on_the_chat_bus(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    typing = async_capture_events(hass, "overseer_chat_typing")
+    decisions = async_capture_events(hass, "overseer_decision")
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("Up it goes.", call("lift_up"))
+
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+
+    assert len(room["cover.open_cover"]) == 1
+    assert room["cover.open_cover"][0].data == {"entity_id": "cover.lift"}
+    assert actions(action_events) == [("lift_up", "executed", None)]
+    [line] = bot_lines(chat)
+    assert line["user"] == "Overseer" and line["text"] == "Up it goes." and line["room"] == "arena"
+    assert line["decision_id"] == decisions[0].data["decision_id"] == action_events[0].data["decision_id"]
+    assert decisions[0].data["trigger"] == "direct_address"
+    assert decisions[0].data["mode"] == "ACTION+CHAT"
+    assert decisions[0].data["stale"] is False
+    assert [e.data["typing"] for e in typing] == [True, False]
+    assert hass.states.get("sensor.arena_last_decision").state == "ACTION+CHAT"
+    assert hass.states.get("sensor.arena_last_trigger").state == "direct_address"
+    assert hass.states.get("sensor.arena_loop_phase").state == "posted"
+    assert hass.states.get("sensor.arena_lift_cooldown").state == "60"
+
+
+async def test_request_follows_the_seed_topology_and_offers_only_available_tools(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("neato_start"))
+    say(hass, "alex", "overseer start the vacuum")
+    await tick(hass, freezer)
+    say(hass, "sam", "overseer again!")
+    await tick(hass, freezer)
+
+    second = ollama_stub.requests[1]
+    roles = [m["role"] for m in second["messages"]]
+    assert roles == ["system", "user", "user", "user", "user", "user"]
+    assert second["messages"][0]["content"].startswith("You are Overseer,")
+    assert second["messages"][1]["content"].startswith("STATE_UPDATE\n")
+    assert "cooldowns: lift=ready, neato=118s, ha=ready" in second["messages"][1]["content"]
+    assert second["messages"][2]["content"] == "alex: overseer start the vacuum"
+    assert second["messages"][3]["content"] == "sam: overseer again!"
+    offered = {tool["function"]["name"] for tool in second["tools"]}
+    assert offered == {"chat_say", "lift_up", "lift_down", "ha_set_entity", "memory_read", "memory_write"}
+    assert "- neato_start() reason=cooldown remaining=118s" in second["messages"][-1]["content"]
+    assert second["options"]["num_ctx"] == 8192 and second["keep_alive"] == -1
+    assert second["stream"] is False
+
+
+@pytest.mark.parametrize(
+    ("setup", "tool", "reason"),
+    [
+        (
+            lambda hass: set_select(hass, "select.arena_site_mode", "admin"),
+            "lift_up",
+            "policy_lock:site_mode_admin",
+        ),
+        (
+            lambda hass: set_select(hass, "select.arena_site_mode", "lockdown"),
+            "neato_locate",
+            "policy_lock:site_mode_lockdown",
+        ),
+        (
+            lambda hass: hass.services.async_call(
+                "switch", "turn_on", {"entity_id": "switch.arena_lights_locked_on"}, blocking=True
+            ),
+            "ha_set_entity",
+            "policy_lock:lights_locked_on",
+        ),
+        (lambda hass: _set_state(hass, "cover.lift", "opening"), "lift_down", "busy"),
+        (lambda hass: _set_state(hass, "vacuum.neato", "unavailable"), "neato_start", "unavailable"),
+    ],
+)
+async def test_every_lock_and_state_reason_at_context_time(
+    hass, freezer, ollama_stub, room, setup, tool, reason
+):
+    await setup_overseer(hass, ollama_stub)
+    await setup(hass)
+    say(hass, "alex", "overseer do it")
+    await tick(hass, freezer)
+    request = ollama_stub.requests[0]
+    assert tool not in {t["function"]["name"] for t in request["tools"]}
+    assert f"- {tool}(" in request["messages"][-1]["content"]
+    assert f"reason={reason}" in request["messages"][-1]["content"]
+
+
+async def _set_state(hass, entity_id, state):
+    hass.states.async_set(entity_id, state, hass.states.get(entity_id).attributes)
+
+
+@pytest.mark.parametrize(
+    ("flip", "reason"),
+    [
+        (
+            lambda hass: set_select(hass, "select.arena_site_mode", "lockdown"),
+            "policy_lock:site_mode_lockdown",
+        ),
+        (lambda hass: set_select(hass, "select.arena_site_mode", "admin"), "policy_lock:site_mode_admin"),
+        (lambda hass: _set_state(hass, "cover.lift", "unavailable"), "unavailable"),
+        (lambda hass: _set_state(hass, "cover.lift", "closing"), "busy"),
+    ],
+)
+async def test_a_lock_that_flips_while_the_model_thinks_blocks_the_call(
+    hass, freezer, ollama_stub, room, flip, reason
+):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("Up.", call("lift_up"), before=lambda: flip(hass))
+    say(hass, "alex", "overseer lift!")
+    await tick(hass, freezer)
+    assert room["cover.open_cover"] == []
+    assert actions(action_events) == [("lift_up", "blocked", reason)]
+    assert bot_lines(chat) == []  # the room changed materially: the line is stale
+
+
+async def test_execution_time_codes_for_what_the_model_should_not_have_called(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "max_tool_calls": 1, "cooldown_lift": 60})
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply(
+        "",
+        call("lift_up"),
+        call("lift_down"),
+        call("unlock_door"),
+        call("ha_set_entity", entity_id="lock.front_door", state="off"),
+        call("ha_set_entity", entity_id="light.shelf", state="plaid"),
+    )
+    say(hass, "alex", "overseer chaos")
+    await tick(hass, freezer)
+    ollama_stub.reply("", call("lift_down"))  # cooling down: it was not offered
+    say(hass, "alex", "overseer down")
+    await tick(hass, freezer)
+    assert actions(action_events) == [
+        ("lift_down", "blocked", "max_tool_calls"),
+        ("unlock_door", "blocked", "not_allowlisted"),
+        ("ha_set_entity", "blocked", "not_allowlisted"),
+        ("ha_set_entity", "blocked", "invalid_arguments"),
+        ("lift_up", "executed", None),
+        ("lift_down", "blocked", "not_available"),
+    ]
+    assert len(room["cover.open_cover"]) == 1 and room["cover.close_cover"] == []
+
+
+async def test_budget_counts_executions_and_then_rate_limits(hass, freezer, ollama_stub, room):
+    options = {**OPTIONS, "action_budget": 2, "cooldown_lift": 0, "cooldown_ha": 0, "min_gap": 0}
+    await setup_overseer(hass, ollama_stub, options=options)
+    action_events = async_capture_events(hass, "overseer_action")
+    for tool in (
+        call("lift_up"),
+        call("ha_set_entity", entity_id="light.bench", state="red"),
+        call("lift_down"),
+    ):
+        ollama_stub.reply("", tool)
+        say(hass, "alex", "overseer go")
+        await tick(hass, freezer)
+    assert actions(action_events)[:2] == [("lift_up", "executed", None), ("ha_set_entity", "executed", None)]
+    assert actions(action_events)[2] == ("lift_down", "blocked", "not_available")
+    assert "reason=rate_limit" in ollama_stub.requests[2]["messages"][-1]["content"]
+    assert room["light.turn_on"][0].data == {"entity_id": "light.bench", "color_name": "red"}
+
+
+async def test_tools_map_to_the_contract_services(hass, freezer, ollama_stub, room):
+    options = {
+        **OPTIONS,
+        "cooldown_neato": 0,
+        "cooldown_ha": 0,
+        "min_gap": 0,
+        "action_budget": 10,
+        "lift_cover": None,
+        "lift_up_script": "script.lift_up",
+        "lift_down_script": "script.lift_down",
+        "vacuum_clear_errors_script": "script.neato_clear",
+    }
+    for script in ("script.lift_up", "script.lift_down", "script.neato_clear"):
+        hass.states.async_set(script, "off")
+    await setup_overseer(hass, ollama_stub, options={k: v for k, v in options.items() if v is not None})
+    plan = [
+        (call("lift_up"), "script.turn_on", {"entity_id": "script.lift_up"}),
+        (call("neato_start"), "vacuum.start", {"entity_id": "vacuum.neato"}),
+        (call("neato_send_home"), "vacuum.return_to_base", {"entity_id": "vacuum.neato"}),
+        (call("neato_locate"), "vacuum.locate", {"entity_id": "vacuum.neato"}),
+        (call("neato_clear_errors"), "script.turn_on", {"entity_id": "script.neato_clear"}),
+        (
+            call("ha_set_entity", entity_id="input_boolean.fan", state="on"),
+            "input_boolean.turn_on",
+            {"entity_id": "input_boolean.fan"},
+        ),
+        (
+            call("ha_set_entity", entity_id="light.shelf", state="off"),
+            "light.turn_off",
+            {"entity_id": "light.shelf"},
+        ),
+    ]
+    for tool, service, data in plan:
+        before = len(room[service])
+        ollama_stub.reply("", tool)
+        say(hass, "alex", "overseer next")
+        await tick(hass, freezer, seconds=61)
+        assert len(room[service]) == before + 1, tool
+        assert room[service][-1].data == data
+
+
+async def test_dry_run_records_but_never_executes_or_posts(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.arena_dry_run"}, blocking=True)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("Watch this.", call("lift_up"), call("memory_write", slot=1, text="alex asked"))
+    say(hass, "alex", "overseer lift")
+    await tick(hass, freezer)
+    assert actions(action_events) == [
+        ("memory_write", "blocked", "max_tool_calls"),
+        ("lift_up", "dry_run", None),
+    ]
+    assert room["cover.open_cover"] == []
+    assert bot_lines(chat) == []
+    assert hass.states.get("sensor.arena_lift_cooldown").state == "0"
+
+
+async def test_commentary_mode_chats_without_tools_and_off_stops_both(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    action_events = async_capture_events(hass, "overseer_action")
+    await set_select(hass, "select.arena_overseer_mode", "commentary")
+    ollama_stub.reply("Rover one is flying.", call("lift_up"))
+    say(hass, "alex", "overseer say something")
+    await tick(hass, freezer)
+    request = ollama_stub.requests[0]
+    assert "tools" not in request or not request["tools"]
+    assert request["messages"][0]["content"].startswith("You are Overseer, a commentator")
+    assert [line["text"] for line in bot_lines(chat)] == ["Rover one is flying."]
+    assert actions(action_events) == [("lift_up", "blocked", "not_allowlisted")]
+    assert room["cover.open_cover"] == []
+
+    await set_select(hass, "select.arena_overseer_mode", "off")
+    say(hass, "alex", "overseer hello?")
+    await tick(hass, freezer, seconds=120)
+    assert len(ollama_stub.requests) == 1
+
+
+async def test_mode_flip_cancels_the_decision_in_flight(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    release = asyncio.Event()
+    entered = asyncio.Event()
+
+    async def hold():
+        entered.set()
+        await release.wait()
+
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Too late.", call("lift_up"), before=hold)
+    say(hass, "alex", "overseer lift")
+    freezer.tick(2)
+    from pytest_homeassistant_custom_component.common import async_fire_time_changed
+
+    async_fire_time_changed(hass)
+    await entered.wait()
+    assert hass.states.get("sensor.arena_loop_phase").state == "awaiting_model"
+    await set_select(hass, "select.arena_overseer_mode", "off")
+    release.set()
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert room["cover.open_cover"] == []
+    assert bot_lines(chat) == []
+    assert hass.states.get("sensor.arena_loop_phase").state == "idle"
+
+
+async def test_single_flight_and_an_address_while_busy_is_answered_next(hass, freezer, ollama_stub, room):
+    from pytest_homeassistant_custom_component.common import async_fire_time_changed
+
+    await setup_overseer(hass, ollama_stub)
+    release = asyncio.Event()
+    entered = asyncio.Event()
+
+    async def hold():
+        entered.set()
+        await release.wait()
+
+    ollama_stub.reply("First.", before=hold)
+    ollama_stub.reply("Second.")
+    say(hass, "alex", "overseer one")
+    freezer.tick(2)
+    async_fire_time_changed(hass)
+    await entered.wait()
+    say(hass, "sam", "overseer two")
+    for _ in range(3):
+        freezer.tick(2)
+        async_fire_time_changed(hass)
+        await asyncio.sleep(0)
+    assert len(ollama_stub.requests) == 1  # never two model calls at once
+    release.set()
+    await hass.async_block_till_done(wait_background_tasks=True)
+    await tick(hass, freezer)
+    assert len(ollama_stub.requests) == 2
+    transcript = [m["content"] for m in ollama_stub.requests[1]["messages"][2:-2]]
+    assert transcript == ["alex: overseer one", "sam: overseer two", "Overseer: First."]
+
+
+async def test_an_answer_after_stale_after_is_not_posted(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "stale_after": 30})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    decisions = async_capture_events(hass, "overseer_decision")
+    ollama_stub.reply("Late.", before=lambda: freezer.tick(31))
+    say(hass, "alex", "overseer?")
+    await tick(hass, freezer)
+    assert bot_lines(chat) == []
+    assert decisions[0].data["stale"] is True
+
+
+async def test_bot_lines_never_trigger_and_other_rooms_are_ignored(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    say(hass, "Overseer", "overseer overseer", bot=True)
+    say(hass, "alex", "overseer in the kitchen", room="kitchen")
+    await tick(hass, freezer, seconds=10)
+    assert ollama_stub.requests == []
+    say(hass, "alex", "overseer in the arena", room="ARENA")
+    await tick(hass, freezer)
+    assert len(ollama_stub.requests) == 1
+
+
+async def test_world_events_trigger_and_the_heartbeat_needs_people(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    await tick(hass, freezer, seconds=120)
+    assert ollama_stub.requests == []  # an empty room gets no ambient calls
+    hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
+    await hass.async_block_till_done()
+    await tick(hass, freezer)
+    assert len(ollama_stub.requests) == 1
+    assert "trigger: world_event" in ollama_stub.requests[0]["messages"][1]["content"]
+    await tick(hass, freezer, seconds=31)
+    assert "trigger: heartbeat" in ollama_stub.requests[1]["messages"][1]["content"]
+
+
+async def test_memory_written_by_the_model_and_the_services(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("memory_write", slot="2", text="alex always\ncheats"))
+    say(hass, "alex", "overseer remember me")
+    await tick(hass, freezer)
+    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    assert coordinator.state.memory.slots == ("", "alex always cheats", "")
+    await hass.services.async_call(
+        "overseer", "memory_write", {"slot": 3, "text": "sam owes a lap"}, blocking=True
+    )
+    say(hass, "sam", "overseer what do you know")
+    await tick(hass, freezer)
+    assert (
+        "memory: 1=(empty), 2=alex always cheats, 3=sam owes a lap"
+        in ollama_stub.requests[1]["messages"][1]["content"]
+    )
+    await hass.services.async_call("overseer", "memory_clear", {"slot": 2}, blocking=True)
+    assert coordinator.state.memory.slots == ("", "", "sam owes a lap")
+    await hass.services.async_call("overseer", "memory_clear", {}, blocking=True)
+    assert coordinator.state.memory.slots == ("", "", "")
+
+
+async def test_approval_tools_are_never_executed_directly(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "approval_tools": ["lift_up"]})
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "alex", "overseer lift")
+    await tick(hass, freezer)
+    assert actions(action_events) == [("lift_up", "blocked", "needs_approval")]
+    assert room["cover.open_cover"] == []
+
+
+async def test_repeated_lines_are_dropped_and_counted(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "min_gap": 0})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Chaos has standards.")
+    ollama_stub.reply("Overseer: chaos has standards!")
+    for _ in range(2):
+        say(hass, "alex", "overseer talk")
+        await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["Chaos has standards."]
+    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    assert coordinator.metrics.snapshot(coordinator.now())["repeated_line_rate"] == 0.5

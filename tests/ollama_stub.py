@@ -1,0 +1,108 @@
+"""A real HTTP server on 127.0.0.1 that speaks Ollama's /api/tags and /api/chat.
+
+Replies are scripted per test, so the real `ollama` client is exercised end to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class Scripted:
+    """One scripted answer to /api/chat."""
+
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    status: int = 200
+    body: str | None = None  # raw body instead of a well-formed reply
+    before: Callable[[], Awaitable[None] | None] | None = None  # runs while the request is open
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    """A tool call as Ollama sends it."""
+    return {"function": {"name": name, "arguments": arguments}}
+
+
+class OllamaStub:
+    """Scripted Ollama server; records every chat request it receives."""
+
+    def __init__(self, models: tuple[str, ...] = ("llama3.2:latest", "qwen2.5:7b")) -> None:
+        self.models = list(models)
+        self.script: deque[Scripted] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.default = Scripted(content="SKIP")
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def reply(self, content: str = "", *calls: dict[str, Any], **kwargs: Any) -> None:
+        """Queue one answer."""
+        self.script.append(Scripted(content=content, tool_calls=list(calls), **kwargs))
+
+    async def start(self, port: int = 0) -> None:
+        app = web.Application()
+        app.router.add_get("/api/tags", self._tags)
+        app.router.add_post("/api/chat", self._chat)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def _tags(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {
+                "models": [
+                    {"name": m, "model": m, "size": 1, "digest": "0", "details": {}} for m in self.models
+                ]
+            }
+        )
+
+    async def _chat(self, request: web.Request) -> web.Response:
+        payload = await request.json()
+        self.requests.append(payload)
+        scripted = self.script.popleft() if self.script else self.default
+        if scripted.before is not None:
+            result = scripted.before()
+            if asyncio.iscoroutine(result):
+                await result
+        if payload.get("model") not in self.models:
+            return web.json_response({"error": f"model '{payload.get('model')}' not found"}, status=404)
+        if scripted.body is not None:
+            return web.Response(text=scripted.body, status=scripted.status, content_type="application/json")
+        if scripted.status != 200:
+            return web.json_response({"error": "scripted failure"}, status=scripted.status)
+        return web.Response(
+            text=json.dumps(
+                {
+                    "model": payload["model"],
+                    "created_at": "2026-11-30T00:00:00Z",
+                    "message": {
+                        "role": "assistant",
+                        "content": scripted.content,
+                        "tool_calls": scripted.tool_calls,
+                    },
+                    "done": True,
+                    "done_reason": "stop",
+                    "prompt_eval_count": 321,
+                    "eval_count": 12,
+                }
+            ),
+            content_type="application/json",
+        )
