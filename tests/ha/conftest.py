@@ -16,6 +16,7 @@ from pytest_homeassistant_custom_component.common import (
 from custom_components.overseer.const import DOMAIN
 
 from ..ollama_stub import OllamaStub
+from .agents import agent_flow  # noqa: F401 - a fixture
 
 MODEL = "llama3.2:latest"
 ROOM_SERVICES = (

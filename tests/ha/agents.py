@@ -1,0 +1,89 @@
+"""A scripted LLM conversation agent, set up the way a real agent integration is."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import pytest
+from homeassistant.components import conversation
+from homeassistant.config_entries import ConfigEntry, ConfigFlow
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import intent
+from homeassistant.helpers.entity_platform import AddEntitiesCallback
+from homeassistant.setup import async_setup_component
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    MockModule,
+    MockPlatform,
+    mock_config_flow,
+    mock_integration,
+    mock_platform,
+)
+
+AGENT_DOMAIN = "scripted_llm"
+AGENT_ID = "conversation.scripted_llm"
+
+
+class AgentFlow(ConfigFlow):
+    """The agent integration's (unused) config flow; entries are added directly."""
+
+    VERSION = 1
+
+
+class ScriptedAgent(conversation.ConversationEntity):
+    """Answers each conversation with the next scripted reply and records what it was asked."""
+
+    _attr_has_entity_name = True
+    _attr_name = None
+
+    def __init__(self, entry: ConfigEntry) -> None:
+        self._attr_unique_id = entry.entry_id
+        self.entity_id = AGENT_ID
+        self.replies: deque[str] = deque()
+        self.inputs: list[conversation.ConversationInput] = []
+
+    @property
+    def supported_languages(self) -> Literal["*"]:
+        return "*"
+
+    async def async_process(self, user_input: conversation.ConversationInput) -> conversation.ConversationResult:
+        self.inputs.append(user_input)
+        response = intent.IntentResponse(language=user_input.language)
+        response.async_set_speech(self.replies.popleft() if self.replies else '{"chat": ""}')
+        return conversation.ConversationResult(response=response, conversation_id=user_input.conversation_id)
+
+
+@pytest.fixture
+def agent_flow() -> Iterator[None]:
+    """Register the agent integration's config flow for one test."""
+    with mock_config_flow(AGENT_DOMAIN, AgentFlow):
+        yield
+
+
+async def async_setup_agent(hass: HomeAssistant, options: dict[str, Any] | None = None) -> ScriptedAgent:
+    """Load conversation and an agent integration whose entry carries the given options.
+
+    Tests that call this use the agent_flow fixture.
+    """
+    assert await async_setup_component(hass, "homeassistant", {})
+    assert await async_setup_component(hass, "conversation", {})
+    agents: list[ScriptedAgent] = []
+
+    async def setup_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+        await hass.config_entries.async_forward_entry_setups(entry, ["conversation"])
+        return True
+
+    async def setup_platform(hass: HomeAssistant, entry: ConfigEntry, add: AddEntitiesCallback) -> None:
+        agents.append(ScriptedAgent(entry))
+        add(agents)
+
+    mock_integration(hass, MockModule(AGENT_DOMAIN, async_setup_entry=setup_entry))
+    mock_platform(hass, f"{AGENT_DOMAIN}.conversation", MockPlatform(async_setup_entry=setup_platform))
+    mock_platform(hass, f"{AGENT_DOMAIN}.config_flow", None)
+    entry = MockConfigEntry(domain=AGENT_DOMAIN, options=options or {})
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return agents[0]

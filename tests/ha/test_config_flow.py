@@ -1,0 +1,154 @@
+"""Config, reconfigure and options flows, every error and its recovery."""
+
+from __future__ import annotations
+
+from homeassistant import config_entries
+from homeassistant.data_entry_flow import FlowResultType
+
+from custom_components.overseer.const import DOMAIN
+
+from .agents import AGENT_ID, async_setup_agent
+from .conftest import MODEL, OPTIONS, setup_overseer
+
+
+async def start(hass, name="Overseer", room="Arena", backend="ollama"):
+    result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": config_entries.SOURCE_USER})
+    assert result["type"] is FlowResultType.FORM and result["step_id"] == "user"
+    return await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": name, "room": room, "backend": backend}
+    )
+
+
+async def test_ollama_flow_with_every_error_and_its_recovery(hass, ollama_stub):
+    result = await start(hass, name="  HAL  ")
+    assert result["step_id"] == "ollama"
+    # cannot_connect: nothing listens on this port
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": "http://127.0.0.1:9"})
+    assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": "cannot_connect"}
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url + "/"})
+    assert result["step_id"] == "model"
+    assert result["description_placeholders"] == {"url": ollama_stub.url, "count": "2"}
+    # model_not_found: a custom value the server does not have
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": "mistral-small:24b"})
+    assert result["errors"] == {"model": "model_not_found"}
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": MODEL})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["title"] == "Arena"
+    assert result["data"] == {"name": "HAL", "room": "Arena", "backend": "ollama", "url": ollama_stub.url, "model": MODEL}
+    assert result["result"].unique_id == "arena"
+
+
+async def test_one_entry_per_room_name(hass, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    result = await start(hass, room="ARENA")
+    assert result["type"] is FlowResultType.ABORT and result["reason"] == "already_configured"
+
+
+async def test_room_is_required(hass):
+    result = await start(hass, room="   ")
+    assert result["errors"] == {"room": "room_required"}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "room": "Lab", "backend": "ollama"}
+    )
+    assert result["step_id"] == "ollama"
+
+
+async def test_conversation_flow_refuses_the_builtin_agent_and_missing_agents(hass, agent_flow):
+    await async_setup_agent(hass)
+    result = await start(hass, backend="conversation")
+    assert result["step_id"] == "conversation"
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": "conversation.nobody"})
+    assert result["errors"] == {"agent_id": "agent_not_found"}
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": AGENT_ID})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["data"] == {"name": "Overseer", "room": "Arena", "backend": "conversation", "agent_id": AGENT_ID}
+
+
+async def test_conversation_flow_without_the_conversation_integration(hass):
+    result = await start(hass, backend="conversation")
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": AGENT_ID})
+    assert result["errors"] == {"agent_id": "agent_not_found"}
+
+
+async def test_builtin_agent_is_not_a_model(hass):
+    result = await start(hass, backend="conversation")
+    flow = hass.config_entries.flow._progress[result["flow_id"]]
+    result = await flow.async_step_conversation({"agent_id": "conversation.home_assistant"})
+    assert result["errors"] == {"agent_id": "agent_not_llm"}
+
+
+async def test_reconfigure_changes_name_and_model_and_keeps_options(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    result = await entry.start_reconfigure_flow(hass)
+    assert result["step_id"] == "reconfigure"
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"name": "Big Brother", "backend": "ollama"})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": "qwen2.5:7b"})
+    assert result["type"] is FlowResultType.ABORT and result["reason"] == "reconfigure_successful"
+    assert entry.data["name"] == "Big Brother" and entry.data["model"] == "qwen2.5:7b"
+    assert entry.data["room"] == "Arena" and entry.options == OPTIONS
+    await hass.async_block_till_done()
+    assert entry.runtime_data.coordinator.settings.name == "Big Brother"
+
+
+async def test_reconfigure_to_a_conversation_agent(hass, ollama_stub, room, agent_flow):
+    await async_setup_agent(hass)
+    entry = await setup_overseer(hass, ollama_stub)
+    result = await entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"name": "Overseer", "backend": "conversation"})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": AGENT_ID})
+    assert result["reason"] == "reconfigure_successful"
+    assert "url" not in entry.data and entry.data["agent_id"] == AGENT_ID
+
+
+def sections(**overrides):
+    values = {
+        "room": {
+            "rover_entities": ["sensor.rover1_activity"],
+            "lift_cover": "cover.lift",
+            "vacuum_entity": "vacuum.neato",
+            "light_entities": ["light.shelf"],
+            "state_entities": [],
+        },
+        "addressing": {"aliases": ["bot", " HAL "], "challenge_phrases": ["i dare you"]},
+        "guardrails": {"cooldown_lift": 30, "cooldown_neato": 120, "cooldown_ha": 20, "action_budget": 3,
+                       "action_window": 300, "max_tool_calls": 1, "approval_tools": []},
+        "timing": {"gate_interval": 2, "heartbeat": 30, "min_gap": 15, "stale_after": 90, "request_timeout": 60},
+        "transcript": {"transcript_turns": 30, "transcript_minutes": 10, "min_human_messages": 5, "bot_messages": 2},
+    }
+    for key, value in overrides.items():
+        section, field = key.split("__")
+        if value is None:
+            del values[section][field]  # the form leaves an empty entity picker out
+        else:
+            values[section][field] = value
+    return values
+
+
+async def test_options_flow_saves_flat_options_and_reloads(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub, options={})
+    result = await hass.config_entries.options.async_init(entry.entry_id)
+    assert result["type"] is FlowResultType.FORM and result["step_id"] == "init"
+    result = await hass.config_entries.options.async_configure(result["flow_id"], sections())
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert entry.options["cooldown_lift"] == 30 and entry.options["aliases"] == ["bot", "HAL"]
+    assert entry.options["lift_cover"] == "cover.lift" and "lift_up_script" not in entry.options
+    await hass.async_block_till_done()
+    settings = entry.runtime_data.coordinator.settings
+    assert settings.limits.cooldown_lift == 30 and settings.gate.aliases == ("bot", "HAL")
+
+
+async def test_options_flow_errors_change_nothing_and_recover(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    before = dict(entry.options)
+    result = await hass.config_entries.options.async_init(entry.entry_id)
+    for overrides, error in (
+        ({"room__lift_up_script": "script.up"}, "lift_cover_and_scripts"),
+        ({"transcript__transcript_turns": 3}, "transcript_too_small"),
+        ({"room__vacuum_entity": None, "room__vacuum_clear_errors_script": "script.clear"}, "clear_errors_without_vacuum"),
+    ):
+        result = await hass.config_entries.options.async_configure(result["flow_id"], sections(**overrides))
+        assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": error}
+        assert entry.options == before
+    result = await hass.config_entries.options.async_configure(result["flow_id"], sections())
+    assert result["type"] is FlowResultType.CREATE_ENTRY
