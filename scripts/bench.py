@@ -64,7 +64,7 @@ def room() -> World:
 def transcript(count: int) -> list[ChatLine]:
     """count chat lines one second apart, every sixth from the overseer."""
     return [
-        ChatLine("Overseer", f"quip number {i}", True, NOW - count + i)
+        ChatLine("Overseer", f"quip number {i}", True, NOW - count + i, own=True)
         if i % 6 == 5
         else ChatLine(f"user{i % 7}", f"message {i} about the rovers and the lift", False, NOW - count + i)
         for i in range(count)

@@ -240,10 +240,11 @@ class OverseerCoordinator:
         if chat is None or (chat.room is not None and fold(chat.room) != self.settings.room):
             return
         now = self.now()
-        bot = chat.bot or (event.data.get("decision_id") is not None and chat.user == self.settings.name)
-        self.transcript.append(ChatLine(chat.user, chat.text, bot, now))
+        # Our own lines come back on the bus with the decision that wrote them.
+        own = chat.bot and chat.user == self.settings.name and event.data.get("decision_id") is not None
+        self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own))
         if self.state.mode is not OverseerMode.OFF:
-            self.gate.observe_chat(chat.user, chat.text, bot, now)
+            self.gate.observe_chat(chat.user, chat.text, chat.bot, now)
 
     @callback
     def _on_state(self, event: Event[EventStateChangedData]) -> None:
@@ -349,7 +350,7 @@ class OverseerCoordinator:
         cycle.latency = time.monotonic() - clock
         cycle.reply = reply
         self._model_recovered()
-        recent_bot = [line.text for line in self.transcript if line.bot][
+        recent_bot = [line.text for line in self.transcript if line.own][
             -max(settings.bounds.bot_messages, 2) :
         ]
         cycle.decision = decision = normalise(

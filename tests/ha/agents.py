@@ -48,7 +48,9 @@ class ScriptedAgent(conversation.ConversationEntity):
     def supported_languages(self) -> Literal["*"]:
         return "*"
 
-    async def async_process(self, user_input: conversation.ConversationInput) -> conversation.ConversationResult:
+    async def async_process(
+        self, user_input: conversation.ConversationInput
+    ) -> conversation.ConversationResult:
         self.inputs.append(user_input)
         response = intent.IntentResponse(language=user_input.language)
         response.async_set_speech(self.replies.popleft() if self.replies else '{"chat": ""}')

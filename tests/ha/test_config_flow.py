@@ -34,7 +34,13 @@ async def test_ollama_flow_with_every_error_and_its_recovery(hass, ollama_stub):
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": MODEL})
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert result["title"] == "Arena"
-    assert result["data"] == {"name": "HAL", "room": "Arena", "backend": "ollama", "url": ollama_stub.url, "model": MODEL}
+    assert result["data"] == {
+        "name": "HAL",
+        "room": "Arena",
+        "backend": "ollama",
+        "url": ollama_stub.url,
+        "model": MODEL,
+    }
     assert result["result"].unique_id == "arena"
 
 
@@ -57,11 +63,18 @@ async def test_conversation_flow_refuses_the_builtin_agent_and_missing_agents(ha
     await async_setup_agent(hass)
     result = await start(hass, backend="conversation")
     assert result["step_id"] == "conversation"
-    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": "conversation.nobody"})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"agent_id": "conversation.nobody"}
+    )
     assert result["errors"] == {"agent_id": "agent_not_found"}
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": AGENT_ID})
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    assert result["data"] == {"name": "Overseer", "room": "Arena", "backend": "conversation", "agent_id": AGENT_ID}
+    assert result["data"] == {
+        "name": "Overseer",
+        "room": "Arena",
+        "backend": "conversation",
+        "agent_id": AGENT_ID,
+    }
 
 
 async def test_conversation_flow_without_the_conversation_integration(hass):
@@ -81,7 +94,9 @@ async def test_reconfigure_changes_name_and_model_and_keeps_options(hass, ollama
     entry = await setup_overseer(hass, ollama_stub)
     result = await entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"
-    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"name": "Big Brother", "backend": "ollama"})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Big Brother", "backend": "ollama"}
+    )
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": "qwen2.5:7b"})
     assert result["type"] is FlowResultType.ABORT and result["reason"] == "reconfigure_successful"
@@ -95,7 +110,9 @@ async def test_reconfigure_to_a_conversation_agent(hass, ollama_stub, room, agen
     await async_setup_agent(hass)
     entry = await setup_overseer(hass, ollama_stub)
     result = await entry.start_reconfigure_flow(hass)
-    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"name": "Overseer", "backend": "conversation"})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "backend": "conversation"}
+    )
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": AGENT_ID})
     assert result["reason"] == "reconfigure_successful"
     assert "url" not in entry.data and entry.data["agent_id"] == AGENT_ID
@@ -111,10 +128,28 @@ def sections(**overrides):
             "state_entities": [],
         },
         "addressing": {"aliases": ["bot", " HAL "], "challenge_phrases": ["i dare you"]},
-        "guardrails": {"cooldown_lift": 30, "cooldown_neato": 120, "cooldown_ha": 20, "action_budget": 3,
-                       "action_window": 300, "max_tool_calls": 1, "approval_tools": []},
-        "timing": {"gate_interval": 2, "heartbeat": 30, "min_gap": 15, "stale_after": 90, "request_timeout": 60},
-        "transcript": {"transcript_turns": 30, "transcript_minutes": 10, "min_human_messages": 5, "bot_messages": 2},
+        "guardrails": {
+            "cooldown_lift": 30,
+            "cooldown_neato": 120,
+            "cooldown_ha": 20,
+            "action_budget": 3,
+            "action_window": 300,
+            "max_tool_calls": 1,
+            "approval_tools": [],
+        },
+        "timing": {
+            "gate_interval": 2,
+            "heartbeat": 30,
+            "min_gap": 15,
+            "stale_after": 90,
+            "request_timeout": 60,
+        },
+        "transcript": {
+            "transcript_turns": 30,
+            "transcript_minutes": 10,
+            "min_human_messages": 5,
+            "bot_messages": 2,
+        },
     }
     for key, value in overrides.items():
         section, field = key.split("__")
@@ -145,7 +180,10 @@ async def test_options_flow_errors_change_nothing_and_recover(hass, ollama_stub,
     for overrides, error in (
         ({"room__lift_up_script": "script.up"}, "lift_cover_and_scripts"),
         ({"transcript__transcript_turns": 3}, "transcript_too_small"),
-        ({"room__vacuum_entity": None, "room__vacuum_clear_errors_script": "script.clear"}, "clear_errors_without_vacuum"),
+        (
+            {"room__vacuum_entity": None, "room__vacuum_clear_errors_script": "script.clear"},
+            "clear_errors_without_vacuum",
+        ),
     ):
         result = await hass.config_entries.options.async_configure(result["flow_id"], sections(**overrides))
         assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": error}

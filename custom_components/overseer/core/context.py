@@ -28,12 +28,13 @@ CHARS_PER_TOKEN = 4
 
 @dataclass(frozen=True, slots=True)
 class ChatLine:
-    """One chat message as received: who, what, whether it was a bot, when."""
+    """One chat message as received: who, what, whether a bot sent it, when, and whether it was ours."""
 
     user: str
     text: str
     bot: bool
     ts: float
+    own: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,8 @@ def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptB
     """The bounded window, oldest first.
 
     Holds the recent lines inside transcript_turns and transcript_minutes, plus, whatever
-    their age, the last min_human human lines and the last bot_messages bot lines. The
-    result never has more than max(turns, min_human + bot_messages) lines.
+    their age, the last min_human human lines and the overseer's own last bot_messages
+    lines. The result never has more than max(turns, min_human + bot_messages) lines.
     """
     recent = list(islice(reversed(lines), LOOKBACK))  # newest first
     required: set[int] = set()
@@ -59,7 +60,7 @@ def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptB
     for index, line in enumerate(recent):
         if humans >= bounds.min_human and bots >= bounds.bot_messages:
             break
-        if line.bot and bots < bounds.bot_messages:
+        if line.own and bots < bounds.bot_messages:
             bots += 1
             required.add(index)
         elif not line.bot and humans < bounds.min_human:
@@ -77,13 +78,14 @@ def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptB
     return [recent[index] for index in sorted(chosen, reverse=True)]
 
 
-def speaker(user: str, bot: bool, name: str) -> str:
-    """A transcript speaker label no human can use to pass as the overseer."""
-    label = one_line(user, 32).replace(":", "")
-    if bot:
+def speaker(line: ChatLine, name: str) -> str:
+    """A transcript speaker label no human or other bot can use to pass as the overseer."""
+    if line.own:
         return name
-    if not label:
-        return "someone"
+    # A colon in a name could pass for the end of the speaker label.
+    label = one_line(line.user.replace(":", " "), 32) or "someone"
+    if line.bot:
+        return f"{label} (bot)"
     return f"{label} (human)" if fold(label) == fold(name) else label
 
 
@@ -91,8 +93,8 @@ def transcript_messages(lines: Iterable[ChatLine], name: str) -> list[dict[str, 
     """Human lines as user turns and the overseer's as assistant turns, all quoted."""
     return [
         {
-            "role": "assistant" if line.bot else "user",
-            "content": f"{speaker(line.user, line.bot, name)}: {quote_chat(line.text, CHAT_LINE_CHARS)}",
+            "role": "assistant" if line.own else "user",
+            "content": f"{speaker(line, name)}: {quote_chat(line.text, CHAT_LINE_CHARS)}",
         }
         for line in lines
     ]

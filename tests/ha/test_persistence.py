@@ -1,0 +1,112 @@
+"""Nothing a user set or the overseer remembered is lost across reloads and restarts."""
+
+from __future__ import annotations
+
+from homeassistant.util import dt as dt_util
+from pytest_homeassistant_custom_component.common import async_fire_time_changed
+
+from ..ollama_stub import call
+from .conftest import say, setup_overseer, tick
+
+STORAGE_KEY = "overseer.room1"
+
+
+async def test_memory_audit_cooldowns_and_controls_survive_a_reload(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "alex", "overseer lift")
+    await tick(hass, freezer)
+    await hass.services.async_call(
+        "overseer", "memory_write", {"slot": 1, "text": "alex likes the lift"}, blocking=True
+    )
+    await hass.services.async_call(
+        "select", "select_option", {"entity_id": "select.arena_site_mode", "option": "admin"}, blocking=True
+    )
+    await hass.services.async_call(
+        "select",
+        "select_option",
+        {"entity_id": "select.arena_overseer_mode", "option": "commentary"},
+        blocking=True,
+    )
+    for switch in ("switch.arena_lights_locked_on", "switch.arena_dry_run"):
+        await hass.services.async_call("switch", "turn_on", {"entity_id": switch}, blocking=True)
+    freezer.tick(10)
+
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    await hass.async_block_till_done()
+
+    coordinator = entry.runtime_data.coordinator
+    assert coordinator.state.memory.slots[0] == "alex likes the lift"
+    assert [r["tool"] for r in coordinator.state.audit.as_list()] == ["lift_up"]
+    assert hass.states.get("sensor.arena_lift_cooldown").state == "50"  # still running, not reset
+    assert hass.states.get("select.arena_site_mode").state == "admin"
+    assert hass.states.get("select.arena_overseer_mode").state == "commentary"
+    assert hass.states.get("switch.arena_lights_locked_on").state == "on"
+    assert hass.states.get("switch.arena_dry_run").state == "on"
+
+
+async def test_state_is_read_back_after_a_restart(hass, hass_storage, freezer, ollama_stub, room):
+    started = dt_util.utcnow().timestamp()
+    hass_storage[STORAGE_KEY] = {
+        "version": 1,
+        "minor_version": 1,
+        "key": STORAGE_KEY,
+        "data": {
+            "memory": ["one", "two", "three"],
+            "audit": [{"ts": started - 5, "tool": "neato_start", "outcome": "executed", "decision_id": "x"}],
+            "ledger": {"cooldown_until": {"neato": started + 100}, "executed_at": [started - 5]},
+            "site_mode": "lockdown",
+            "lights_locked_on": True,
+            "mode": "control",
+            "dry_run": False,
+        },
+    }
+    await setup_overseer(hass, ollama_stub)
+    assert hass.states.get("select.arena_site_mode").state == "lockdown"
+    assert hass.states.get("sensor.arena_vacuum_cooldown").state == "100"
+    say(hass, "alex", "overseer vacuum")
+    await tick(hass, freezer)
+    state_update = ollama_stub.requests[0]["messages"][1]["content"]
+    assert "memory: 1=one, 2=two, 3=three" in state_update
+    assert "actions: 1/3 used in 300s" in state_update
+
+
+async def test_unload_writes_immediately_and_malformed_storage_falls_back(
+    hass, hass_storage, ollama_stub, room
+):
+    hass_storage[STORAGE_KEY] = {
+        "version": 1,
+        "minor_version": 1,
+        "key": STORAGE_KEY,
+        "data": {"memory": "not a list", "site_mode": "chaos", "ledger": [1, 2]},
+    }
+    entry = await setup_overseer(hass, ollama_stub)
+    coordinator = entry.runtime_data.coordinator
+    assert coordinator.state.memory.slots == ("", "", "")
+    assert coordinator.state.controls.site_mode.value == "open"
+    await hass.services.async_call("overseer", "memory_write", {"slot": 2, "text": "kept"}, blocking=True)
+    assert await hass.config_entries.async_unload(entry.entry_id)
+    assert hass_storage[STORAGE_KEY]["data"]["memory"] == ["", "kept", ""]
+
+
+async def test_cooldown_sensor_counts_down_live(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="on"))
+    say(hass, "alex", "overseer light")
+    await tick(hass, freezer)
+    assert hass.states.get("sensor.arena_lights_cooldown").state == "20"
+    for expected in ("18", "16"):
+        freezer.tick(2)
+        async_fire_time_changed(hass)
+        await hass.async_block_till_done()
+        assert hass.states.get("sensor.arena_lights_cooldown").state == expected
+    await tick(hass, freezer, seconds=30)
+    assert hass.states.get("sensor.arena_lights_cooldown").state == "0"
+
+
+async def test_removing_the_entry_deletes_its_storage(hass, hass_storage, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    await hass.services.async_call("overseer", "memory_write", {"slot": 1, "text": "x"}, blocking=True)
+    assert await hass.config_entries.async_remove(entry.entry_id)
+    await hass.async_block_till_done()
+    assert STORAGE_KEY not in hass_storage
