@@ -406,3 +406,37 @@ async def test_repeated_lines_are_dropped_and_counted(hass, freezer, ollama_stub
     assert [line["text"] for line in bot_lines(chat)] == ["Chaos has standards."]
     coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
     assert coordinator.metrics.snapshot(coordinator.now())["repeated_line_rate"] == 0.5
+
+
+async def test_a_failing_service_is_audited_as_failed_and_starts_no_cooldown(
+    hass, freezer, ollama_stub, room
+):
+    from homeassistant.exceptions import HomeAssistantError
+
+    async def broken(call):
+        raise HomeAssistantError("motor jammed")
+
+    hass.services.async_register("vacuum", "locate", broken)
+    await setup_overseer(hass, ollama_stub)
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("", call("neato_locate"))
+    say(hass, "alex", "overseer where is the vacuum")
+    await tick(hass, freezer)
+    assert actions(action_events) == [("neato_locate", "failed", "HomeAssistantError")]
+    assert hass.states.get("sensor.arena_vacuum_cooldown").state == "0"
+
+
+async def test_a_rover_docking_while_the_model_thinks_makes_the_line_stale(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    decisions = async_capture_events(hass, "overseer_decision")
+    ollama_stub.reply(
+        "Rover one, keep driving.",
+        before=lambda: hass.states.async_set(
+            "binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"}
+        ),
+    )
+    say(hass, "alex", "overseer watch rover one")
+    await tick(hass, freezer)
+    assert bot_lines(chat) == []
+    assert decisions[0].data["stale"] is True

@@ -110,3 +110,26 @@ async def test_removing_the_entry_deletes_its_storage(hass, hass_storage, ollama
     assert await hass.config_entries.async_remove(entry.entry_id)
     await hass.async_block_till_done()
     assert STORAGE_KEY not in hass_storage
+
+
+async def test_a_prompt_copied_to_the_config_folder_wins_and_gets_the_name(
+    hass, tmp_path, freezer, ollama_stub, room
+):
+    hass.config.config_dir = str(tmp_path)
+    prompts = tmp_path / "overseer" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "system.md").write_text("I am <NAME>, keeper of the arena. <NAME> decides.")
+    await setup_overseer(hass, ollama_stub, data={"name": "Warden"})
+    say(hass, "alex", "warden?")
+    await tick(hass, freezer)
+    assert (
+        ollama_stub.requests[0]["messages"][0]["content"]
+        == "I am Warden, keeper of the arena. Warden decides."
+    )
+
+
+async def test_a_missing_name_falls_back_to_the_default(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub, data={"name": "   "})
+    say(hass, "alex", "overseer, hello")
+    await tick(hass, freezer)
+    assert ollama_stub.requests[0]["messages"][0]["content"].startswith("You are Overseer,")

@@ -1,0 +1,62 @@
+"""The status objects: one schema per mode, never one shared object."""
+
+from __future__ import annotations
+
+from custom_components.overseer.status import build_status
+
+from ..ollama_stub import call
+from .conftest import say, setup_overseer, tick
+
+
+async def test_control_status_has_everything_the_debug_card_shows(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("Up.", call("lift_up"), call("self_destruct"))
+    say(hass, "alex", "overseer lift")
+    await tick(hass, freezer)
+    status = build_status(entry.runtime_data.coordinator)
+    assert status["schema"] == "overseer.v2"
+    assert status["enabled"] is True and status["running"] is True and status["phase"] == "posted"
+    assert status["last_trigger"]["kind"] == "direct_address" and status["last_trigger"]["detail"] == "alex"
+    assert status["state_update"].startswith("STATE_UPDATE")
+    assert status["model_input"]["messages"] == 5 and status["model_input"]["estimated_tokens"] > 0
+    assert "lift_up" in status["model_output"]
+    assert status["decision"]["mode"] == "ACTION+CHAT" and status["decision"]["prompt_tokens"] == 321
+    assert status["tool_calls"]["attempted"] == 2
+    assert status["tool_calls"]["executed"] == 1 and status["tool_calls"]["blocked"] == 1
+    assert {"tool": "lift_up", "reason": "cooldown", "remaining": 60} in status["blocked_tools"]
+    assert status["cooldowns"]["lift"]["remaining"] == 60 and status["cooldowns"]["lift"]["until"]
+    assert status["budget"] == {"used": 1, "limit": 3, "window_s": 300}
+    assert [a["tool"] for a in status["recent_actions"]] == ["lift_up", "self_destruct"]
+    assert status["memory"] == ["", "", ""] and status["last_error"] is None
+    assert status["metrics"]["llm_calls"] == 1
+
+
+async def test_commentary_and_off_have_their_own_schemas(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    coordinator = entry.runtime_data.coordinator
+    await hass.services.async_call(
+        "select",
+        "select_option",
+        {"entity_id": "select.arena_overseer_mode", "option": "commentary"},
+        blocking=True,
+    )
+    ollama_stub.reply("Nice drift.")
+    say(hass, "alex", "overseer comment")
+    await tick(hass, freezer)
+    status = build_status(coordinator)
+    assert status["schema"] == "overseer.commentary"
+    assert status["last_comment"] == "Nice drift."
+    assert "available_tools" not in status and "cooldowns" not in status
+    await hass.services.async_call(
+        "select", "select_option", {"entity_id": "select.arena_overseer_mode", "option": "off"}, blocking=True
+    )
+    off = build_status(coordinator)
+    assert off == {
+        "schema": "overseer.off",
+        "entry_id": "room1",
+        "name": "Overseer",
+        "room": "arena",
+        "mode": "off",
+        "enabled": False,
+        "running": True,
+    }
