@@ -24,6 +24,7 @@ from pytest_homeassistant_custom_component.common import (
 
 AGENT_DOMAIN = "scripted_llm"
 AGENT_ID = "conversation.scripted_llm"
+SUBENTRY_ID = "agent_subentry"
 
 
 class AgentFlow(ConfigFlow):
@@ -64,10 +65,13 @@ def agent_flow() -> Iterator[None]:
         yield
 
 
-async def async_setup_agent(hass: HomeAssistant, options: dict[str, Any] | None = None) -> ScriptedAgent:
+async def async_setup_agent(
+    hass: HomeAssistant, options: dict[str, Any] | None = None, subentry: dict[str, Any] | None = None
+) -> ScriptedAgent:
     """Load conversation and an agent integration whose entry carries the given options.
 
-    Tests that call this use the agent_flow fixture.
+    With subentry, the agent lives in a config subentry with that data, as agents do since
+    Home Assistant 2025.7. Tests that call this use the agent_flow fixture.
     """
     assert await async_setup_component(hass, "homeassistant", {})
     assert await async_setup_component(hass, "conversation", {})
@@ -79,12 +83,26 @@ async def async_setup_agent(hass: HomeAssistant, options: dict[str, Any] | None 
 
     async def setup_platform(hass: HomeAssistant, entry: ConfigEntry, add: AddEntitiesCallback) -> None:
         agents.append(ScriptedAgent(entry))
-        add(agents)
+        if subentry is None:
+            add(agents)
+        else:
+            add(agents, config_subentry_id=SUBENTRY_ID)
 
     mock_integration(hass, MockModule(AGENT_DOMAIN, async_setup_entry=setup_entry))
     mock_platform(hass, f"{AGENT_DOMAIN}.conversation", MockPlatform(async_setup_entry=setup_platform))
     mock_platform(hass, f"{AGENT_DOMAIN}.config_flow", None)
-    entry = MockConfigEntry(domain=AGENT_DOMAIN, options=options or {})
+    subentries = [
+        {
+            "data": subentry,
+            "subentry_id": SUBENTRY_ID,
+            "subentry_type": "conversation",
+            "title": "Agent",
+            "unique_id": None,
+        }
+    ]
+    entry = MockConfigEntry(
+        domain=AGENT_DOMAIN, options=options or {}, subentries_data=subentries if subentry else None
+    )
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()

@@ -11,8 +11,8 @@ from .agents import AGENT_ID, async_setup_agent
 from .conftest import OPTIONS, say, tick
 
 
-async def setup_with_agent(hass, agent_options=None, agent_id=AGENT_ID):
-    agent = await async_setup_agent(hass, agent_options)
+async def setup_with_agent(hass, agent_options=None, agent_id=AGENT_ID, subentry=None):
+    agent = await async_setup_agent(hass, agent_options, subentry)
     entry = MockConfigEntry(
         domain=DOMAIN,
         title="Arena",
@@ -66,6 +66,18 @@ async def test_an_agent_with_a_control_api_raises_a_repair(hass, room, agent_flo
     await setup_with_agent(hass, {"llm_hass_api": "assist"})
     issue = ir.async_get(hass).async_get_issue(DOMAIN, "agent_can_control_room1")
     assert issue is not None and issue.translation_placeholders["apis"] == "assist"
+
+
+async def test_an_agent_in_a_subentry_with_control_apis_raises_a_repair(hass, room, agent_flow):
+    # Since 2025.7 agents live in config subentries and llm_hass_api is a list.
+    await setup_with_agent(hass, {"llm_hass_api": "none"}, subentry={"llm_hass_api": ["assist", "my_api"]})
+    issue = ir.async_get(hass).async_get_issue(DOMAIN, "agent_can_control_room1")
+    assert issue is not None and issue.translation_placeholders["apis"] == "assist, my_api"
+
+
+async def test_an_agent_in_a_subentry_without_a_control_api_raises_none(hass, room, agent_flow):
+    await setup_with_agent(hass, subentry={"prompt": "be nice"})
+    assert ir.async_get(hass).async_get_issue(DOMAIN, "agent_can_control_room1") is None
 
 
 async def test_an_agent_without_a_control_api_raises_none(hass, room, agent_flow):
