@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 from homeassistant.core import HomeAssistant
-from pytest_homeassistant_custom_component.common import async_capture_events
+from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
 from ..ollama_stub import call
 from .conftest import OPTIONS, say, setup_overseer, tick
@@ -271,22 +271,30 @@ async def test_commentary_mode_chats_without_tools_and_off_stops_both(hass, free
     assert len(ollama_stub.requests) == 1
 
 
-async def test_mode_flip_cancels_the_decision_in_flight(hass, freezer, ollama_stub, room):
-    await setup_overseer(hass, ollama_stub)
-    release = asyncio.Event()
-    entered = asyncio.Event()
+def held_reply(stub, content, *calls):
+    """Queue a reply the stub sends only once released: a model that is still thinking."""
+    entered, release = asyncio.Event(), asyncio.Event()
 
     async def hold():
         entered.set()
         await release.wait()
 
-    chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("Too late.", call("lift_up"), before=hold)
-    say(hass, "alex", "overseer lift")
-    freezer.tick(2)
-    from pytest_homeassistant_custom_component.common import async_fire_time_changed
+    stub.reply(content, *calls, before=hold)
+    return entered, release
 
+
+def fire_tick(hass, freezer, seconds=2):
+    """Move time on by one gate interval without waiting for the decision it starts."""
+    freezer.tick(seconds)
     async_fire_time_changed(hass)
+
+
+async def test_mode_flip_cancels_the_decision_in_flight(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    entered, release = held_reply(ollama_stub, "Too late.", call("lift_up"))
+    say(hass, "alex", "overseer lift")
+    fire_tick(hass, freezer)
     await entered.wait()
     assert hass.states.get("sensor.arena_loop_phase").state == "awaiting_model"
     await set_select(hass, "select.arena_overseer_mode", "off")
@@ -298,26 +306,15 @@ async def test_mode_flip_cancels_the_decision_in_flight(hass, freezer, ollama_st
 
 
 async def test_single_flight_and_an_address_while_busy_is_answered_next(hass, freezer, ollama_stub, room):
-    from pytest_homeassistant_custom_component.common import async_fire_time_changed
-
     await setup_overseer(hass, ollama_stub)
-    release = asyncio.Event()
-    entered = asyncio.Event()
-
-    async def hold():
-        entered.set()
-        await release.wait()
-
-    ollama_stub.reply("First.", before=hold)
+    entered, release = held_reply(ollama_stub, "First.")
     ollama_stub.reply("Second.")
     say(hass, "alex", "overseer one")
-    freezer.tick(2)
-    async_fire_time_changed(hass)
+    fire_tick(hass, freezer)
     await entered.wait()
     say(hass, "sam", "overseer two")
     for _ in range(3):
-        freezer.tick(2)
-        async_fire_time_changed(hass)
+        fire_tick(hass, freezer)
         await asyncio.sleep(0)
     assert len(ollama_stub.requests) == 1  # never two model calls at once
     release.set()

@@ -21,8 +21,19 @@ STRINGS = json.loads((INTEGRATION / "translations" / "en.json").read_text())
 
 
 def test_manifest_has_what_hacs_and_core_expect():
-    for key in ("domain", "name", "version", "documentation", "issue_tracker", "codeowners", "requirements",
-                "integration_type", "iot_class", "config_flow", "dependencies"):
+    for key in (
+        "domain",
+        "name",
+        "version",
+        "documentation",
+        "issue_tracker",
+        "codeowners",
+        "requirements",
+        "integration_type",
+        "iot_class",
+        "config_flow",
+        "dependencies",
+    ):
         assert key in MANIFEST, key
     assert MANIFEST["domain"] == "overseer" and MANIFEST["config_flow"] is True
     hacs = json.loads((ROOT / "hacs.json").read_text())
