@@ -9,8 +9,9 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.typing import ConfigType
+from homeassistant.loader import async_get_integration
 
-from .compat import agent_llm_apis
+from .compat import agent_llm_apis, async_register_frontend_module
 from .const import (
     BACKEND_CONVERSATION,
     DOMAIN,
@@ -26,15 +27,21 @@ from .providers.ollama import OllamaProvider
 from .services import async_setup_services
 from .settings import Settings
 from .store import OverseerStore
+from .websocket import async_register_websocket
 
 PLATFORMS = [Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
+CARD_URL = f"/{DOMAIN}_static/overseer-card.js"
+CARD_FILE = Path(__file__).parent / "frontend" / "overseer-card.js"
 PROMPT_FILES = {OverseerMode.CONTROL: "system.md", OverseerMode.COMMENTARY: "commentary.md"}
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
-    """Register the services once, for every room."""
+    """Register the services, the websocket commands and the debug card once, for every room."""
     async_setup_services(hass)
+    async_register_websocket(hass)
+    integration = await async_get_integration(hass, DOMAIN)
+    await async_register_frontend_module(hass, CARD_URL, str(CARD_FILE), str(integration.version))
     return True
 
 
@@ -42,7 +49,7 @@ def make_provider(hass: HomeAssistant, settings: Settings) -> Provider:
     """The backend the room was configured with."""
     if settings.backend == BACKEND_CONVERSATION:
         return ConversationProvider(hass, settings.agent_id)
-    return OllamaProvider(hass, settings.url, settings.model, settings.request_timeout)
+    return OllamaProvider(settings.url, settings.model, settings.request_timeout)
 
 
 def _check_agent(hass: HomeAssistant, entry: OverseerConfigEntry, settings: Settings) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from homeassistant.const import CONF_LLM_HASS_API
-from homeassistant.core import Context, HomeAssistant
+from homeassistant.const import CONF_LLM_HASS_API, EVENT_COMPONENT_LOADED
+from homeassistant.core import Context, Event, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er
 
 
@@ -66,3 +66,38 @@ def agent_llm_apis(hass: HomeAssistant, agent_id: str) -> list[str]:
         if CONF_LLM_HASS_API in source:
             return _api_ids(source[CONF_LLM_HASS_API])
     return []
+
+
+async def async_register_frontend_module(
+    hass: HomeAssistant, url_path: str, file_path: str, version: str
+) -> None:
+    """Serve a JavaScript module and have every dashboard load it, with no resource step.
+
+    The module URL carries the version so browsers fetch a new card after an update. If the
+    frontend is not loaded yet (it may load after us), the module is added when it is.
+    """
+    from homeassistant.components.http import StaticPathConfig
+
+    await hass.http.async_register_static_paths([StaticPathConfig(url_path, file_path, cache_headers=True)])
+    module_url = f"{url_path}?v={version}"
+
+    @callback
+    def add_module() -> None:
+        from homeassistant.components import frontend
+
+        frontend.add_extra_js_url(hass, module_url)
+
+    if "frontend" in hass.config.components:
+        add_module()
+        return
+
+    @callback
+    def is_frontend(event_data: Mapping[str, Any]) -> bool:
+        return event_data.get("component") == "frontend"
+
+    @callback
+    def frontend_loaded(_: Event) -> None:
+        add_module()
+        unsubscribe()
+
+    unsubscribe = hass.bus.async_listen(EVENT_COMPONENT_LOADED, frontend_loaded, event_filter=is_frontend)

@@ -135,7 +135,7 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             url = str(user_input[CONF_URL]).strip().rstrip("/")
             try:
-                self._models = await async_list_models(self.hass, url)
+                self._models = await async_list_models(url)
             except ModelError:
                 errors["base"] = "cannot_connect"
             else:

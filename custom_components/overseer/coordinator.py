@@ -13,7 +13,12 @@ from typing import Any
 
 from homeassistant.core import CALLBACK_TYPE, Event, EventStateChangedData, HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
-from homeassistant.helpers.event import async_track_state_change_event, async_track_time_interval
+from homeassistant.helpers.dispatcher import async_dispatcher_send
+from homeassistant.helpers.event import (
+    async_call_later,
+    async_track_state_change_event,
+    async_track_time_interval,
+)
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
@@ -51,9 +56,17 @@ from .providers import ModelError, ModelReply, Provider
 from .room import build_world
 from .settings import Settings
 from .store import OverseerStore
+from .websocket import status_signal
 
 PROMPT_DIR = Path(__file__).parent / "prompts"
 PEOPLE_WINDOW = 300
+# While the model cannot be reached, check it this often even if nothing triggers a decision.
+PROBE_INTERVAL = 60
+HEALTH_BY_ERROR = {
+    "cannot_connect": "unreachable",
+    "timeout": "unreachable",
+    "model_not_found": "model_not_found",
+}
 
 
 @dataclass
@@ -119,6 +132,10 @@ class OverseerCoordinator:
         self._listeners: list[CALLBACK_TYPE] = []
         self._unsubscribe: list[CALLBACK_TYPE] = []
         self._cooling = False
+        self._probe_later: CALLBACK_TYPE | None = None
+        # unknown, ok, unreachable, model_not_found or error; shown by the card.
+        self.model_health = "unknown"
+        self.model_detail: str | None = None
 
     @staticmethod
     def now() -> float:
@@ -145,6 +162,7 @@ class OverseerCoordinator:
                 async_track_state_change_event(self.hass, list(self._watched), self._on_state)
             )
         self.running = True
+        self._start_probe()
         self._notify()
 
     async def async_stop(self) -> None:
@@ -153,8 +171,12 @@ class OverseerCoordinator:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe = []
+        if self._probe_later is not None:
+            self._probe_later()
+            self._probe_later = None
         await self._async_cancel_decision()
         await self._store.async_save(self.state.as_dict())
+        self._notify()
 
     async def _async_cancel_decision(self) -> None:
         """Cancel the decision in flight, if any, and wait until it is gone."""
@@ -164,6 +186,34 @@ class OverseerCoordinator:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+    # Model health
+
+    @callback
+    def _start_probe(self, _: datetime | None = None) -> None:
+        """Check the model in the background, so the card can say it is unreachable early."""
+        self._probe_later = None
+        if self.running:
+            self.entry.async_create_background_task(
+                self.hass, self._async_probe(), f"overseer model check {self.entry.title}"
+            )
+
+    async def _async_probe(self) -> None:
+        """One cheap check; checked again later while the model is not healthy."""
+        try:
+            await self._provider.async_check()
+        except ModelError as err:
+            self._set_health(err)
+            if self.running:
+                self._probe_later = async_call_later(self.hass, PROBE_INTERVAL, self._start_probe)
+        else:
+            self._set_health(None)
+        self._notify()
+
+    def _set_health(self, err: ModelError | None) -> None:
+        """Remember whether the model answers, and why not."""
+        self.model_health = "ok" if err is None else HEALTH_BY_ERROR.get(err.kind, "error")
+        self.model_detail = None if err is None else err.detail[:200]
 
     # Entities and persistence
 
@@ -181,9 +231,10 @@ class OverseerCoordinator:
 
     @callback
     def _notify(self) -> None:
-        """Tell every listener (entities, status subscribers) that something changed."""
+        """Tell the entities and the status subscribers that something changed."""
         for listener in list(self._listeners):
             listener()
+        async_dispatcher_send(self.hass, status_signal(self.entry.entry_id))
 
     # Controls (selects and switches)
 
@@ -343,12 +394,14 @@ class OverseerCoordinator:
         try:
             reply = await self._provider.async_decide(messages, schemas)
         except ModelError as err:
+            self._set_health(err)
             self._model_failed(cycle.trigger, err, time.monotonic() - clock)
             return
         finally:
             set_typing(self.hass, settings.room, settings.name, False)
         cycle.latency = time.monotonic() - clock
         cycle.reply = reply
+        self._set_health(None)
         self._model_recovered()
         recent_bot = [line.text for line in self.transcript if line.own][
             -max(settings.bounds.bot_messages, 2) :

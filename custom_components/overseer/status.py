@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from homeassistant.util import dt as dt_util
 
-from .const import RECENT_ACTIONS, Outcome, OverseerMode
+from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode
 from .core.policy import availability
 
 if TYPE_CHECKING:
@@ -85,6 +85,17 @@ def _common(coordinator: OverseerCoordinator, schema: str) -> dict[str, Any]:
     }
 
 
+def _model(coordinator: OverseerCoordinator) -> dict[str, Any]:
+    """Which model answers, and whether it does."""
+    settings = coordinator.settings
+    return {
+        "backend": settings.backend,
+        "model": settings.agent_id if settings.backend == BACKEND_CONVERSATION else settings.model,
+        "health": coordinator.model_health,
+        "detail": coordinator.model_detail,
+    }
+
+
 def build_status(coordinator: OverseerCoordinator) -> dict[str, Any]:
     """The status object for the mode the room is in."""
     state = coordinator.state
@@ -96,6 +107,7 @@ def build_status(coordinator: OverseerCoordinator) -> dict[str, Any]:
         return {
             **_common(coordinator, SCHEMA_COMMENTARY),
             "phase": coordinator.phase.value,
+            "model": _model(coordinator),
             "last_trigger": _trigger(cycle),
             "last_comment": cycle.decision.chat if cycle and cycle.decision else None,
             "model_output": cycle.reply.raw if cycle and cycle.reply else None,
@@ -119,6 +131,7 @@ def build_status(coordinator: OverseerCoordinator) -> dict[str, Any]:
         "site_mode": state.controls.site_mode.value,
         "lights_locked_on": state.controls.lights_locked_on,
         "phase": coordinator.phase.value,
+        "model": _model(coordinator),
         "last_trigger": _trigger(cycle),
         "state_update": cycle.state_update if cycle else None,
         "model_input": (

@@ -103,12 +103,12 @@ async def test_hallucinated_and_looping_tool_calls_are_refused_and_audited(hass,
 
 
 async def test_provider_timeout_and_connection_errors_are_model_errors(hass, ollama_stub):
-    provider = OllamaProvider(hass, ollama_stub.url, MODEL, timeout=0.2)
+    provider = OllamaProvider(ollama_stub.url, MODEL, timeout=0.2)
     ollama_stub.script.append(Scripted(content="late", before=lambda: asyncio.sleep(1)))
     with pytest.raises(ModelError) as err:
         await provider.async_decide([{"role": "user", "content": "hi"}], [])
     assert err.value.kind == "timeout"
-    dead = OllamaProvider(hass, "http://127.0.0.1:9", MODEL, timeout=2)
+    dead = OllamaProvider("http://127.0.0.1:9", MODEL, timeout=2)
     with pytest.raises(ModelError) as err:
         await dead.async_decide([{"role": "user", "content": "hi"}], [])
     assert err.value.kind == "cannot_connect"
@@ -116,7 +116,7 @@ async def test_provider_timeout_and_connection_errors_are_model_errors(hass, oll
 
 
 async def test_provider_records_token_counts(hass, ollama_stub):
-    provider = OllamaProvider(hass, ollama_stub.url, MODEL, timeout=5)
+    provider = OllamaProvider(ollama_stub.url, MODEL, timeout=5)
     ollama_stub.reply("hello", call("lift_up"))
     reply = await provider.async_decide([{"role": "user", "content": "hi"}], [])
     assert (reply.prompt_tokens, reply.completion_tokens) == (321, 12)

@@ -50,3 +50,6 @@ class Provider(Protocol):
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """Ask once; raise ModelError on any failure."""
+
+    async def async_check(self) -> None:
+        """Cheaply check the model can be asked at all; raise ModelError when not."""

@@ -9,7 +9,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 
-from ..compat import async_converse
+from ..compat import async_converse, conversation_agent_exists
 from ..core.decision import parse_json_decision
 from . import RAW_CHARS, ModelError, ModelReply
 
@@ -38,6 +38,11 @@ class ConversationProvider:
         """Remember which agent to ask."""
         self._hass = hass
         self._agent_id = agent_id
+
+    async def async_check(self) -> None:
+        """The agent is loaded."""
+        if not conversation_agent_exists(self._hass, self._agent_id):
+            raise ModelError("cannot_connect", f"conversation agent {self._agent_id} is not loaded")
 
     async def async_decide(
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]

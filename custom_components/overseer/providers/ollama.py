@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 import ollama
-from homeassistant.core import HomeAssistant
 from homeassistant.util.ssl import get_default_context
 
 from ..const import OLLAMA_KEEP_ALIVE, OLLAMA_NUM_CTX
@@ -17,14 +16,14 @@ from . import ModelError, ModelReply, raw_output
 LIST_TIMEOUT = 10
 
 
-def make_client(hass: HomeAssistant, url: str, timeout: float) -> ollama.AsyncClient:
+def make_client(url: str, timeout: float) -> ollama.AsyncClient:
     """A client whose TLS context comes from Home Assistant (creating one blocks)."""
     return ollama.AsyncClient(host=url, timeout=timeout, verify=get_default_context())
 
 
-async def async_list_models(hass: HomeAssistant, url: str) -> list[str]:
+async def async_list_models(url: str) -> list[str]:
     """Names of the models the server has; raises ModelError when it cannot be reached."""
-    client = make_client(hass, url, LIST_TIMEOUT)
+    client = make_client(url, LIST_TIMEOUT)
     try:
         async with asyncio.timeout(LIST_TIMEOUT):
             response = await client.list()
@@ -38,11 +37,18 @@ async def async_list_models(hass: HomeAssistant, url: str) -> list[str]:
 class OllamaProvider:
     """Asks an Ollama server; the tools parameter lists exactly the available tools."""
 
-    def __init__(self, hass: HomeAssistant, url: str, model: str, timeout: float) -> None:
+    def __init__(self, url: str, model: str, timeout: float) -> None:
         """Create the client once; it keeps its connection pool between decisions."""
-        self._client = make_client(hass, url, timeout)
+        self._client = make_client(url, timeout)
+        self._url = url
         self._model = model
         self._timeout = timeout
+
+    async def async_check(self) -> None:
+        """The server answers and has the configured model."""
+        models = await async_list_models(self._url)
+        if self._model not in models:
+            raise ModelError("model_not_found", f"{self._model} is not on the server")
 
     async def async_decide(
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]

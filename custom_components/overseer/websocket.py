@@ -1,0 +1,85 @@
+"""Websocket API for the debug card: the status object now, and on every change (admin only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import voluptuous as vol
+from homeassistant.components import websocket_api
+from homeassistant.config_entries import ConfigEntryState
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
+
+from .const import DOMAIN
+from .status import SCHEMA_OFF, build_status
+
+SIGNAL_STATUS = f"{DOMAIN}_status_{{}}"
+
+
+def status_signal(entry_id: str) -> str:
+    """The dispatcher signal a room's coordinator sends whenever its status may have changed."""
+    return SIGNAL_STATUS.format(entry_id)
+
+
+def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
+    """The room's status; an entry that exists but is not loaded reads as off and not running."""
+    entry = hass.config_entries.async_get_entry(entry_id)
+    if entry is None or entry.domain != DOMAIN:
+        return None
+    if entry.state is ConfigEntryState.LOADED:
+        return build_status(entry.runtime_data.coordinator)
+    return {
+        "schema": SCHEMA_OFF,
+        "entry_id": entry_id,
+        "name": entry.title,
+        "enabled": False,
+        "running": False,
+    }
+
+
+@callback
+def async_register_websocket(hass: HomeAssistant) -> None:
+    """Register the overseer's websocket commands."""
+    websocket_api.async_register_command(hass, ws_status)
+    websocket_api.async_register_command(hass, ws_subscribe)
+
+
+@websocket_api.require_admin
+@websocket_api.websocket_command({vol.Required("type"): "overseer/status", vol.Required("entry_id"): str})
+@callback
+def ws_status(hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict[str, Any]) -> None:
+    """Answer with the status object once."""
+    status = _status(hass, msg["entry_id"])
+    if status is None:
+        connection.send_error(msg["id"], websocket_api.ERR_NOT_FOUND, "No overseer with that entry id")
+        return
+    connection.send_result(msg["id"], status)
+
+
+@websocket_api.require_admin
+@websocket_api.websocket_command(
+    {vol.Required("type"): "overseer/status/subscribe", vol.Required("entry_id"): str}
+)
+@callback
+def ws_subscribe(
+    hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict[str, Any]
+) -> None:
+    """Send the status now and again whenever it changes; survives reloads of the entry."""
+    entry_id = msg["entry_id"]
+    first = _status(hass, entry_id)
+    if first is None:
+        connection.send_error(msg["id"], websocket_api.ERR_NOT_FOUND, "No overseer with that entry id")
+        return
+    last: dict[str, Any] = {}
+
+    @callback
+    def push() -> None:
+        nonlocal last
+        status = _status(hass, entry_id)
+        if status is not None and status != last:
+            last = status
+            connection.send_message(websocket_api.event_message(msg["id"], status))
+
+    connection.subscriptions[msg["id"]] = async_dispatcher_connect(hass, status_signal(entry_id), push)
+    connection.send_result(msg["id"])
+    push()
