@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ class OllamaStub:
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         self.default = Scripted(content="SKIP")
+        # When nothing is scripted: picks the answer from the request (for long-running tests).
+        self.responder: Callable[[dict[str, Any]], Scripted | None] | None = None
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -77,7 +80,10 @@ class OllamaStub:
     async def _chat(self, request: web.Request) -> web.Response:
         payload = await request.json()
         self.requests.append(payload)
-        scripted = self.script.popleft() if self.script else self.default
+        if self.script:
+            scripted = self.script.popleft()
+        else:
+            scripted = (self.responder(payload) if self.responder else None) or self.default
         if scripted.before is not None:
             result = scripted.before()
             if asyncio.iscoroutine(result):
@@ -106,3 +112,23 @@ class OllamaStub:
             ),
             content_type="application/json",
         )
+
+
+class ThreadedOllamaStub:
+    """The same stub on its own event loop thread, for tests that drive a separate process."""
+
+    def __init__(self) -> None:
+        self.stub = OllamaStub()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="ollama-stub", daemon=True)
+
+    def __enter__(self) -> OllamaStub:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.stub.start(), self._loop).result(10)
+        return self.stub
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.stub.stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()

@@ -141,7 +141,11 @@ def test_execution_check_codes():
     assert reason("ha_set_entity", {"entity_id": "switch.fan", "state": "red"}) is Refusal.INVALID_ARGUMENTS
     assert reason("ha_set_entity", {"entity_id": "light.shelf", "state": "Purple"}) is None
     assert reason("lift_up", {"force": True}) is Refusal.INVALID_ARGUMENTS
-    assert reason("lift_up", {}, offer=frozenset()) is Refusal.NOT_AVAILABLE
+    assert reason("lift_up", {}, offer=frozenset()) is Refusal.NOT_AVAILABLE  # blocked earlier, fine now
+    cooling = Ledger().after_execution("lift_up", 0.0, Limits())
+    # Not offered and still blocked: the live reason says more than "not offered".
+    verdict = check_call("lift_down", {}, frozenset(), world, cooling, Limits(), 1.0)
+    assert verdict.refusal.reason is Refusal.COOLDOWN
     # a lock that flipped after the context was built
     assert reason("lift_up", {}, w=replace(world, site_mode=SiteMode.LOCKDOWN)) is Refusal.SITE_MODE_LOCKDOWN
     half_dark = replace(world, lights=(light("shelf", "unavailable"), light("bench")))

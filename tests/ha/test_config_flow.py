@@ -116,6 +116,8 @@ async def test_reconfigure_to_a_conversation_agent(hass, ollama_stub, room, agen
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": AGENT_ID})
     assert result["reason"] == "reconfigure_successful"
     assert "url" not in entry.data and entry.data["agent_id"] == AGENT_ID
+    await hass.async_block_till_done()  # the reload the flow scheduled
+    assert entry.runtime_data.coordinator.settings.backend == "conversation"
 
 
 def sections(**overrides):

@@ -160,7 +160,7 @@ async def test_execution_time_codes_for_what_the_model_should_not_have_called(
     )
     say(hass, "alex", "overseer chaos")
     await tick(hass, freezer)
-    ollama_stub.reply("", call("lift_down"))  # cooling down: it was not offered
+    ollama_stub.reply("", call("lift_down"))  # not offered: it is cooling down
     say(hass, "alex", "overseer down")
     await tick(hass, freezer)
     assert actions(action_events) == [
@@ -169,7 +169,7 @@ async def test_execution_time_codes_for_what_the_model_should_not_have_called(
         ("ha_set_entity", "blocked", "not_allowlisted"),
         ("ha_set_entity", "blocked", "invalid_arguments"),
         ("lift_up", "executed", None),
-        ("lift_down", "blocked", "not_available"),
+        ("lift_down", "blocked", "cooldown"),
     ]
     assert len(room["cover.open_cover"]) == 1 and room["cover.close_cover"] == []
 
@@ -187,7 +187,7 @@ async def test_budget_counts_executions_and_then_rate_limits(hass, freezer, olla
         say(hass, "alex", "overseer go")
         await tick(hass, freezer)
     assert actions(action_events)[:2] == [("lift_up", "executed", None), ("ha_set_entity", "executed", None)]
-    assert actions(action_events)[2] == ("lift_down", "blocked", "not_available")
+    assert actions(action_events)[2] == ("lift_down", "blocked", "rate_limit")
     assert "reason=rate_limit" in ollama_stub.requests[2]["messages"][-1]["content"]
     assert room["light.turn_on"][0].data == {"entity_id": "light.bench", "color_name": "red"}
 

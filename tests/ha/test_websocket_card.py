@@ -10,7 +10,9 @@ from .conftest import say, setup_overseer, tick
 CARD_URL = "/overseer_static/overseer-card.js"
 
 
-async def test_status_is_for_admins_only(hass, hass_ws_client, hass_read_only_access_token, ollama_stub, room):
+async def test_status_is_for_admins_only(
+    hass, hass_ws_client, hass_read_only_access_token, ollama_stub, room
+):
     await setup_overseer(hass, ollama_stub)
     client = await hass_ws_client(hass, hass_read_only_access_token)
     for command in ("overseer/status", "overseer/status/subscribe"):
@@ -32,7 +34,9 @@ async def test_status_and_unknown_entries(hass, hass_ws_client, ollama_stub, roo
         assert response["error"]["code"] == "not_found"
 
 
-async def test_subscription_pushes_every_change_and_survives_a_reload(hass, hass_ws_client, freezer, ollama_stub, room):
+async def test_subscription_pushes_every_change_and_survives_a_reload(
+    hass, hass_ws_client, freezer, ollama_stub, room
+):
     entry = await setup_overseer(hass, ollama_stub)
     client = await hass_ws_client(hass)
     await client.send_json_auto_id({"type": "overseer/status/subscribe", "entry_id": "room1"})
@@ -55,8 +59,9 @@ async def test_subscription_pushes_every_change_and_survives_a_reload(hass, hass
 
     await hass.config_entries.async_reload(entry.entry_id)
     await hass.async_block_till_done()
-    await hass.services.async_call("select", "select_option",
-                                   {"entity_id": "select.arena_overseer_mode", "option": "off"}, blocking=True)
+    await hass.services.async_call(
+        "select", "select_option", {"entity_id": "select.arena_overseer_mode", "option": "off"}, blocking=True
+    )
     while (event := (await client.receive_json())["event"])["schema"] != "overseer.off":
         pass
     assert event["enabled"] is False

@@ -207,11 +207,12 @@ def check_call(
         clean = validate_arguments(name, arguments, usable_allowlist(world, include_missing=True))
     except ArgumentError as err:
         return Verdict({}, Block(err.reason))
-    if name not in offered:
-        return Verdict(clean, Block(Refusal.NOT_AVAILABLE))
     block = tool_block(name, world, ledger, limits, now)
     if block is not None:
         return Verdict(clean, block)
+    if name not in offered:
+        # Blocked when the context was built, fine now: still not the model's to call.
+        return Verdict(clean, Block(Refusal.NOT_AVAILABLE))
     if name == "ha_set_entity":
         target = world.light(clean["entity_id"])
         if target is None or target.missing:

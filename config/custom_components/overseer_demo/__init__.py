@@ -1,0 +1,162 @@
+"""A demo room for trying the overseer: rovers, a lift, a vacuum, lights and a chatty crowd.
+
+Development only: scripts/develop and the end-to-end tests load it from config/.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from datetime import timedelta
+from types import MappingProxyType
+from typing import Any
+
+import voluptuous as vol
+from homeassistant.config_entries import SOURCE_IMPORT, SOURCE_USER, ConfigEntry
+from homeassistant.const import Platform
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.dispatcher import async_dispatcher_send
+from homeassistant.helpers.event import async_track_time_interval
+from homeassistant.helpers.typing import ConfigType
+
+from .const import DOMAIN, LIGHTS, PEOPLE, ROVERS, SIGNAL_ROOM
+
+CONFIG_SCHEMA = vol.Schema({DOMAIN: vol.Any(None, {})}, extra=vol.ALLOW_EXTRA)
+PLATFORMS = [
+    Platform.BINARY_SENSOR,
+    Platform.COVER,
+    Platform.LIGHT,
+    Platform.SENSOR,
+    Platform.SWITCH,
+    Platform.VACUUM,
+]
+OVERSEER_ENTRY_ID = "overseer_demo_arena"
+CROWD_INTERVAL = timedelta(seconds=12)
+CROWD_LINES = (
+    "did you see that drift",
+    "rover 2 is cheating again",
+    "who parked on the dock",
+    "lights look great tonight",
+    "i dare you to make this harder",
+    "overseer, raise the lift!",
+    "overseer what do you think of sam's driving",
+    "bot pick a side",
+    "go go go",
+    "that was close",
+)
+
+
+@dataclass
+class Rover:
+    """One simulated rover."""
+
+    activity: str = "idle"
+    driver: str = "none"
+    docked: bool = True
+    charging: bool = True
+
+
+@dataclass
+class Room:
+    """The simulated room every demo entity reads."""
+
+    rovers: dict[str, Rover] = field(default_factory=lambda: {name: Rover() for name in ROVERS})
+    crowd: bool = False
+    random: random.Random = field(default_factory=lambda: random.Random(7))
+
+
+def overseer_options() -> dict[str, Any]:
+    """The demo room, mapped in the overseer's options."""
+    rover_entities = []
+    for index in range(1, len(ROVERS) + 1):
+        rover_entities += [
+            f"sensor.rover_{index}_activity",
+            f"sensor.rover_{index}_driver",
+            f"binary_sensor.rover_{index}_docked",
+            f"binary_sensor.rover_{index}_charging",
+        ]
+    return {
+        "rover_entities": rover_entities,
+        "lift_cover": "cover.lift",
+        "vacuum_entity": "vacuum.neato",
+        "light_entities": [f"light.{name.lower()}" for name in LIGHTS],
+        "state_entities": ["input_text.chat_as_you"],
+    }
+
+
+@callback
+def _ensure_overseer(hass: HomeAssistant) -> None:
+    """Configure the overseer for the demo room once, pointed at OLLAMA_URL."""
+    if os.environ.get("OVERSEER_DEMO_AUTOCONFIGURE", "1") == "0":
+        return  # the end-to-end tests configure it through the config flow instead
+    url = os.environ.get("OLLAMA_URL", "http://localhost:11434")
+    model = os.environ.get("OLLAMA_MODEL", "llama3.2:latest")
+    existing = hass.config_entries.async_get_entry(OVERSEER_ENTRY_ID)
+    if existing is not None:
+        if (existing.data.get("url"), existing.data.get("model")) != (url, model):
+            hass.config_entries.async_update_entry(
+                existing, data={**existing.data, "url": url, "model": model}
+            )
+        return
+    if hass.config_entries.async_entries("overseer"):
+        return  # someone configured their own overseer: leave it alone
+    # Created directly rather than through the flow: the flow rightly refuses a server that
+    # does not answer, and the demo must start (and say so on the card) without one.
+    entry = ConfigEntry(
+        data={"name": "Overseer", "room": "Arena", "backend": "ollama", "url": url, "model": model},
+        discovery_keys=MappingProxyType({}),
+        domain="overseer",
+        entry_id=OVERSEER_ENTRY_ID,
+        minor_version=1,
+        options=overseer_options(),
+        source=SOURCE_USER,
+        subentries_data=None,
+        title="Arena",
+        unique_id="arena",
+        version=1,
+    )
+    hass.async_create_task(hass.config_entries.async_add(entry))
+
+
+async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
+    """Create the demo room entry from YAML."""
+    if not hass.config_entries.async_entries(DOMAIN):
+        hass.async_create_task(
+            hass.config_entries.flow.async_init(DOMAIN, context={"source": SOURCE_IMPORT}, data={})
+        )
+    return True
+
+
+async def async_setup_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+    """Start the simulated room and its crowd."""
+    room = Room()
+    entry.runtime_data = room
+    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    _ensure_overseer(hass)
+
+    @callback
+    def crowd_step(_: Any) -> None:
+        if not room.crowd:
+            return
+        pick = room.random
+        if pick.random() < 0.6:
+            hass.bus.async_fire(
+                "overseer_chat_message",
+                {"user": pick.choice(PEOPLE), "text": pick.choice(CROWD_LINES), "bot": False},
+            )
+        rover = room.rovers[pick.choice(ROVERS)]
+        if pick.random() < 0.5:
+            rover.docked = not rover.docked
+            rover.charging = rover.docked
+            rover.activity = "docked" if rover.docked else "driving"
+            rover.driver = "none" if rover.docked else pick.choice(PEOPLE)
+        async_dispatcher_send(hass, SIGNAL_ROOM)
+
+    entry.async_on_unload(async_track_time_interval(hass, crowd_step, CROWD_INTERVAL))
+    return True
+
+
+async def async_unload_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+    """Stop the demo room."""
+    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
