@@ -79,6 +79,7 @@ def _common(coordinator: OverseerCoordinator, schema: str) -> dict[str, Any]:
         "entry_id": coordinator.entry.entry_id,
         "name": coordinator.settings.name,
         "room": coordinator.settings.room,
+        "title": coordinator.entry.title,
         "mode": state.mode.value,
         "enabled": state.mode is not OverseerMode.OFF,
         "running": coordinator.running,

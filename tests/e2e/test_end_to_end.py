@@ -33,10 +33,14 @@ def flow_step(ha: HomeAssistantProcess, path: str, payload: dict) -> dict:
 
 def configure_overseer(ha: HomeAssistantProcess, ollama_url: str) -> str:
     """Create the entry exactly as the UI does, then map the demo room in its options."""
-    result = flow_step(ha, "/api/config/config_entries/flow", {"handler": "overseer", "show_advanced_options": False})
+    result = flow_step(
+        ha, "/api/config/config_entries/flow", {"handler": "overseer", "show_advanced_options": False}
+    )
     assert result["step_id"] == "user"
     flow = f"/api/config/config_entries/flow/{result['flow_id']}"
-    assert flow_step(ha, flow, {"name": "Overseer", "room": "Arena", "backend": "ollama"})["step_id"] == "ollama"
+    assert (
+        flow_step(ha, flow, {"name": "Overseer", "room": "Arena", "backend": "ollama"})["step_id"] == "ollama"
+    )
     assert flow_step(ha, flow, {"url": ollama_url})["step_id"] == "model"
     created = flow_step(ha, flow, {"model": MODEL})
     assert created["type"] == "create_entry", created
@@ -52,14 +56,34 @@ def configure_overseer(ha: HomeAssistantProcess, ollama_url: str) -> str:
                 "rover_entities": ROVER_ENTITIES,
                 "lift_cover": "cover.lift",
                 "vacuum_entity": "vacuum.neato",
-                "light_entities": [f"light.{name}" for name in ("shelf", "bench", "corner", "aux1", "aux2", "window")],
+                "light_entities": [
+                    f"light.{name}" for name in ("shelf", "bench", "corner", "aux1", "aux2", "window")
+                ],
                 "state_entities": [],
             },
             "addressing": {"aliases": [], "challenge_phrases": []},
-            "guardrails": {"cooldown_lift": 60, "cooldown_neato": 120, "cooldown_ha": 20, "action_budget": 3,
-                           "action_window": 300, "max_tool_calls": 1, "approval_tools": []},
-            "timing": {"gate_interval": 1, "heartbeat": 600, "min_gap": 15, "stale_after": 90, "request_timeout": 30},
-            "transcript": {"transcript_turns": 30, "transcript_minutes": 10, "min_human_messages": 5, "bot_messages": 2},
+            "guardrails": {
+                "cooldown_lift": 60,
+                "cooldown_neato": 120,
+                "cooldown_ha": 20,
+                "action_budget": 3,
+                "action_window": 300,
+                "max_tool_calls": 1,
+                "approval_tools": [],
+            },
+            "timing": {
+                "gate_interval": 1,
+                "heartbeat": 600,
+                "min_gap": 15,
+                "stale_after": 90,
+                "request_timeout": 30,
+            },
+            "transcript": {
+                "transcript_turns": 30,
+                "transcript_minutes": 10,
+                "min_human_messages": 5,
+                "bot_messages": 2,
+            },
         },
     )
     assert done["type"] == "create_entry", done
@@ -77,8 +101,12 @@ def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, olla
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer's entities")
     assert state(ha, "cover.lift") == "closed"
 
-    ha.post("/api/services/overseer/post_message", {"user": "alex", "text": "overseer raise the lift"}).raise_for_status()
-    ha.wait_for(lambda: state(ha, "input_text.overseer_said") == "Going up.", what="the reply on the chat bus")
+    ha.post(
+        "/api/services/overseer/post_message", {"user": "alex", "text": "overseer raise the lift"}
+    ).raise_for_status()
+    ha.wait_for(
+        lambda: state(ha, "input_text.overseer_said") == "Going up.", what="the reply on the chat bus"
+    )
     assert state(ha, "input_text.overseer_last_action") == "lift_up executed"
     ha.wait_for(lambda: state(ha, "cover.lift") == "open", timeout=20, what="the lift to open")
     assert any(r["tools"] for r in ollama.requests), "the model was offered tools"
@@ -86,14 +114,18 @@ def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, olla
     # A person lowers the lift again; then an automation locks the site down.
     ha.post("/api/services/cover/close_cover", {"entity_id": "cover.lift"}).raise_for_status()
     ha.wait_for(lambda: state(ha, "cover.lift") == "closed", timeout=20, what="the lift to close")
-    ha.post("/api/services/select/select_option",
-            {"entity_id": "select.arena_site_mode", "option": "lockdown"}).raise_for_status()
+    ha.post(
+        "/api/services/select/select_option", {"entity_id": "select.arena_site_mode", "option": "lockdown"}
+    ).raise_for_status()
     assert state(ha, "select.arena_site_mode") == "lockdown"
     requests_before = len(ollama.requests)
 
-    ha.post("/api/services/overseer/post_message", {"user": "alex", "text": "overseer raise the lift"}).raise_for_status()
+    ha.post(
+        "/api/services/overseer/post_message", {"user": "alex", "text": "overseer raise the lift"}
+    ).raise_for_status()
     ha.wait_for(
-        lambda: state(ha, "input_text.overseer_last_action") == "lift_up blocked policy_lock:site_mode_lockdown",
+        lambda: state(ha, "input_text.overseer_last_action")
+        == "lift_up blocked policy_lock:site_mode_lockdown",
         what="the blocked call in the audit feed",
     )
     lockdown_request = ollama.requests[requests_before]

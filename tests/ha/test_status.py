@@ -56,6 +56,7 @@ async def test_commentary_and_off_have_their_own_schemas(hass, freezer, ollama_s
         "entry_id": "room1",
         "name": "Overseer",
         "room": "arena",
+        "title": "Arena",
         "mode": "off",
         "enabled": False,
         "running": True,

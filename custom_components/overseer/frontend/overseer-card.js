@@ -21,6 +21,9 @@ const ago = (iso) => {
   return `${Math.round(seconds / 3600)}h ago`;
 };
 
+// The cooldown group of a tool, as the integration names them.
+const groupOf = (tool) => (tool.startsWith("lift_") ? "lift" : tool.startsWith("neato_") ? "neato" : tool === "ha_set_entity" ? "ha" : "");
+
 const remaining = (cooldown) => {
   if (!cooldown || !cooldown.until) return 0;
   return Math.max(0, Math.ceil((Date.parse(cooldown.until) - Date.now()) / 1000));
@@ -43,7 +46,7 @@ const STYLE = `
   .phase { flex: 1; min-width: 70px; text-align: center; font-size: 0.75em; padding: 4px 2px; border-radius: 6px;
            background: var(--secondary-background-color); color: var(--secondary-text-color); }
   .phase.active { background: var(--primary-color); color: var(--text-primary-color, #fff); font-weight: 600; }
-  .phase.active.failed { background: var(--error-color, #db4437); }
+  .phase.active.phase-failed { background: var(--error-color, #db4437); }
   h3 { font-size: 0.95em; font-weight: 600; margin: 14px 0 6px; color: var(--secondary-text-color);
        text-transform: uppercase; letter-spacing: 0.04em; }
   .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 6px 12px; }
@@ -82,8 +85,8 @@ class OverseerCard extends HTMLElement {
   }
 
   setConfig(config) {
-    if (!config || typeof config.entry_id !== "string") {
-      throw new Error("Pick an overseer (entry_id)");
+    if (!config || (config.entry_id !== undefined && typeof config.entry_id !== "string")) {
+      throw new Error("entry_id must be the config entry id of an overseer");
     }
     if (this._config && this._config.entry_id !== config.entry_id) this._unsubscribe();
     this._config = config;
@@ -113,16 +116,23 @@ class OverseerCard extends HTMLElement {
   }
 
   async _subscribe() {
-    if (!this._hass || !this._config || !this._config.entry_id || this._unsub || this._subscribing || !this.isConnected) return;
+    if (!this._hass || !this._config || this._unsub || this._subscribing || !this.isConnected) return;
     this._subscribing = true;
     try {
+      // Without an entry_id the card follows the first overseer: the common one-room case.
+      let entryId = this._config.entry_id;
+      if (!entryId) {
+        const entries = await this._hass.callWS({ type: "config_entries/get", domain: "overseer" });
+        if (!entries.length) throw new Error("No overseer is configured yet: add the Overseer integration.");
+        entryId = entries[0].entry_id;
+      }
       this._unsub = await this._hass.connection.subscribeMessage(
         (status) => {
           this._status = status;
           this._error = undefined;
           this._render();
         },
-        { type: "overseer/status/subscribe", entry_id: this._config.entry_id },
+        { type: "overseer/status/subscribe", entry_id: entryId },
       );
     } catch (err) {
       this._error = err && err.code === "unauthorized" ? "Only administrators can see the overseer's debug view." : (err && err.message) || String(err);
@@ -147,6 +157,9 @@ class OverseerCard extends HTMLElement {
       const left = remaining(cooldown);
       cell.querySelector(".v").textContent = left ? `${left}s` : "ready";
       cell.classList.toggle("ready", left === 0);
+      for (const chip of this.shadowRoot.querySelectorAll(`[data-cooling="${group}"] .left`)) {
+        chip.textContent = left ? ` ${left}s` : " (ready soon)";
+      }
     }
   }
 
@@ -166,7 +179,7 @@ class OverseerCard extends HTMLElement {
   _header(status, badges) {
     return `
       <div class="header">
-        <div class="title">${esc(status.name)} <span class="muted">· ${esc(status.room || "")}</span></div>
+        <div class="title">${esc(status.name)} <span class="muted">· ${esc(status.title || status.room || "")}</span></div>
         <div class="badges">${badges.join("")}</div>
       </div>`;
   }
@@ -186,7 +199,7 @@ class OverseerCard extends HTMLElement {
 
   _phases(phase) {
     return `<div class="phases">${PHASES.map(
-      (p) => `<div class="phase ${p === phase ? "active" : ""} ${p}" data-phase="${p}">${esc(p.replace("_", " "))}</div>`,
+      (p) => `<div class="phase ${p === phase ? "active" : ""} phase-${p}" data-phase="${p}">${esc(p.replace("_", " "))}</div>`,
     ).join("")}</div>`;
   }
 
@@ -232,7 +245,12 @@ class OverseerCard extends HTMLElement {
       .join("");
     const available = (s.available_tools || []).map((t) => `<span class="tool">${esc(t)}</span>`).join("") || '<span class="muted">none</span>';
     const blocked = (s.blocked_tools || [])
-      .map((b) => `<span class="tool blocked" data-blocked="${esc(b.tool)}">${esc(b.tool)} · ${esc(b.reason)}${b.remaining ? ` ${esc(b.remaining)}s` : ""}</span>`)
+      .map((b) => {
+        // Cooldowns count down live; other waits (the budget) show what the server said.
+        const cooling = b.reason === "cooldown" ? `data-cooling="${groupOf(b.tool)}"` : "";
+        const left = b.remaining ? ` ${esc(b.remaining)}s` : "";
+        return `<span class="tool blocked" data-blocked="${esc(b.tool)}" ${cooling}>${esc(b.tool)} · ${esc(b.reason)}<span class="left">${left}</span></span>`;
+      })
       .join("") || '<span class="muted">none</span>';
     const callRows = calls.calls.length
       ? calls.calls.map((c) => `<tr><td>${esc(c.tool)}</td><td class="${esc(c.outcome)}">${esc(c.outcome)}</td><td>${esc(c.reason || "")}</td></tr>`).join("")
