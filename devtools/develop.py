@@ -20,7 +20,7 @@ def main() -> int:
     process.login()
     ollama = os.environ.get("OLLAMA_URL", "http://localhost:11434")
     print(
-        f"\n  Open {process.url}  and sign in as  {DEMO_USER} / {DEMO_PASSWORD}\n"
+        f"\n  Open {process.url}/lovelace/arena  and sign in as  {DEMO_USER} / {DEMO_PASSWORD}\n"
         f"  The overseer asks the model at {ollama} (set OLLAMA_URL, OLLAMA_MODEL to change).\n"
         "  Turn on 'Demo crowd' for a busy room, or type in 'Say something in the room chat'.\n"
         "  Ctrl-C stops Home Assistant.\n",

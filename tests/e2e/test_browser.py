@@ -35,8 +35,9 @@ def chromium() -> str:
     """Debian's chromium, installing it when possible; a loud skip when it cannot be had."""
     found = shutil.which("chromium")
     if found is None and shutil.which("apt-get") and Path("/proc/self").exists():
+        install = "apt-get install -y -qq --no-install-recommends chromium"
         subprocess.run(
-            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium",
+            f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive {install}",
             shell=True,
             check=False,
             capture_output=True,
@@ -69,7 +70,8 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
-            page.goto(f"{ha.url}/", wait_until="domcontentloaded")
+            # Home Assistant 2026 lands on its own home dashboard: ask for the demo one.
+            page.goto(f"{ha.url}/lovelace/arena", wait_until="domcontentloaded")
             page.locator("input[name='username']").fill(DEMO_USER)
             page.locator("input[name='password']").fill(DEMO_PASSWORD)
             page.locator("input[name='password']").press("Enter")
