@@ -61,3 +61,25 @@ async def test_commentary_and_off_have_their_own_schemas(hass, freezer, ollama_s
         "enabled": False,
         "running": True,
     }
+
+
+async def test_the_status_says_when_the_model_is_unreachable_before_any_decision(hass, ollama_stub, room):
+    port = ollama_stub.port
+    await ollama_stub.stop()
+    entry = await setup_overseer(hass, ollama_stub)
+    await hass.async_block_till_done(wait_background_tasks=True)
+    model = build_status(entry.runtime_data.coordinator)["model"]
+    assert model["health"] == "unreachable" and model["backend"] == "ollama"
+    assert "connect" in model["detail"].lower()
+    await ollama_stub.start(port)
+
+
+async def test_the_status_says_when_the_model_is_missing_and_when_it_is_fine(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub, data={"model": "gone:latest"})
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert build_status(entry.runtime_data.coordinator)["model"]["health"] == "model_not_found"
+    other = await setup_overseer(hass, ollama_stub, data={"room": "Lab"}, entry_id="room2")
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert build_status(other.runtime_data.coordinator)["model"] == {
+        "backend": "ollama", "model": "llama3.2:latest", "health": "ok", "detail": None
+    }
