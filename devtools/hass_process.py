@@ -43,6 +43,12 @@ def hass_command(*args: str) -> list[str]:
     return [sys.executable, "-c", _PAST_VERSION_GUARD, *args]
 
 
+def child_environment() -> dict[str, str]:
+    """This process's environment without pytest-cov's hooks: a child must not write coverage
+    data that the test run would then fail to combine with its own."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("COV_CORE_")}
+
+
 def free_port() -> int:
     """A TCP port nothing listens on right now."""
     with socket.socket() as sock:
@@ -85,7 +91,7 @@ class HomeAssistantProcess:
     def start(self, timeout: float = 180) -> HomeAssistantProcess:
         """Start and wait until the HTTP server answers."""
         self.seed_demo_user()
-        env = {**os.environ, **self._env, "OVERSEER_DEMO_PORT": str(self.port)}
+        env = {**child_environment(), **self._env, "OVERSEER_DEMO_PORT": str(self.port)}
         log = self.log_path.open("ab")
         self._process = subprocess.Popen(
             hass_command("--config", str(self.config_dir), "--skip-pip"),

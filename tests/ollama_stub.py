@@ -1,6 +1,7 @@
-"""A real HTTP server on 127.0.0.1 that speaks Ollama's /api/tags and /api/chat.
+"""A real HTTP server on 127.0.0.1 that speaks Ollama's /api/tags and /api/chat, and, like
+Ollama itself, the OpenAI-compatible /v1/models and /v1/chat/completions.
 
-Replies are scripted per test, so the real `ollama` client is exercised end to end.
+Replies are scripted per test, so the real `ollama` and `openai` clients are exercised end to end.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class OllamaStub:
         self.responder: Callable[[dict[str, Any]], Scripted | None] | None = None
         self._runner: web.AppRunner | None = None
         self.port = 0
+        # When set, the /v1 endpoints want "Authorization: Bearer <api_key>".
+        self.api_key: str | None = None
 
     @property
     def url(self) -> str:
@@ -57,6 +60,8 @@ class OllamaStub:
         app = web.Application()
         app.router.add_get("/api/tags", self._tags)
         app.router.add_post("/api/chat", self._chat)
+        app.router.add_get("/v1/models", self._openai_models)
+        app.router.add_post("/v1/chat/completions", self._openai_chat)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
@@ -77,8 +82,25 @@ class OllamaStub:
             }
         )
 
-    async def _chat(self, request: web.Request) -> web.Response:
-        payload = await request.json()
+    def _refused(self, request: web.Request) -> web.Response | None:
+        if self.api_key and request.headers.get("Authorization") != f"Bearer {self.api_key}":
+            return web.json_response(
+                {"error": {"message": "Incorrect API key", "type": "invalid_request_error"}}, status=401
+            )
+        return None
+
+    async def _openai_models(self, request: web.Request) -> web.Response:
+        if (refused := self._refused(request)) is not None:
+            return refused
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [{"id": m, "object": "model", "created": 0, "owned_by": "stub"} for m in self.models],
+            }
+        )
+
+    async def _next(self, payload: dict[str, Any]) -> Scripted:
+        """Record the request and run the scripted answer's hook."""
         self.requests.append(payload)
         if self.script:
             scripted = self.script.popleft()
@@ -88,6 +110,56 @@ class OllamaStub:
             result = scripted.before()
             if asyncio.iscoroutine(result):
                 await result
+        return scripted
+
+    async def _openai_chat(self, request: web.Request) -> web.Response:
+        if (refused := self._refused(request)) is not None:
+            return refused
+        payload = await request.json()
+        scripted = await self._next(payload)
+        if payload.get("model") not in self.models:
+            return web.json_response(
+                {"error": {"message": "model not found", "type": "not_found"}}, status=404
+            )
+        if scripted.body is not None:
+            return web.Response(text=scripted.body, status=scripted.status, content_type="application/json")
+        if scripted.status != 200:
+            return web.json_response({"error": {"message": "scripted failure"}}, status=scripted.status)
+        calls = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {
+                    "name": c["function"]["name"],
+                    "arguments": json.dumps(c["function"]["arguments"]),
+                },
+            }
+            for i, c in enumerate(scripted.tool_calls)
+        ]
+        return web.json_response(
+            {
+                "id": "chatcmpl-stub",
+                "object": "chat.completion",
+                "created": 0,
+                "model": payload["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "tool_calls" if calls else "stop",
+                        "message": {
+                            "role": "assistant",
+                            "content": scripted.content,
+                            "tool_calls": calls or None,
+                        },
+                    }
+                ],
+                "usage": {"prompt_tokens": 321, "completion_tokens": 12, "total_tokens": 333},
+            }
+        )
+
+    async def _chat(self, request: web.Request) -> web.Response:
+        payload = await request.json()
+        scripted = await self._next(payload)
         if payload.get("model") not in self.models:
             return web.json_response({"error": f"model '{payload.get('model')}' not found"}, status=404)
         if scripted.body is not None:

@@ -14,6 +14,7 @@ from homeassistant.loader import async_get_integration
 from .compat import agent_llm_apis, async_register_frontend_module
 from .const import (
     BACKEND_CONVERSATION,
+    BACKEND_OPENAI,
     DOMAIN,
     ISSUE_AGENT_CAN_CONTROL,
     ISSUE_MODEL_UNREACHABLE,
@@ -24,6 +25,7 @@ from .models import OverseerConfigEntry, OverseerRuntimeData, RoomState
 from .providers import Provider
 from .providers.conversation import ConversationProvider
 from .providers.ollama import OllamaProvider
+from .providers.openai import OpenAIProvider
 from .services import async_setup_services
 from .settings import Settings
 from .store import OverseerStore
@@ -49,6 +51,8 @@ def make_provider(hass: HomeAssistant, settings: Settings) -> Provider:
     """The backend the room was configured with."""
     if settings.backend == BACKEND_CONVERSATION:
         return ConversationProvider(hass, settings.agent_id)
+    if settings.backend == BACKEND_OPENAI:
+        return OpenAIProvider(hass, settings.url, settings.model, settings.api_key, settings.request_timeout)
     return OllamaProvider(settings.url, settings.model, settings.request_timeout)
 
 

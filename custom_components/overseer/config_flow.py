@@ -32,8 +32,10 @@ from .compat import conversation_agent_exists
 from .const import (
     BACKEND_CONVERSATION,
     BACKEND_OLLAMA,
+    BACKEND_OPENAI,
     CONF_AGENT_ID,
     CONF_ALIASES,
+    CONF_API_KEY,
     CONF_APPROVAL_TOOLS,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
@@ -51,6 +53,7 @@ from .const import (
     CONF_VACUUM_ENTITY,
     DEFAULT_NAME,
     DEFAULT_OLLAMA_URL,
+    DEFAULT_OPENAI_URL,
     DOMAIN,
     NUMBER_DEFAULTS,
     NUMBER_RANGES,
@@ -60,9 +63,10 @@ from .core.tools import ROOM_GROUPS, TOOLS
 from .models import OverseerConfigEntry
 from .providers import ModelError
 from .providers.ollama import async_list_models
+from .providers.openai import async_list_models as async_list_openai_models
 from .settings import resolve_name, room_key, split_words
 
-BACKENDS = [BACKEND_OLLAMA, BACKEND_CONVERSATION]
+BACKENDS = [BACKEND_OLLAMA, BACKEND_OPENAI, BACKEND_CONVERSATION]
 # The built-in agent runs intents itself: it is not a model and would bypass the guardrails.
 BUILTIN_AGENT = "conversation.home_assistant"
 
@@ -127,6 +131,8 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         """Continue with the chosen backend's own step."""
         if self._data[CONF_BACKEND] == BACKEND_CONVERSATION:
             return await self.async_step_conversation()
+        if self._data[CONF_BACKEND] == BACKEND_OPENAI:
+            return await self.async_step_openai()
         return await self.async_step_ollama()
 
     async def async_step_ollama(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
@@ -151,6 +157,34 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         )
         return self.async_show_form(step_id="ollama", data_schema=schema, errors=errors)
 
+    async def async_step_openai(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """An OpenAI-compatible server: base URL and an optional API key, tested before going on."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            url = str(user_input[CONF_URL]).strip().rstrip("/")
+            api_key = str(user_input.get(CONF_API_KEY) or "").strip()
+            try:
+                self._models = await async_list_openai_models(self.hass, url, api_key)
+            except ModelError as err:
+                errors["base"] = "invalid_auth" if err.kind == "invalid_auth" else "cannot_connect"
+            else:
+                self._data[CONF_URL] = url
+                if api_key:
+                    self._data[CONF_API_KEY] = api_key
+                else:
+                    self._data.pop(CONF_API_KEY, None)
+                return await self.async_step_model()
+        default_url = (user_input or {}).get(CONF_URL) or self._data.get(CONF_URL, DEFAULT_OPENAI_URL)
+        schema = vol.Schema(
+            {
+                vol.Required(CONF_URL, default=default_url): TextSelector(
+                    TextSelectorConfig(type=TextSelectorType.URL)
+                ),
+                vol.Optional(CONF_API_KEY): TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD)),
+            }
+        )
+        return self.async_show_form(step_id="openai", data_schema=schema, errors=errors)
+
     async def async_step_model(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Pick one of the models the server has."""
         errors: dict[str, str] = {}
@@ -159,6 +193,8 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
             if model in self._models:
                 self._data[CONF_MODEL] = model
                 self._data.pop(CONF_AGENT_ID, None)
+                if self._data[CONF_BACKEND] == BACKEND_OLLAMA:
+                    self._data.pop(CONF_API_KEY, None)
                 return self._async_finish()
             errors[CONF_MODEL] = "model_not_found"
         current = (user_input or {}).get(CONF_MODEL) or self._data.get(CONF_MODEL)
@@ -188,7 +224,7 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
                 errors[CONF_AGENT_ID] = "agent_not_found"
             else:
                 self._data[CONF_AGENT_ID] = agent_id
-                for key in (CONF_URL, CONF_MODEL):
+                for key in (CONF_URL, CONF_MODEL, CONF_API_KEY):
                     self._data.pop(key, None)
                 return self._async_finish()
         schema = vol.Schema(

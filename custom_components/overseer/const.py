@@ -25,6 +25,7 @@ BACKEND_OLLAMA: Final = "ollama"
 BACKEND_OPENAI: Final = "openai"
 BACKEND_CONVERSATION: Final = "conversation"
 DEFAULT_OLLAMA_URL: Final = "http://localhost:11434"
+DEFAULT_OPENAI_URL: Final = "http://127.0.0.1:8000/v1"
 
 # entry.options: room entities
 CONF_ROVER_ENTITIES: Final = "rover_entities"

@@ -46,7 +46,7 @@ def socket_enabled_module():
 
 
 @pytest.fixture(scope="module")
-def home_assistant(tmp_path_factory, ollama) -> Iterator[HomeAssistantProcess]:
+def home_assistant(request, tmp_path_factory, ollama) -> Iterator[HomeAssistantProcess]:
     """Home Assistant with the demo room; the overseer is left for the test to configure."""
     config = prepare_config(tmp_path_factory.mktemp("hass") / "config")
     process = HomeAssistantProcess(config, env={"OVERSEER_DEMO_AUTOCONFIGURE": "0"})
@@ -57,7 +57,9 @@ def home_assistant(tmp_path_factory, ollama) -> Iterator[HomeAssistantProcess]:
     finally:
         process.stop()
         OUTPUT.mkdir(exist_ok=True)
-        (OUTPUT / "e2e-home-assistant.log").write_text(process.log_tail(400))
+        (OUTPUT / f"{request.module.__name__.rsplit('.', 1)[-1]}-home-assistant.log").write_text(
+            process.log_tail(400)
+        )
 
 
 @pytest.fixture(autouse=True)

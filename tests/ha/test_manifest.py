@@ -42,10 +42,11 @@ def test_manifest_has_what_hacs_and_core_expect():
 
 def test_requirements_coexist_with_core_pins_on_this_home_assistant():
     core_pins = {}
-    core_manifest = Path(components.__file__).parent / "ollama" / "manifest.json"
-    for line in json.loads(core_manifest.read_text())["requirements"]:
-        requirement = Requirement(line)
-        core_pins[requirement.name] = next(iter(requirement.specifier)).version
+    for integration in ("ollama", "openai_conversation"):
+        core_manifest = Path(components.__file__).parent / integration / "manifest.json"
+        for line in json.loads(core_manifest.read_text())["requirements"]:
+            requirement = Requirement(line)
+            core_pins[requirement.name] = next(iter(requirement.specifier)).version
     for line in MANIFEST["requirements"]:
         requirement = Requirement(line)
         assert requirement.specifier.contains(Version(core_pins[requirement.name])), (line, core_pins)

@@ -81,5 +81,8 @@ async def test_the_status_says_when_the_model_is_missing_and_when_it_is_fine(has
     other = await setup_overseer(hass, ollama_stub, data={"room": "Lab"}, entry_id="room2")
     await hass.async_block_till_done(wait_background_tasks=True)
     assert build_status(other.runtime_data.coordinator)["model"] == {
-        "backend": "ollama", "model": "llama3.2:latest", "health": "ok", "detail": None
+        "backend": "ollama",
+        "model": "llama3.2:latest",
+        "health": "ok",
+        "detail": None,
     }

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 RAW_CHARS = 4000
+# One decision is one short line and a tool call or two: a longer answer is rambling.
+MAX_OUTPUT_TOKENS = 256
 
 
 def raw_output(text: Any, calls: Any) -> str:

@@ -11,7 +11,7 @@ import ollama
 from homeassistant.util.ssl import get_default_context
 
 from ..const import OLLAMA_KEEP_ALIVE, OLLAMA_NUM_CTX
-from . import ModelError, ModelReply, raw_output
+from . import MAX_OUTPUT_TOKENS, ModelError, ModelReply, raw_output
 
 LIST_TIMEOUT = 10
 
@@ -61,7 +61,7 @@ class OllamaProvider:
                     messages=list(messages),
                     tools=list(tools) or None,
                     stream=False,
-                    options={"num_ctx": OLLAMA_NUM_CTX},
+                    options={"num_ctx": OLLAMA_NUM_CTX, "num_predict": MAX_OUTPUT_TOKENS},
                     keep_alive=OLLAMA_KEEP_ALIVE,
                 )
         except (TimeoutError, httpx.TimeoutException) as err:

@@ -1,0 +1,143 @@
+"""The OpenAI-compatible backend: config flow, decisions and failures, against a real server."""
+
+from __future__ import annotations
+
+import pytest
+from homeassistant import config_entries
+from homeassistant.data_entry_flow import FlowResultType
+from pytest_homeassistant_custom_component.common import async_capture_events
+
+from custom_components.overseer.const import DOMAIN
+from custom_components.overseer.diagnostics import async_get_config_entry_diagnostics
+from custom_components.overseer.providers import ModelError
+from custom_components.overseer.providers.openai import OpenAIProvider
+
+from ..ollama_stub import Scripted, call
+from .conftest import MODEL, say, setup_overseer, tick
+
+
+async def test_flow_tests_the_server_and_the_key_before_saving(hass, ollama_stub):
+    ollama_stub.api_key = "sk-local"
+    result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": config_entries.SOURCE_USER})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "room": "Arena", "backend": "openai"}
+    )
+    assert result["step_id"] == "openai"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"url": "http://127.0.0.1:9/v1"}
+    )
+    assert result["errors"] == {"base": "cannot_connect"}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"url": f"{ollama_stub.url}/api"}
+    )
+    assert result["errors"] == {"base": "cannot_connect"}  # not an OpenAI-compatible base URL
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"url": f"{ollama_stub.url}/v1", "api_key": "wrong"}
+    )
+    assert result["errors"] == {"base": "invalid_auth"}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"url": f"{ollama_stub.url}/v1/", "api_key": " sk-local "}
+    )
+    assert result["step_id"] == "model"
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": "gpt-9"})
+    assert result["errors"] == {"model": "model_not_found"}
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": MODEL})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["data"] == {
+        "name": "Overseer",
+        "room": "Arena",
+        "backend": "openai",
+        "url": f"{ollama_stub.url}/v1",
+        "api_key": "sk-local",
+        "model": MODEL,
+    }
+
+
+async def test_reconfigure_from_openai_to_ollama_drops_the_key(hass, ollama_stub, room):
+    entry = await setup_overseer(
+        hass, ollama_stub, data={"backend": "openai", "url": f"{ollama_stub.url}/v1", "api_key": "k"}
+    )
+    ollama_stub.api_key = "k"
+    result = await entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "backend": "ollama"}
+    )
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": MODEL})
+    assert result["reason"] == "reconfigure_successful"
+    assert "api_key" not in entry.data and entry.data["backend"] == "ollama"
+    await hass.async_block_till_done()
+
+
+async def test_decisions_use_the_same_tools_normaliser_and_metrics(hass, freezer, ollama_stub, room):
+    ollama_stub.api_key = "sk-local"
+    entry = await setup_overseer(
+        hass, ollama_stub, data={"backend": "openai", "url": f"{ollama_stub.url}/v1", "api_key": "sk-local"}
+    )
+    chat = async_capture_events(hass, "overseer_chat_message")
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply(
+        "Lights for the brave.", call("ha_set_entity", entity_id="light.bench", state="gold"), call("lift_up")
+    )
+    say(hass, "alex", "overseer lights")
+    await tick(hass, freezer)
+    request = ollama_stub.requests[0]
+    assert {tool["function"]["name"] for tool in request["tools"]} == {
+        "chat_say",
+        "lift_up",
+        "lift_down",
+        "neato_start",
+        "neato_send_home",
+        "neato_locate",
+        "ha_set_entity",
+        "memory_read",
+        "memory_write",
+    }
+    assert request["tool_choice"] == "auto" and request["max_tokens"] == 256
+    assert [m["role"] for m in request["messages"]][:2] == ["system", "user"]
+    assert [(e.data["tool"], e.data["outcome"], e.data.get("reason")) for e in actions] == [
+        ("lift_up", "blocked", "max_tool_calls"),
+        ("ha_set_entity", "executed", None),
+    ]
+    assert room["light.turn_on"][0].data == {"entity_id": "light.bench", "color_name": "gold"}
+    assert [e.data["text"] for e in chat if e.data.get("bot")] == ["Lights for the brave."]
+    decision = entry.runtime_data.coordinator.last
+    assert (decision.reply.prompt_tokens, decision.reply.completion_tokens) == (321, 12)
+    assert decision.latency is not None
+    diagnostics = await async_get_config_entry_diagnostics(hass, entry)
+    assert "sk-local" not in repr(diagnostics)
+
+
+@pytest.mark.parametrize(
+    ("scripted", "kind"),
+    [
+        (Scripted(status=500), "bad_response"),
+        (Scripted(status=401), "invalid_auth"),
+        (Scripted(status=429), "bad_response"),
+        (Scripted(body='{"choices": []}'), "bad_response"),
+        (Scripted(body='{"id": "x", "choices": [{"message": '), "bad_response"),
+    ],
+)
+async def test_server_failures_are_model_errors(hass, ollama_stub, scripted, kind):
+    provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
+    ollama_stub.script.append(scripted)
+    with pytest.raises(ModelError) as err:
+        await provider.async_decide([{"role": "user", "content": "hi"}], [])
+    assert err.value.kind == kind
+
+
+async def test_wrong_key_missing_model_and_dead_server(hass, ollama_stub):
+    ollama_stub.api_key = "right"
+    with pytest.raises(ModelError) as err:
+        await OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "wrong", 5).async_decide(
+            [{"role": "user", "content": "hi"}], []
+        )
+    assert err.value.kind == "invalid_auth"
+    with pytest.raises(ModelError) as err:
+        await OpenAIProvider(hass, f"{ollama_stub.url}/v1", "nope", "right", 5).async_check()
+    assert err.value.kind == "model_not_found"
+    with pytest.raises(ModelError) as err:
+        await OpenAIProvider(hass, "http://127.0.0.1:9/v1", MODEL, "", 5).async_decide(
+            [{"role": "user", "content": "hi"}], []
+        )
+    assert err.value.kind == "cannot_connect"
