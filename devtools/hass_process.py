@@ -44,8 +44,10 @@ def hass_command(*args: str) -> list[str]:
 
 
 def child_environment() -> dict[str, str]:
-    """This process's environment without pytest-cov's hooks: a child must not write coverage
-    data that the test run would then fail to combine with its own."""
+    """The environment for child processes, without pytest-cov's hooks.
+
+    A child must not write coverage data that the test run would then fail to combine.
+    """
     return {key: value for key, value in os.environ.items() if not key.startswith("COV_CORE_")}
 
 
