@@ -70,11 +70,18 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
+            console: list[str] = []
+            page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+            page.on("requestfailed", lambda failed: console.append(f"request failed: {failed.url} {failed.failure}"))
             # Home Assistant 2026 lands on its own home dashboard: ask for the demo one.
             page.goto(f"{ha.url}/lovelace/arena", wait_until="domcontentloaded")
             page.locator("input[name='username']").fill(DEMO_USER)
             page.locator("input[name='password']").fill(DEMO_PASSWORD)
             page.locator("input[name='password']").press("Enter")
+            try:
+                page.wait_for_function("customElements.get('overseer-card') !== undefined", timeout=60_000)
+            finally:
+                (shots / "console.log").write_text("\n".join(console))
             card = page.locator("overseer-card")
             expect(card).to_be_visible(timeout=60_000)
 
