@@ -7,38 +7,73 @@ import signal
 import sys
 import time
 
+import httpx
+
 from .hass_process import DEMO_CONFIG, DEMO_PASSWORD, DEMO_USER, HomeAssistantProcess
+from .tiny_model import MODEL_ALIAS, TinyModelServer, model_file
 
 PORT = int(os.environ.get("OVERSEER_DEMO_PORT", "8123"))
+MODEL_PORT = int(os.environ.get("MODEL_PORT", "8000"))
+
+
+def ollama_answers(url: str) -> bool:
+    """Whether an Ollama server answers at url."""
+    try:
+        return httpx.get(f"{url.rstrip('/')}/api/tags", timeout=3).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def main() -> int:
-    """Start, sign the demo user in (onboarding it on first run), and wait."""
-    process = HomeAssistantProcess(DEMO_CONFIG, port=PORT)
-    print(f"Starting Home Assistant with the demo room (log: {process.log_path}) …", flush=True)
-    process.start()
-    process.login()
+    """Pick a model, start Home Assistant, sign the demo user in, and wait."""
     ollama = os.environ.get("OLLAMA_URL", "http://localhost:11434")
-    print(
-        f"\n  Open {process.url}/lovelace/arena  and sign in as  {DEMO_USER} / {DEMO_PASSWORD}\n"
-        f"  The overseer asks the model at {ollama} (set OLLAMA_URL, OLLAMA_MODEL to change).\n"
-        "  Turn on 'Demo crowd' for a busy room, or type in 'Say something in the room chat'.\n"
-        "  Ctrl-C stops Home Assistant.\n",
-        flush=True,
-    )
-    stop = False
-
-    def request_stop(*_: object) -> None:
-        nonlocal stop
-        stop = True
-
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
+    env: dict[str, str] = {}
+    model_server: TinyModelServer | None = None
+    if ollama_answers(ollama):
+        model_line = f"Ollama at {ollama} (OLLAMA_MODEL picks the model)"
+    elif model_file() is not None:
+        model_server = TinyModelServer(port=MODEL_PORT, log_path=DEMO_CONFIG / "tiny-model.log").start()
+        env = {
+            "OVERSEER_DEMO_BACKEND": "openai",
+            "OVERSEER_DEMO_URL": model_server.url,
+            "OVERSEER_DEMO_MODEL": MODEL_ALIAS,
+        }
+        model_line = (
+            f"no Ollama at {ollama}, so the bundled tiny model SmolLM2-135M at {model_server.url}.\n"
+            "  It is for trying things out: its judgement is poor. Start Ollama (or set OLLAMA_URL)\n"
+            "  and run scripts/develop again to use a real model."
+        )
+    else:
+        model_line = (
+            f"Ollama at {ollama}, which does not answer: the card will say so.\n"
+            "  scripts/model --install adds a tiny model for trying it out without Ollama."
+        )
+    process = HomeAssistantProcess(DEMO_CONFIG, port=PORT, env=env)
+    print(f"Starting Home Assistant with the demo room (log: {process.log_path}) …", flush=True)
     try:
+        process.start()
+        process.login()
+        print(
+            f"\n  Open {process.url}/lovelace/arena  and sign in as  {DEMO_USER} / {DEMO_PASSWORD}\n"
+            f"  The overseer asks {model_line}\n"
+            "  Turn on 'Demo crowd' for a busy room, or type in 'Say something in the room chat'.\n"
+            "  Ctrl-C stops everything.\n",
+            flush=True,
+        )
+        stop = False
+
+        def request_stop(*_: object) -> None:
+            nonlocal stop
+            stop = True
+
+        signal.signal(signal.SIGINT, request_stop)
+        signal.signal(signal.SIGTERM, request_stop)
         while not stop and process.running:
             time.sleep(1)
     finally:
         process.stop()
+        if model_server is not None:
+            model_server.stop()
     return 0
 
 

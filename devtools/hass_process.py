@@ -6,6 +6,7 @@ Used by scripts/develop and by the end-to-end and browser tests. Everything stay
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 from homeassistant.const import REQUIRED_PYTHON_VER
 
@@ -216,6 +218,26 @@ class HomeAssistantProcess:
                 return value
             time.sleep(interval)
         raise TimeoutError(f"timed out waiting for {what}\n{self.log_tail()}")
+
+    def websocket(self, payload: dict[str, Any]) -> Any:
+        """One websocket command's result, as the frontend would ask it."""
+
+        async def ask() -> Any:
+            async with (
+                aiohttp.ClientSession() as session,
+                session.ws_connect(f"{self.url}/api/websocket") as ws,
+            ):
+                await ws.receive_json()  # auth_required
+                await ws.send_json({"type": "auth", "access_token": self.token})
+                if (await ws.receive_json())["type"] != "auth_ok":
+                    raise RuntimeError("websocket authentication failed")
+                await ws.send_json({"id": 1, **payload})
+                reply = await ws.receive_json()
+                if not reply.get("success"):
+                    raise RuntimeError(f"{payload['type']} failed: {reply.get('error')}")
+                return reply["result"]
+
+        return asyncio.run(ask())
 
     def state(self, entity_id: str) -> dict[str, Any] | None:
         """An entity's state object, or None."""

@@ -331,6 +331,8 @@ class OverseerCoordinator:
             return
         trigger = self.gate.tick(now, busy=self.busy or now < self._retry_at)
         if trigger is None:
+            if self.phase is Phase.POSTED and not self.busy:
+                self._set_phase(Phase.IDLE)  # the line is out; the loop waits again
             return
         self._task = self.entry.async_create_background_task(
             self.hass, self._async_decide(trigger), f"overseer decision {self.entry.title}"

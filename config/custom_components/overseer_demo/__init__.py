@@ -85,26 +85,39 @@ def overseer_options() -> dict[str, Any]:
     }
 
 
+def _model_settings() -> dict[str, str]:
+    """Which model the demo overseer asks: OLLAMA_URL, or what scripts/develop chose."""
+    backend = os.environ.get("OVERSEER_DEMO_BACKEND", "ollama")
+    if backend == "openai":
+        return {
+            "backend": "openai",
+            "url": os.environ["OVERSEER_DEMO_URL"],
+            "model": os.environ["OVERSEER_DEMO_MODEL"],
+        }
+    return {
+        "backend": "ollama",
+        "url": os.environ.get("OLLAMA_URL", "http://localhost:11434"),
+        "model": os.environ.get("OLLAMA_MODEL", "llama3.2:latest"),
+    }
+
+
 @callback
 def _ensure_overseer(hass: HomeAssistant) -> None:
-    """Configure the overseer for the demo room once, pointed at OLLAMA_URL."""
+    """Configure the overseer for the demo room once, pointed at the chosen model."""
     if os.environ.get("OVERSEER_DEMO_AUTOCONFIGURE", "1") == "0":
         return  # the end-to-end tests configure it through the config flow instead
-    url = os.environ.get("OLLAMA_URL", "http://localhost:11434")
-    model = os.environ.get("OLLAMA_MODEL", "llama3.2:latest")
+    model = _model_settings()
     existing = hass.config_entries.async_get_entry(OVERSEER_ENTRY_ID)
     if existing is not None:
-        if (existing.data.get("url"), existing.data.get("model")) != (url, model):
-            hass.config_entries.async_update_entry(
-                existing, data={**existing.data, "url": url, "model": model}
-            )
+        if any(existing.data.get(key) != value for key, value in model.items()):
+            hass.config_entries.async_update_entry(existing, data={**existing.data, **model})
         return
     if hass.config_entries.async_entries("overseer"):
         return  # someone configured their own overseer: leave it alone
     # Created directly rather than through the flow: the flow rightly refuses a server that
     # does not answer, and the demo must start (and say so on the card) without one.
     entry = ConfigEntry(
-        data={"name": "Overseer", "room": "Arena", "backend": "ollama", "url": url, "model": model},
+        data={"name": "Overseer", "room": "Arena", **model},
         discovery_keys=MappingProxyType({}),
         domain="overseer",
         entry_id=OVERSEER_ENTRY_ID,
