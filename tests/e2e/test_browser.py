@@ -87,7 +87,6 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
                 page.wait_for_function("customElements.get('overseer-card') !== undefined", timeout=60_000)
             except Exception:
                 console.append(f"URL {page.url}")
-                console.append("defined: " + str(page.evaluate("customElements.get('overseer-card') !== undefined")))
                 page.screenshot(path=str(shots / "failure.png"))
                 raise
             finally:
