@@ -17,8 +17,8 @@ import pytest
 
 from devtools.hass_process import DEMO_PASSWORD, DEMO_USER
 
-from .conftest import OUTPUT
-from .test_end_to_end import configure_overseer, state
+from ..processes import OUTPUT, configure_overseer, state
+from .conftest import MODEL
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -55,7 +55,7 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
     from playwright.sync_api import expect, sync_playwright
 
     ha = home_assistant
-    configure_overseer(ha, ollama.url)
+    configure_overseer(ha, "ollama", ollama.url, MODEL)
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
     ha.post(
         "/api/services/overseer/post_message", {"user": "alex", "text": "overseer raise the lift"}

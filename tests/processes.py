@@ -1,0 +1,111 @@
+"""Shared by the tests that drive a real Home Assistant process over its REST API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from devtools.hass_process import HomeAssistantProcess, prepare_config
+
+OUTPUT = Path(__file__).parents[1] / "test-output"
+ROVER_ENTITIES = [
+    f"{domain}.rover_{index}_{field}"
+    for index in (1, 2, 3)
+    for domain, field in (
+        ("sensor", "activity"),
+        ("sensor", "driver"),
+        ("binary_sensor", "docked"),
+        ("binary_sensor", "charging"),
+    )
+]
+LIGHTS = [f"light.{name}" for name in ("shelf", "bench", "corner", "aux1", "aux2", "window")]
+
+
+@contextmanager
+def demo_home_assistant(name: str, folder: Path) -> Iterator[HomeAssistantProcess]:
+    """Home Assistant with the demo room, signed in; the overseer is left for the test to configure."""
+    process = HomeAssistantProcess(
+        prepare_config(folder / "config"), env={"OVERSEER_DEMO_AUTOCONFIGURE": "0"}
+    )
+    try:
+        process.start()
+        process.login()
+        yield process
+    finally:
+        process.stop()
+        OUTPUT.mkdir(exist_ok=True)
+        (OUTPUT / f"{name}-home-assistant.log").write_text(process.log_tail(400))
+
+
+def flow_step(ha: HomeAssistantProcess, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """One config-flow step over REST, as the frontend sends it."""
+    response = ha.post(path, payload)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def configure_overseer(
+    ha: HomeAssistantProcess, backend: str, url: str, model: str, timing: dict[str, int] | None = None
+) -> str:
+    """Create the entry exactly as the UI does, then map the demo room in its options."""
+    result = flow_step(
+        ha, "/api/config/config_entries/flow", {"handler": "overseer", "show_advanced_options": False}
+    )
+    assert result["step_id"] == "user"
+    flow = f"/api/config/config_entries/flow/{result['flow_id']}"
+    assert (
+        flow_step(ha, flow, {"name": "Overseer", "room": "Arena", "backend": backend})["step_id"] == backend
+    )
+    assert flow_step(ha, flow, {"url": url})["step_id"] == "model"
+    created = flow_step(ha, flow, {"model": model})
+    assert created["type"] == "create_entry", created
+    entry_id = created["result"]["entry_id"]
+
+    result = flow_step(ha, "/api/config/config_entries/options/flow", {"handler": entry_id})
+    done = flow_step(
+        ha,
+        f"/api/config/config_entries/options/flow/{result['flow_id']}",
+        {
+            "room": {
+                "rover_entities": ROVER_ENTITIES,
+                "lift_cover": "cover.lift",
+                "vacuum_entity": "vacuum.neato",
+                "light_entities": LIGHTS,
+                "state_entities": [],
+            },
+            "addressing": {"aliases": [], "challenge_phrases": []},
+            "guardrails": {
+                "cooldown_lift": 60,
+                "cooldown_neato": 120,
+                "cooldown_ha": 20,
+                "action_budget": 3,
+                "action_window": 300,
+                "max_tool_calls": 1,
+                "approval_tools": [],
+            },
+            "timing": {
+                "gate_interval": 1,
+                "heartbeat": 600,
+                "min_gap": 15,
+                "stale_after": 90,
+                "request_timeout": 30,
+                **(timing or {}),
+            },
+            "transcript": {
+                "transcript_turns": 30,
+                "transcript_minutes": 10,
+                "min_human_messages": 5,
+                "bot_messages": 2,
+            },
+        },
+    )
+    assert done["type"] == "create_entry", done
+    return entry_id
+
+
+def state(ha: HomeAssistantProcess, entity_id: str) -> str | None:
+    """An entity's state string, or None."""
+    found = ha.state(entity_id)
+    return found["state"] if found else None
