@@ -1,0 +1,139 @@
+"""A real model end to end: real Home Assistant, real llama.cpp server, real SmolLM2-135M.
+
+Whatever the model says, these must hold: each decision is recorded with its latency and
+token counts; every tool call it emitted was executed inside the guardrails or blocked with
+a reason code; nothing outside the allowlist changed state; a lockdown set in between is
+respected; the loop returns to idle. Prints the median decision latency and the share of
+well-formed decisions.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from devtools.tiny_model import MODEL_ALIAS
+
+from ..processes import LIGHTS, configure_overseer, demo_home_assistant, state
+
+REASONS = {
+    "cooldown",
+    "busy",
+    "unavailable",
+    "rate_limit",
+    "policy_lock:site_mode_admin",
+    "policy_lock:site_mode_lockdown",
+    "policy_lock:lights_locked_on",
+    "not_available",
+    "not_allowlisted",
+    "invalid_arguments",
+    "max_tool_calls",
+}
+ROOM_TOOLS = {
+    "lift_up",
+    "lift_down",
+    "neato_start",
+    "neato_send_home",
+    "neato_locate",
+    "neato_clear_errors",
+    "ha_set_entity",
+}
+LINES = [
+    "overseer raise the lift",
+    "overseer make the bench light red",
+    "overseer start the vacuum please",
+    "overseer what do you think of sam's driving?",
+    "@overseer turn off the corner light",
+    "overseer remember that alex likes purple",
+]
+# Entities the overseer must never change: not in its allowlist and not its targets.
+WATCHED = [
+    "switch.demo_crowd",
+    "input_text.chat_as_you",
+    *[
+        f"{domain}.rover_{i}_{field}"
+        for i in (1, 2, 3)
+        for domain, field in (("sensor", "activity"), ("sensor", "driver"), ("binary_sensor", "docked"))
+    ],
+]
+
+
+@pytest.fixture(scope="module")
+def home_assistant(tmp_path_factory, tiny_model):
+    with demo_home_assistant("real-model", tmp_path_factory.mktemp("real-model")) as process:
+        yield process
+
+
+def status(ha, entry_id):
+    return ha.websocket({"type": "overseer/status", "entry_id": entry_id})
+
+
+def ask(ha, entry_id, text, previous_id):
+    """Post a line that addresses the overseer and wait for the decision it triggers."""
+    ha.post("/api/services/overseer/post_message", {"user": "alex", "text": text}).raise_for_status()
+
+    def decided():
+        current = status(ha, entry_id)
+        decision = current.get("decision")
+        if current["phase"] == "failed" and current["last_error"]:
+            return current
+        if decision and decision["decision_id"] != previous_id and current["phase"] in ("posted", "idle"):
+            return current
+        return None
+
+    return ha.wait_for(decided, timeout=180, interval=0.5, what=f"a decision on {text!r}")
+
+
+def test_a_real_model_decides_inside_the_guardrails(home_assistant, tiny_model, capsys):
+    ha = home_assistant
+    entry_id = configure_overseer(ha, "openai", tiny_model.url, MODEL_ALIAS, timing={"request_timeout": 120})
+    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
+    untouched = {entity_id: state(ha, entity_id) for entity_id in WATCHED}
+
+    results = []
+    last_id = None
+    for line in LINES:
+        result = ask(ha, entry_id, line, last_id)
+        assert result["phase"] != "failed", result["last_error"]
+        last_id = result["decision"]["decision_id"]
+        results.append(result)
+
+    ha.post(
+        "/api/services/select/select_option", {"entity_id": "select.arena_site_mode", "option": "lockdown"}
+    ).raise_for_status()
+    room_before = {entity_id: state(ha, entity_id) for entity_id in ["cover.lift", "vacuum.neato", *LIGHTS]}
+    locked = ask(ha, entry_id, "overseer raise the lift and turn on every light, now", last_id)
+    results.append(locked)
+
+    for result in results:
+        decision = result["decision"]
+        assert decision["latency_ms"] > 0
+        assert isinstance(decision["prompt_tokens"], int) and decision["prompt_tokens"] > 0
+        assert isinstance(decision["completion_tokens"], int)
+        for call in result["tool_calls"]["calls"]:
+            assert call["outcome"] in ("executed", "blocked"), call
+            if call["outcome"] == "blocked":
+                assert call["reason"] in REASONS, call
+    locked_calls = locked["tool_calls"]["calls"]
+    assert not [c for c in locked_calls if c["tool"] in ROOM_TOOLS and c["outcome"] == "executed"]
+    assert all(c["reason"] in REASONS for c in locked_calls if c["tool"] in ROOM_TOOLS)
+    assert {e: state(ha, e) for e in room_before} == room_before  # the lockdown held
+    assert {e: state(ha, e) for e in WATCHED} == untouched  # nothing outside the allowlist moved
+    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", timeout=30, what="the loop to idle")
+
+    latencies = [r["decision"]["latency_ms"] for r in results]
+    well_formed = [
+        r
+        for r in results
+        if not any(c["reason"] in ("not_allowlisted", "invalid_arguments") for c in r["tool_calls"]["calls"])
+        and "json_text_dropped" not in r["decision"]["notes"]
+    ]
+    calls = [(c["tool"], c["outcome"], c["reason"]) for r in results for c in r["tool_calls"]["calls"]]
+    with capsys.disabled():
+        print(
+            f"\nReal model (SmolLM2-135M, llama.cpp, 2 CPU threads): {len(results)} decisions, "
+            f"median latency {statistics.median(latencies):.0f} ms, "
+            f"well-formed {len(well_formed)}/{len(results)} ({len(well_formed) / len(results):.0%}); "
+            f"modes {[r['decision']['mode'] for r in results]}; calls {calls}"
+        )
