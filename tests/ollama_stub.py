@@ -25,6 +25,7 @@ class Scripted:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     status: int = 200
     body: str | None = None  # raw body instead of a well-formed reply
+    cut_connection: bool = False  # promise a long body, send a little, hang up
     before: Callable[[], Awaitable[None] | None] | None = None  # runs while the request is open
 
 
@@ -40,6 +41,8 @@ class OllamaStub:
         self.models = list(models)
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
         self.default = Scripted(content="SKIP")
         # When nothing is scripted: picks the answer from the request (for long-running tests).
         self.responder: Callable[[dict[str, Any]], Scripted | None] | None = None
@@ -102,6 +105,14 @@ class OllamaStub:
     async def _next(self, payload: dict[str, Any]) -> Scripted:
         """Record the request and run the scripted answer's hook."""
         self.requests.append(payload)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return await self._scripted(payload)
+        finally:
+            self.in_flight -= 1
+
+    async def _scripted(self, payload: dict[str, Any]) -> Scripted:
         if self.script:
             scripted = self.script.popleft()
         else:
@@ -157,9 +168,17 @@ class OllamaStub:
             }
         )
 
-    async def _chat(self, request: web.Request) -> web.Response:
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
         payload = await request.json()
         scripted = await self._next(payload)
+        if scripted.cut_connection:
+            response = web.StreamResponse(
+                headers={"Content-Type": "application/json", "Content-Length": "5000"}
+            )
+            await response.prepare(request)
+            await response.write(b'{"model": "x", "message": {"role": "assis')
+            request.transport.close()
+            return response
         if payload.get("model") not in self.models:
             return web.json_response({"error": f"model '{payload.get('model')}' not found"}, status=404)
         if scripted.body is not None:
