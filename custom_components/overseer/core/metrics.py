@@ -46,19 +46,25 @@ class Metrics:
 
     def record_decision(self, ts: float, latency: float, mode: str, stale: bool = False) -> None:
         """One model call that produced a decision."""
-        self._decisions.append(_DecisionSample(ts, latency, mode, stale, False))
+        self._add(self._decisions, _DecisionSample(ts, latency, mode, stale, False))
 
     def record_failure(self, ts: float, latency: float) -> None:
         """One model call that failed."""
-        self._decisions.append(_DecisionSample(ts, latency, "", False, True))
+        self._add(self._decisions, _DecisionSample(ts, latency, "", False, True))
 
     def record_action(self, ts: float, tool: str, outcome: str, reason: str | None = None) -> None:
         """One attempted tool call and how it ended."""
-        self._actions.append(_ActionSample(ts, tool, outcome, reason))
+        self._add(self._actions, _ActionSample(ts, tool, outcome, reason))
 
     def record_chat(self, ts: float, repeated: bool) -> None:
         """One chat line the model proposed: posted, or dropped as a repeat."""
-        self._chats.append(_ChatSample(ts, repeated))
+        self._add(self._chats, _ChatSample(ts, repeated))
+
+    def _add(self, samples: deque, sample: _DecisionSample | _ActionSample | _ChatSample) -> None:
+        """Append, dropping samples that left the window: memory follows the window, not uptime."""
+        samples.append(sample)
+        while samples[0].ts <= sample.ts - self._window:
+            samples.popleft()
 
     def snapshot(self, now: float) -> dict[str, Any]:
         """The current figures; rates are per minute over the window (or uptime if shorter)."""
