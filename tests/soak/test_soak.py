@@ -155,11 +155,12 @@ async def test_one_busy_hour(hass, freezer, ollama_stub, room, capsys):
     first_kb, last_kb = sum(first) / len(first) / 1024, sum(last) / len(last) / 1024
     with capsys.disabled():
         print(
-            f"\nSoak, one simulated hour (after a {WARM_UP // 3600} h warm-up): {human_messages} human messages, "
-            f"{len(addresses)} direct addresses, {rover_events} rover events; "
+            f"\nSoak, one simulated hour (after a {WARM_UP // 3600} h warm-up): "
+            f"{human_messages} human messages, {len(addresses)} direct addresses, {rover_events} rover events; "
             f"LLM calls {calls} vs {human_messages} for a naive agent called on every message "
             f"(x{human_messages / calls:.1f} fewer); direct addresses answered {responded}/{len(addresses)}; "
-            f"executions {len(executed_at)}, most in any {WINDOW} s window {most_in_window} (budget {BUDGET}); "
+            f"executions {len(executed_at)}, most in any {WINDOW} s window {most_in_window} "
+            f"(budget {BUDGET}); "
             f"overseer-held memory first 10 min {first_kb:.0f} KiB, last 10 min {last_kb:.0f} KiB "
             f"(x{last_kb / first_kb:.2f})"
         )
