@@ -156,7 +156,8 @@ async def test_one_busy_hour(hass, freezer, ollama_stub, room, capsys):
     with capsys.disabled():
         print(
             f"\nSoak, one simulated hour (after a {WARM_UP // 3600} h warm-up): "
-            f"{human_messages} human messages, {len(addresses)} direct addresses, {rover_events} rover events; "
+            f"{human_messages} human messages, {len(addresses)} direct addresses, "
+            f"{rover_events} rover events; "
             f"LLM calls {calls} vs {human_messages} for a naive agent called on every message "
             f"(x{human_messages / calls:.1f} fewer); "
             f"direct addresses answered {responded}/{len(addresses)}; "
