@@ -9,7 +9,7 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import entity_registry as er
 from homeassistant.util import dt as dt_util
 
-from .core.world import Entity, Lift, Rover, SiteMode, World, colour_name, rover_field
+from .core.world import Entity, Lift, Rover, RoverField, SiteMode, World, colour_name, rover_field
 from .settings import Settings
 
 MISSING = "unavailable"
@@ -52,6 +52,15 @@ def _detail(state: State) -> str:
     return str(unit) if unit else ""
 
 
+def _without_field(name: str) -> str:
+    """'Rover 1 docked' -> 'Rover 1': the words before the one that says what is reported."""
+    words = name.split()
+    for index, word in enumerate(words):
+        if rover_field(word, word) is not RoverField.OTHER:
+            return " ".join(words[:index])
+    return ""
+
+
 def _rovers(hass: HomeAssistant, entity_ids: tuple[str, ...]) -> tuple[Rover, ...]:
     """Rover entities grouped by their Home Assistant device, one Rover per device."""
     entities = er.async_get(hass)
@@ -62,8 +71,8 @@ def _rovers(hass: HomeAssistant, entity_ids: tuple[str, ...]) -> tuple[Rover, ..
         entry = entities.async_get(entity_id)
         device = devices.async_get(entry.device_id) if entry and entry.device_id else None
         rover_name = (device.name_by_user or device.name) if device else None
-        # Without a device, the entity's own name is the best grouping there is.
-        rover_name = rover_name or entity.name.split(" ")[0]
+        # Without a device, the entity's name less the field it reports names the rover.
+        rover_name = rover_name or _without_field(entity.name) or entity_id.partition(".")[2]
         label = entity.name.removeprefix(rover_name).strip() or entity.name
         groups.setdefault(rover_name, []).append(
             (rover_field(entity_id, label), Entity(entity_id, label, entity.state, entity.detail))

@@ -195,7 +195,7 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
     if world.extras:
         extras, more = _bounded(world.extras, MAX_EXTRAS)
         lines.append("other:")
-        lines.extend(f"- {_entity(entity)}" for entity in extras)
+        lines.append("- " + ", ".join(_entity(entity) for entity in extras))
         lines.extend([more] if more else [])
     memory = ", ".join(
         f"{slot}={_label(text) if text else '(empty)'}" for slot, text in enumerate(world.memory, 1)

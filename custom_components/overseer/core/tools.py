@@ -91,14 +91,14 @@ _VACUUM_WORKING = frozenset({"cleaning", "returning"})
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
-        ToolSpec("chat_say", Group.CHAT, Safety.READ, "Say one short line in the room chat.", ("text",)),
+        ToolSpec("chat_say", Group.CHAT, Safety.READ, "Say one short line in chat.", ("text",)),
         ToolSpec("lift_up", Group.LIFT, Safety.REVERSIBLE, "Raise the lift.", busy_states=_MOVING),
         ToolSpec("lift_down", Group.LIFT, Safety.REVERSIBLE, "Lower the lift.", busy_states=_MOVING),
         ToolSpec(
             "neato_start",
             Group.NEATO,
             Safety.REVERSIBLE,
-            "Start the robot vacuum.",
+            "Start the vacuum.",
             busy_states=_VACUUM_WORKING,
         ),
         # Sending it home is how a run is stopped, so only an ongoing return makes it busy.
@@ -106,21 +106,21 @@ TOOLS: dict[str, ToolSpec] = {
             "neato_send_home",
             Group.NEATO,
             Safety.REVERSIBLE,
-            "Send the robot vacuum to its dock.",
+            "Send the vacuum to its dock.",
             busy_states=frozenset({"returning"}),
         ),
         ToolSpec(
             "neato_locate",
             Group.NEATO,
             Safety.REVERSIBLE,
-            "Make the robot vacuum beep.",
+            "Make the vacuum beep.",
             busy_states=_VACUUM_WORKING,
         ),
         ToolSpec(
             "neato_clear_errors",
             Group.NEATO,
             Safety.REVERSIBLE,
-            "Clear the robot vacuum's errors.",
+            "Clear the vacuum's errors.",
             busy_states=_VACUUM_WORKING,
         ),
         ToolSpec(
@@ -130,7 +130,7 @@ TOOLS: dict[str, ToolSpec] = {
             "Switch a room light on or off, or set a light to a CSS colour name.",
             ("entity_id", "state"),
         ),
-        ToolSpec("memory_read", Group.MEMORY, Safety.READ, "Read the three memory slots."),
+        ToolSpec("memory_read", Group.MEMORY, Safety.READ, "Read the memory slots."),
         ToolSpec(
             "memory_write",
             Group.MEMORY,
@@ -216,31 +216,27 @@ def signature(name: str) -> str:
 
 
 def json_schema(name: str, allowlist: Mapping[str, str]) -> dict[str, Any]:
-    """The function schema a tool-calling model receives."""
+    """The function schema a tool-calling model receives: as short as it can be and still say it all."""
     spec = TOOLS[name]
     properties: dict[str, Any] = {}
     if name == "chat_say":
-        properties = {"text": {"type": "string", "description": "One short line."}}
+        properties = {"text": {"type": "string"}}
     elif name == "memory_write":
         properties = {
             "slot": {"type": "integer", "enum": list(range(1, MEMORY_SLOTS + 1))},
-            "text": {"type": "string", "description": "One short line to remember."},
+            "text": {"type": "string"},
         }
     elif name == "ha_set_entity":
-        # Some clients drop "enum", so the choices are in the description as well.
+        entities = sorted(allowlist)
         properties = {
-            "entity_id": {
-                "type": "string",
-                "enum": sorted(allowlist),
-                "description": f"One of: {', '.join(sorted(allowlist))}.",
-            },
-            "state": {"type": "string", "description": "on, off, or a CSS colour name for lights."},
+            # Some clients drop "enum" (the ollama client does), so the choices are in the description too.
+            "entity_id": {"type": "string", "enum": entities, "description": ", ".join(entities)},
+            "state": {"type": "string", "description": "on, off or a CSS colour name"},
         }
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if spec.params:
+        parameters["required"] = list(spec.params)
     return {
         "type": "function",
-        "function": {
-            "name": name,
-            "description": spec.description,
-            "parameters": {"type": "object", "properties": properties, "required": list(spec.params)},
-        },
+        "function": {"name": name, "description": spec.description, "parameters": parameters},
     }
