@@ -37,8 +37,13 @@ def _is_invisible(char: str) -> bool:
     return category in ("Cf", "Cc", "Co", "Cn", "Cs") and char not in "\t\n\r"
 
 
+_ASCII_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def strip_invisible(text: str) -> str:
     """Remove characters that render as nothing but change what a program sees."""
+    if text.isascii():  # the common case, and the only invisibles ASCII has are controls
+        return _ASCII_CONTROLS.sub("", text)
     return "".join(char for char in text if not _is_invisible(char))
 
 
