@@ -77,45 +77,32 @@ def prepare_config(target: Path) -> Path:
     return target
 
 
-class HomeAssistantProcess:
-    """One `python -m homeassistant` on a free loopback port."""
+class ManagedProcess:
+    """A child process on loopback that is ready once an HTTP endpoint answers 200."""
 
-    def __init__(
-        self, config_dir: Path, port: int | None = None, env: Mapping[str, str] | None = None
-    ) -> None:
-        """Prepare, without starting, a process for config_dir on port (a free one by default)."""
-        self.config_dir = config_dir
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.token: str | None = None
-        self._env = dict(env or {})
+    def __init__(self, log_path: Path) -> None:
+        """Prepare, without starting, a process that logs to log_path."""
+        self.log_path = log_path
         self._process: subprocess.Popen[bytes] | None = None
-        self.log_path = config_dir / "hass-process.log"
 
-    def start(self, timeout: float = 180) -> HomeAssistantProcess:
-        """Start and wait until the HTTP server answers."""
-        self.seed_demo_user()
-        env = {**child_environment(), **self._env, "OVERSEER_DEMO_PORT": str(self.port)}
+    def launch(
+        self, command: list[str], ready_url: str, timeout: float, env: dict[str, str], cwd: Path
+    ) -> None:
+        """Start command and wait until ready_url answers; fail early if the process exits."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
-        self._process = subprocess.Popen(
-            hass_command("--config", str(self.config_dir), "--skip-pip"),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=self.config_dir,
-        )
+        self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                raise RuntimeError(f"Home Assistant exited early; see {self.log_path}:\n{self.log_tail()}")
+                raise RuntimeError(f"{command[0]} exited early; see {self.log_path}:\n{self.log_tail()}")
             try:
-                # The login providers answer once auth is loaded; login() then waits for RUNNING.
-                if httpx.get(f"{self.url}/auth/providers", timeout=2).status_code == 200:
-                    return self
+                if httpx.get(ready_url, timeout=2).status_code == 200:
+                    return
             except httpx.HTTPError:
                 pass
             time.sleep(0.5)
-        raise TimeoutError(f"Home Assistant did not answer within {timeout} s:\n{self.log_tail()}")
+        raise TimeoutError(f"{ready_url} did not answer within {timeout} s:\n{self.log_tail()}")
 
     @property
     def running(self) -> bool:
@@ -135,9 +122,36 @@ class HomeAssistantProcess:
 
     def log_tail(self, lines: int = 40) -> str:
         """The end of the process log, for failure messages."""
-        if not self.log_path.exists():
+        if not self.log_path.exists() or not self.log_path.is_file():
             return ""
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+class HomeAssistantProcess(ManagedProcess):
+    """One `python -m homeassistant` on a free loopback port."""
+
+    def __init__(
+        self, config_dir: Path, port: int | None = None, env: Mapping[str, str] | None = None
+    ) -> None:
+        """Prepare, without starting, a process for config_dir on port (a free one by default)."""
+        super().__init__(config_dir / "hass-process.log")
+        self.config_dir = config_dir
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.token: str | None = None
+        self._env = dict(env or {})
+
+    def start(self, timeout: float = 180) -> HomeAssistantProcess:
+        """Start and wait until the login providers answer (login() then waits for RUNNING)."""
+        self.seed_demo_user()
+        self.launch(
+            hass_command("--config", str(self.config_dir), "--skip-pip"),
+            f"{self.url}/auth/providers",
+            timeout,
+            env={**child_environment(), **self._env, "OVERSEER_DEMO_PORT": str(self.port)},
+            cwd=self.config_dir,
+        )
+        return self
 
     # HTTP
 

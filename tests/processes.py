@@ -9,6 +9,8 @@ from typing import Any
 
 from devtools.hass_process import HomeAssistantProcess, prepare_config
 
+from .contract import options_sections
+
 OUTPUT = Path(__file__).parents[1] / "test-output"
 ROVER_ENTITIES = [
     f"{domain}.rover_{index}_{field}"
@@ -64,43 +66,13 @@ def configure_overseer(
     entry_id = created["result"]["entry_id"]
 
     result = flow_step(ha, "/api/config/config_entries/options/flow", {"handler": entry_id})
-    done = flow_step(
-        ha,
-        f"/api/config/config_entries/options/flow/{result['flow_id']}",
-        {
-            "room": {
-                "rover_entities": ROVER_ENTITIES,
-                "lift_cover": "cover.lift",
-                "vacuum_entity": "vacuum.neato",
-                "light_entities": LIGHTS,
-                "state_entities": [],
-            },
-            "addressing": {"aliases": [], "challenge_phrases": []},
-            "guardrails": {
-                "cooldown_lift": 60,
-                "cooldown_neato": 120,
-                "cooldown_ha": 20,
-                "action_budget": 3,
-                "action_window": 300,
-                "max_tool_calls": 1,
-                "approval_tools": [],
-            },
-            "timing": {
-                "gate_interval": 1,
-                "heartbeat": 600,
-                "min_gap": 15,
-                "stale_after": 90,
-                "request_timeout": 30,
-                **(timing or {}),
-            },
-            "transcript": {
-                "transcript_turns": 30,
-                "transcript_minutes": 10,
-                "min_human_messages": 5,
-                "bot_messages": 2,
-            },
-        },
+    timing = {"gate_interval": 1, "heartbeat": 600, "request_timeout": 30, **(timing or {})}
+    form = options_sections(
+        room__rover_entities=ROVER_ENTITIES,
+        room__light_entities=LIGHTS,
+        **{f"timing__{key}": value for key, value in timing.items()},
     )
+    done = flow_step(ha, f"/api/config/config_entries/options/flow/{result['flow_id']}", form)
     assert done["type"] == "create_entry", done
     return entry_id
 

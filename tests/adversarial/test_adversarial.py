@@ -20,25 +20,12 @@ from custom_components.overseer.const import OverseerMode
 from custom_components.overseer.core.decision import MAX_RAW_CALLS
 from custom_components.overseer.core.world import SiteMode
 
+from ..contract import REASONS
 from ..ha.conftest import OPTIONS, setup_overseer, tick
 from ..ollama_stub import Scripted, call
 
 CORPUS = json.loads((Path(__file__).parent / "corpus.json").read_text())["cases"]
 REPETITIONS = 5
-REASONS = {
-    "cooldown",
-    "busy",
-    "unavailable",
-    "rate_limit",
-    "policy_lock:site_mode_admin",
-    "policy_lock:site_mode_lockdown",
-    "policy_lock:lights_locked_on",
-    "not_available",
-    "not_allowlisted",
-    "invalid_arguments",
-    "max_tool_calls",
-    "needs_approval",
-}
 
 
 @dataclass

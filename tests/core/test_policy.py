@@ -17,17 +17,8 @@ from custom_components.overseer.core.policy import (
 from custom_components.overseer.core.tools import Refusal
 from custom_components.overseer.core.world import Entity, Lift, SiteMode, World
 
+from ..contract import ROOM_TOOLS
 from .worlds import demo_world, light
-
-ROOM_TOOLS = {
-    "lift_up",
-    "lift_down",
-    "neato_start",
-    "neato_send_home",
-    "neato_locate",
-    "neato_clear_errors",
-    "ha_set_entity",
-}
 
 
 def blocked(world, ledger=Ledger(), limits=Limits(), now=1000.0):

@@ -7,6 +7,7 @@ from homeassistant.data_entry_flow import FlowResultType
 
 from custom_components.overseer.const import DOMAIN
 
+from ..contract import options_sections
 from .agents import AGENT_ID, async_setup_agent
 from .conftest import MODEL, OPTIONS, setup_overseer
 
@@ -121,45 +122,12 @@ async def test_reconfigure_to_a_conversation_agent(hass, ollama_stub, room, agen
 
 
 def sections(**overrides):
-    values = {
-        "room": {
-            "rover_entities": ["sensor.rover1_activity"],
-            "lift_cover": "cover.lift",
-            "vacuum_entity": "vacuum.neato",
-            "light_entities": ["light.shelf"],
-            "state_entities": [],
-        },
-        "addressing": {"aliases": ["bot", " HAL "], "challenge_phrases": ["i dare you"]},
-        "guardrails": {
-            "cooldown_lift": 30,
-            "cooldown_neato": 120,
-            "cooldown_ha": 20,
-            "action_budget": 3,
-            "action_window": 300,
-            "max_tool_calls": 1,
-            "approval_tools": [],
-        },
-        "timing": {
-            "gate_interval": 2,
-            "heartbeat": 30,
-            "min_gap": 15,
-            "stale_after": 90,
-            "request_timeout": 60,
-        },
-        "transcript": {
-            "transcript_turns": 30,
-            "transcript_minutes": 10,
-            "min_human_messages": 5,
-            "bot_messages": 2,
-        },
-    }
-    for key, value in overrides.items():
-        section, field = key.split("__")
-        if value is None:
-            del values[section][field]  # the form leaves an empty entity picker out
-        else:
-            values[section][field] = value
-    return values
+    return options_sections(
+        addressing__aliases=["bot", " HAL "],
+        addressing__challenge_phrases=["i dare you"],
+        guardrails__cooldown_lift=30,
+        **overrides,
+    )
 
 
 async def test_options_flow_saves_flat_options_and_reloads(hass, ollama_stub, room):

@@ -15,30 +15,9 @@ import pytest
 
 from devtools.tiny_model import MODEL_ALIAS
 
+from ..contract import REASONS, ROOM_TOOLS
 from ..processes import LIGHTS, configure_overseer, demo_home_assistant, state
 
-REASONS = {
-    "cooldown",
-    "busy",
-    "unavailable",
-    "rate_limit",
-    "policy_lock:site_mode_admin",
-    "policy_lock:site_mode_lockdown",
-    "policy_lock:lights_locked_on",
-    "not_available",
-    "not_allowlisted",
-    "invalid_arguments",
-    "max_tool_calls",
-}
-ROOM_TOOLS = {
-    "lift_up",
-    "lift_down",
-    "neato_start",
-    "neato_send_home",
-    "neato_locate",
-    "neato_clear_errors",
-    "ha_set_entity",
-}
 LINES = [
     "overseer raise the lift",
     "overseer make the bench light red",

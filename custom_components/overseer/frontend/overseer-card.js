@@ -184,6 +184,11 @@ class OverseerCard extends HTMLElement {
       </div>`;
   }
 
+  // Header, model health and the phase strip: the top of both running views.
+  _top(status, badges) {
+    return `${this._header(status, badges)}${this._model(status)}${this._phases(status.phase)}`;
+  }
+
   _badge(text, kind = "") {
     return `<span class="badge ${kind}">${esc(text)}</span>`;
   }
@@ -262,9 +267,7 @@ class OverseerCard extends HTMLElement {
       : `<tr><td colspan="4" class="muted">nothing yet</td></tr>`;
     const input = s.model_input;
     return `
-      ${this._header(s, badges)}
-      ${this._model(s)}
-      ${this._phases(s.phase)}
+      ${this._top(s, badges)}
       <div class="grid">
         ${this._trigger(s)}
         ${this._kv("Decision", decision ? decision.mode + (decision.stale ? " (stale)" : "") : "none yet", 'data-field="decision"')}
@@ -294,9 +297,7 @@ class OverseerCard extends HTMLElement {
   _commentary(s) {
     const badges = [this._badge("commentary", "on"), this._badge(s.running ? "running" : "stopped", s.running ? "on" : "bad")];
     return `
-      ${this._header(s, badges)}
-      ${this._model(s)}
-      ${this._phases(s.phase)}
+      ${this._top(s, badges)}
       <div class="grid">
         ${this._trigger(s)}
         ${this._kv("Last comment", s.last_comment || "none yet", 'data-field="last_comment"')}

@@ -1,0 +1,79 @@
+"""Names fixed by the contract (../shared/design/CONTRACT.md), written out once for the tests.
+
+Tests compare the code against these, not against the code's own definitions.
+"""
+
+ROOM_TOOLS = frozenset(
+    {
+        "lift_up",
+        "lift_down",
+        "neato_start",
+        "neato_send_home",
+        "neato_locate",
+        "neato_clear_errors",
+        "ha_set_entity",
+    }
+)
+REASONS = frozenset(
+    {
+        "cooldown",
+        "busy",
+        "unavailable",
+        "rate_limit",
+        "policy_lock:site_mode_admin",
+        "policy_lock:site_mode_lockdown",
+        "policy_lock:lights_locked_on",
+        "not_available",
+        "not_allowlisted",
+        "invalid_arguments",
+        "max_tool_calls",
+        # Ours, beyond the contract: a consequential tool waiting for a person.
+        "needs_approval",
+    }
+)
+
+
+def options_sections(**overrides):
+    """The options form as the frontend submits it, in sections; section__field=value overrides.
+
+    None removes a field, as an empty entity picker does.
+    """
+    values = {
+        "room": {
+            "rover_entities": ["sensor.rover1_activity"],
+            "lift_cover": "cover.lift",
+            "vacuum_entity": "vacuum.neato",
+            "light_entities": ["light.shelf"],
+            "state_entities": [],
+        },
+        "addressing": {"aliases": [], "challenge_phrases": []},
+        "guardrails": {
+            "cooldown_lift": 60,
+            "cooldown_neato": 120,
+            "cooldown_ha": 20,
+            "action_budget": 3,
+            "action_window": 300,
+            "max_tool_calls": 1,
+            "approval_tools": [],
+        },
+        "timing": {
+            "gate_interval": 2,
+            "heartbeat": 30,
+            "min_gap": 15,
+            "stale_after": 90,
+            "request_timeout": 60,
+        },
+        "transcript": {
+            "transcript_turns": 30,
+            "transcript_minutes": 10,
+            "min_human_messages": 5,
+            "bot_messages": 2,
+        },
+    }
+    for key, value in overrides.items():
+        section, field = key.split("__")
+        if value is None:
+            del values[section][field]
+        else:
+            values[section][field] = value
+    return values
