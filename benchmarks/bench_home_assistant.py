@@ -154,6 +154,7 @@ async def test_bench_context_against_assist(hass, socket_enabled, capsys):
     hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": "overseer raise the lift"})
     await hass.async_block_till_done()
     await coordinator._async_decide(Trigger(TriggerKind.DIRECT_ADDRESS, coordinator.now(), "alex"))
+    await hass.config_entries.async_unload(entry.entry_id)
     ours_prompt = sum(len(m["content"]) for m in model.messages)
     ours_chars = ours_prompt + len(compact(model.tools))
     with capsys.disabled():
@@ -177,7 +178,7 @@ async def test_bench_overhead_per_cycle(hass, socket_enabled, capsys):
         started = time.perf_counter()
         await coordinator._async_decide(Trigger(TriggerKind.MANUAL, coordinator.now()))
         timings.append(time.perf_counter() - started)
-    await hass.async_block_till_done()
+    await hass.config_entries.async_unload(entry.entry_id)
     timings.sort()
     with capsys.disabled():
         print(
@@ -207,6 +208,7 @@ async def test_bench_state_change_ingestion(hass, socket_enabled, capsys):
     alone = statistics.median([await burst() for _ in range(5)])
     entry, coordinator, model = await setup_room(hass)
     watched = statistics.median([await burst() for _ in range(5)])
+    await hass.config_entries.async_unload(entry.entry_id)
     with capsys.disabled():
         print(
             f"\nState-change ingestion, {CHANGES:,} changes of a watched rover entity "
