@@ -251,7 +251,13 @@ class HomeAssistantProcess(ManagedProcess):
                     raise RuntimeError(f"{payload['type']} failed: {reply.get('error')}")
                 return reply["result"]
 
-        return asyncio.run(ask())
+        # A loop of its own, without asyncio.run: that would unset the thread's current loop,
+        # which the test harness still relies on for the tests that follow.
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(ask())
+        finally:
+            loop.close()
 
     def state(self, entity_id: str) -> dict[str, Any] | None:
         """An entity's state object, or None."""
