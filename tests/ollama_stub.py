@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ class OllamaStub:
         self.models = list(models)
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
+        # When each chat request arrived, in wall-clock seconds (a frozen clock's, under freezer).
+        self.request_times: list[float] = []
         self.in_flight = 0
         self.most_in_flight = 0
         self.default = Scripted(content="SKIP")
@@ -67,9 +70,9 @@ class OllamaStub:
         app.router.add_post("/v1/chat/completions", self._openai_chat)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", port)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]
+        await web.TCPSite(self._runner, "127.0.0.1", port).start()
+        # The runner lists the addresses its sites listen on: (host, port) for IPv4.
+        self.port = self._runner.addresses[0][1]
 
     async def stop(self) -> None:
         if self._runner is not None:
@@ -105,6 +108,7 @@ class OllamaStub:
     async def _next(self, payload: dict[str, Any]) -> Scripted:
         """Record the request and run the scripted answer's hook."""
         self.requests.append(payload)
+        self.request_times.append(time.time())
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:

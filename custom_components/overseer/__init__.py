@@ -20,8 +20,8 @@ from .const import (
     ISSUE_MODEL_UNREACHABLE,
     OverseerMode,
 )
-from .coordinator import OverseerCoordinator, load_prompt
-from .models import OverseerConfigEntry, OverseerRuntimeData, RoomState
+from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData, load_prompt
+from .models import RoomState
 from .providers import Provider
 from .providers.conversation import ConversationProvider
 from .providers.ollama import OllamaProvider

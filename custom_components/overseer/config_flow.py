@@ -12,6 +12,7 @@ from homeassistant.config_entries import (
     ConfigFlowResult,
     OptionsFlow,
 )
+from homeassistant.const import CONF_API_KEY, CONF_MODEL, CONF_NAME, CONF_URL
 from homeassistant.core import callback
 from homeassistant.data_entry_flow import section
 from homeassistant.helpers.selector import (
@@ -35,7 +36,6 @@ from .const import (
     BACKEND_OPENAI,
     CONF_AGENT_ID,
     CONF_ALIASES,
-    CONF_API_KEY,
     CONF_APPROVAL_TOOLS,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
@@ -43,30 +43,36 @@ from .const import (
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
     CONF_LIGHT_ENTITIES,
-    CONF_MODEL,
-    CONF_NAME,
     CONF_ROOM,
     CONF_ROVER_ENTITIES,
     CONF_STATE_ENTITIES,
-    CONF_URL,
     CONF_VACUUM_CLEAR_ERRORS_SCRIPT,
     CONF_VACUUM_ENTITY,
+    COOLDOWN_OPTIONS,
     DEFAULT_NAME,
     DEFAULT_OLLAMA_URL,
     DEFAULT_OPENAI_URL,
     DOMAIN,
+    LOGGER,
     NUMBER_DEFAULTS,
     NUMBER_RANGES,
 )
+from .coordinator import OverseerConfigEntry
 from .core.gate import DEFAULT_CHALLENGES
-from .core.tools import ROOM_GROUPS, TOOLS
-from .models import OverseerConfigEntry
-from .providers import ModelError
+from .core.tools import TOOL_SPECS
+from .providers import InvalidAuth, ModelError
 from .providers.ollama import async_list_models
 from .providers.openai import async_list_models as async_list_openai_models
 from .settings import resolve_name, room_key, split_words
 
 BACKENDS = [BACKEND_OLLAMA, BACKEND_OPENAI, BACKEND_CONVERSATION]
+
+
+def _error_key(err: ModelError) -> str:
+    """The form error for a failed model listing: a refused key, or the server not answering."""
+    return "invalid_auth" if isinstance(err, InvalidAuth) else "cannot_connect"
+
+
 # The built-in agent runs intents itself: it is not a model and would bypass the guardrails.
 BUILTIN_AGENT = "conversation.home_assistant"
 
@@ -142,8 +148,11 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
             url = str(user_input[CONF_URL]).strip().rstrip("/")
             try:
                 self._models = await async_list_models(url)
-            except ModelError:
-                errors["base"] = "cannot_connect"
+            except ModelError as err:
+                errors["base"] = _error_key(err)
+            except Exception:
+                LOGGER.exception("Unexpected error asking %s for its models", url)
+                errors["base"] = "unknown"
             else:
                 self._data[CONF_URL] = url
                 return await self.async_step_model()
@@ -163,11 +172,8 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             url = str(user_input[CONF_URL]).strip().rstrip("/")
             api_key = str(user_input.get(CONF_API_KEY) or "").strip()
-            try:
-                self._models = await async_list_openai_models(self.hass, url, api_key)
-            except ModelError as err:
-                errors["base"] = "invalid_auth" if err.kind == "invalid_auth" else "cannot_connect"
-            else:
+            errors = await self._async_try_openai(url, api_key)
+            if not errors:
                 self._data[CONF_URL] = url
                 if api_key:
                     self._data[CONF_API_KEY] = api_key
@@ -184,6 +190,40 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
             }
         )
         return self.async_show_form(step_id="openai", data_schema=schema, errors=errors)
+
+    async def _async_try_openai(self, url: str, api_key: str) -> dict[str, str]:
+        """List the server's models with this key; the form's errors, empty when it worked."""
+        try:
+            self._models = await async_list_openai_models(self.hass, url, api_key)
+        except ModelError as err:
+            return {"base": _error_key(err)}
+        except Exception:
+            LOGGER.exception("Unexpected error asking %s for its models", url)
+            return {"base": "unknown"}
+        return {}
+
+    async def async_step_reauth(self, entry_data: Mapping[str, Any]) -> ConfigFlowResult:
+        """The OpenAI-compatible server refused the stored API key."""
+        return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_confirm(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Ask for a new key and keep it only once the server accepts it."""
+        entry = self._get_reauth_entry()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            api_key = str(user_input.get(CONF_API_KEY) or "").strip()
+            errors = await self._async_try_openai(entry.data[CONF_URL], api_key)
+            if not errors:
+                return self.async_update_reload_and_abort(entry, data_updates={CONF_API_KEY: api_key})
+        schema = vol.Schema(
+            {vol.Required(CONF_API_KEY): TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))}
+        )
+        return self.async_show_form(
+            step_id="reauth_confirm",
+            data_schema=schema,
+            errors=errors,
+            description_placeholders={"url": entry.data[CONF_URL]},
+        )
 
     async def async_step_model(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Pick one of the models the server has."""
@@ -282,9 +322,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
         **{
             key: _number(key)
             for key in (
-                "cooldown_lift",
-                "cooldown_neato",
-                "cooldown_ha",
+                *COOLDOWN_OPTIONS,
                 "action_budget",
                 "action_window",
                 "max_tool_calls",
@@ -292,7 +330,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
         },
         CONF_APPROVAL_TOOLS: SelectSelector(
             SelectSelectorConfig(
-                options=[name for name, spec in TOOLS.items() if spec.group in ROOM_GROUPS], multiple=True
+                options=[spec.name for spec in TOOL_SPECS if spec.group is not None], multiple=True
             )
         ),
     },

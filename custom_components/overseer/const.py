@@ -6,6 +6,9 @@ import logging
 from enum import StrEnum
 from typing import Final
 
+from .core.tools import DEFAULT_COOLDOWNS, CooldownGroup, cooldown_option
+from .core.world import Target
+
 LOGGER = logging.getLogger(__package__)
 
 DOMAIN: Final = "overseer"
@@ -13,12 +16,8 @@ DEFAULT_NAME: Final = "Overseer"
 DEFAULT_ROOM: Final = "room"
 
 # entry.data
-CONF_NAME: Final = "name"
 CONF_ROOM: Final = "room"
 CONF_BACKEND: Final = "backend"
-CONF_URL: Final = "url"
-CONF_MODEL: Final = "model"
-CONF_API_KEY: Final = "api_key"
 CONF_AGENT_ID: Final = "agent_id"
 
 BACKEND_OLLAMA: Final = "ollama"
@@ -29,12 +28,13 @@ DEFAULT_OPENAI_URL: Final = "http://127.0.0.1:8000/v1"
 
 # entry.options: room entities
 CONF_ROVER_ENTITIES: Final = "rover_entities"
-CONF_LIFT_COVER: Final = "lift_cover"
-CONF_LIFT_UP_SCRIPT: Final = "lift_up_script"
-CONF_LIFT_DOWN_SCRIPT: Final = "lift_down_script"
-CONF_VACUUM_ENTITY: Final = "vacuum_entity"
-CONF_VACUUM_CLEAR_ERRORS_SCRIPT: Final = "vacuum_clear_errors_script"
-CONF_LIGHT_ENTITIES: Final = "light_entities"
+# The tools' targets: the registry names them, the options flow offers them.
+CONF_LIFT_COVER: Final = Target.LIFT_COVER.value
+CONF_LIFT_UP_SCRIPT: Final = Target.LIFT_UP_SCRIPT.value
+CONF_LIFT_DOWN_SCRIPT: Final = Target.LIFT_DOWN_SCRIPT.value
+CONF_VACUUM_ENTITY: Final = Target.VACUUM.value
+CONF_VACUUM_CLEAR_ERRORS_SCRIPT: Final = Target.VACUUM_CLEAR_ERRORS_SCRIPT.value
+CONF_LIGHT_ENTITIES: Final = Target.LIGHTS.value
 CONF_STATE_ENTITIES: Final = "state_entities"
 CONF_ALIASES: Final = "aliases"
 CONF_CHALLENGE_PHRASES: Final = "challenge_phrases"
@@ -42,10 +42,9 @@ CONF_CHALLENGE_PHRASES: Final = "challenge_phrases"
 CONF_APPROVAL_TOOLS: Final = "approval_tools"
 
 # entry.options: numbers, with the contract's defaults
+COOLDOWN_OPTIONS: Final = tuple(cooldown_option(group) for group in CooldownGroup)
 NUMBER_DEFAULTS: Final[dict[str, int]] = {
-    "cooldown_lift": 60,
-    "cooldown_neato": 120,
-    "cooldown_ha": 20,
+    **{cooldown_option(group): seconds for group, seconds in DEFAULT_COOLDOWNS.items()},
     "action_budget": 3,
     "action_window": 300,
     "gate_interval": 2,
@@ -61,9 +60,7 @@ NUMBER_DEFAULTS: Final[dict[str, int]] = {
 }
 # (minimum, maximum, unit) for each number in the options flow.
 NUMBER_RANGES: Final[dict[str, tuple[int, int, str | None]]] = {
-    "cooldown_lift": (0, 3600, "s"),
-    "cooldown_neato": (0, 3600, "s"),
-    "cooldown_ha": (0, 3600, "s"),
+    **{option: (0, 3600, "s") for option in COOLDOWN_OPTIONS},
     "action_budget": (0, 100, None),
     "action_window": (10, 86400, "s"),
     "gate_interval": (1, 60, "s"),
@@ -102,6 +99,14 @@ USER_NAME_CHARS: Final = 64
 RECENT_ACTIONS: Final = 20
 FAILURES_BEFORE_REPAIR: Final = 3
 MAX_BACKOFF: Final = 300
+
+SIGNAL_STATUS: Final = f"{DOMAIN}_status_{{}}"
+
+
+def status_signal(entry_id: str) -> str:
+    """The dispatcher signal a room sends whenever what its entities or its status show may have changed."""
+    return SIGNAL_STATUS.format(entry_id)
+
 
 ISSUE_MODEL_UNREACHABLE: Final = "model_unreachable"
 ISSUE_AGENT_CAN_CONTROL: Final = "agent_can_control"

@@ -1,89 +1,36 @@
-"""The loop: gate on a timer, one model call at a time, guarded execution, audit."""
+"""The room's clock: the gate timer, one decision in flight at most, back-off, the controls."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-from homeassistant.core import CALLBACK_TYPE, Event, EventStateChangedData, HomeAssistant, callback
-from homeassistant.helpers import issue_registry as ir
+from homeassistant.config_entries import ConfigEntry
+from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_send
-from homeassistant.helpers.event import (
-    async_call_later,
-    async_track_state_change_event,
-    async_track_time_interval,
-)
+from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
-from .chat import parse_chat_event, post_line, set_typing
-from .const import (
-    DOMAIN,
-    EVENT_CHAT_MESSAGE,
-    EVENT_DECISION,
-    FAILURES_BEFORE_REPAIR,
-    ISSUE_MODEL_UNREACHABLE,
-    LOGGER,
-    MAX_BACKOFF,
-    TRANSCRIPT_BUFFER,
-    OverseerMode,
-    Phase,
-)
-from .core.context import (
-    ChatLine,
-    InputSummary,
-    build_messages,
-    render_state_update,
-    select_transcript,
-    summarise,
-)
-from .core.decision import NOTE_REPEAT_DROPPED, Decision, normalise
+from .chat import set_typing
+from .const import DOMAIN, LOGGER, MAX_BACKOFF, OverseerMode, Phase, status_signal
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
-from .core.policy import Availability, availability, configured_tools, usable_allowlist
-from .core.text import fold
-from .core.tools import json_schema
-from .core.world import Role, SiteMode, World, material_state, rover_field, world_event
+from .core.world import SiteMode, World
+from .cycle import Cycle, CycleParts, async_run_cycle
 from .executor import Executor
-from .models import OverseerConfigEntry, RoomState
-from .providers import ModelError, ModelReply, Provider
+from .health import ModelHealthCoordinator
+from .inputs import RoomInputs
+from .models import RoomState
+from .providers import ModelError, Provider
 from .room import build_world
 from .settings import Settings
 from .store import OverseerStore
-from .websocket import status_signal
 
 PROMPT_DIR = Path(__file__).parent / "prompts"
-PEOPLE_WINDOW = 300
-# While the model cannot be reached, check it this often even if nothing triggers a decision.
-PROBE_INTERVAL = 60
-HEALTH_BY_ERROR = {
-    "cannot_connect": "unreachable",
-    "timeout": "unreachable",
-    "model_not_found": "model_not_found",
-}
-
-
-@dataclass
-class Cycle:
-    """What one decision saw, asked, got and did: the debug card's main subject."""
-
-    decision_id: str
-    trigger: Trigger
-    mode: OverseerMode
-    state_update: str = ""
-    model_input: InputSummary | None = None
-    tools: Availability = field(default_factory=lambda: Availability((), ()))
-    reply: ModelReply | None = None
-    decision: Decision | None = None
-    latency: float | None = None
-    stale: bool = False
-    actions: list[dict[str, Any]] = field(default_factory=list)
 
 
 def load_prompt(config_dir: Path, file_name: str) -> str:
@@ -96,7 +43,7 @@ def load_prompt(config_dir: Path, file_name: str) -> str:
 
 
 class OverseerCoordinator:
-    """Owns one room's clock, buffers, state and the single in-flight decision."""
+    """Owns one room's clock, state and the single in-flight decision."""
 
     def __init__(
         self,
@@ -113,29 +60,33 @@ class OverseerCoordinator:
         self.entry = entry
         self.settings = settings
         self.state = state
-        self._provider = provider
         self._store = store
-        self._prompts = prompts
         now = self.now()
         self.gate = Gate(settings.gate, now)
         self.metrics = Metrics(started=now)
-        self.transcript: deque[ChatLine] = deque(maxlen=TRANSCRIPT_BUFFER)
+        self.health = ModelHealthCoordinator(hass, entry, provider)
+        self.inputs = RoomInputs(hass, settings, self.gate, self.now, self._listening)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
+        self._parts = CycleParts(
+            hass,
+            settings,
+            state,
+            provider,
+            prompts,
+            self.executor,
+            self.metrics,
+            self.world,
+            self.now,
+            self._set_phase,
+        )
         self.phase = Phase.IDLE
         self.running = False
         self.last: Cycle | None = None
         self.last_error: str | None = None
-        self._watched = settings.watched()
         self._task: asyncio.Task[None] | None = None
-        self._failures = 0
         self._retry_at = 0.0
-        self._listeners: list[CALLBACK_TYPE] = []
+        self._cooling: frozenset[str] = frozenset()
         self._unsubscribe: list[CALLBACK_TYPE] = []
-        self._cooling = False
-        self._probe_later: CALLBACK_TYPE | None = None
-        # unknown, ok, unreachable, model_not_found or error; shown by the card.
-        self.model_health = "unknown"
-        self.model_detail: str | None = None
 
     @staticmethod
     def now() -> float:
@@ -146,9 +97,10 @@ class OverseerCoordinator:
 
     @callback
     def async_start(self) -> None:
-        """Listen to the chat bus and the watched entities, and start the gate timer."""
+        """Listen to the room, check the model in the background and start the gate timer."""
         self._unsubscribe = [
-            self.hass.bus.async_listen(EVENT_CHAT_MESSAGE, self._on_chat),
+            *self.inputs.async_listen(),
+            self.health.async_add_listener(self._notify),
             async_track_time_interval(
                 self.hass,
                 self._tick,
@@ -157,12 +109,10 @@ class OverseerCoordinator:
                 cancel_on_shutdown=True,
             ),
         ]
-        if self._watched:
-            self._unsubscribe.append(
-                async_track_state_change_event(self.hass, list(self._watched), self._on_state)
-            )
         self.running = True
-        self._start_probe()
+        self.entry.async_create_background_task(
+            self.hass, self.health.async_refresh(), f"overseer model check {self.entry.title}"
+        )
         self._notify()
 
     async def async_stop(self) -> None:
@@ -171,9 +121,7 @@ class OverseerCoordinator:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe = []
-        if self._probe_later is not None:
-            self._probe_later()
-            self._probe_later = None
+        await self.health.async_shutdown()
         await self._async_cancel_decision()
         await self._store.async_save(self.state.as_dict())
         self._notify()
@@ -187,56 +135,18 @@ class OverseerCoordinator:
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
-    # Model health
-
-    @callback
-    def _start_probe(self, _: datetime | None = None) -> None:
-        """Check the model in the background, so the card can say it is unreachable early."""
-        self._probe_later = None
-        if self.running:
-            self.entry.async_create_background_task(
-                self.hass, self._async_probe(), f"overseer model check {self.entry.title}"
-            )
-
-    async def _async_probe(self) -> None:
-        """One cheap check; checked again later while the model is not healthy."""
-        try:
-            await self._provider.async_check()
-        except ModelError as err:
-            self._set_health(err)
-            if self.running:
-                self._probe_later = async_call_later(self.hass, PROBE_INTERVAL, self._start_probe)
-        else:
-            self._set_health(None)
-        self._notify()
-
-    def _set_health(self, err: ModelError | None) -> None:
-        """Remember whether the model answers, and why not."""
-        self.model_health = "ok" if err is None else HEALTH_BY_ERROR.get(err.kind, "error")
-        self.model_detail = None if err is None else err.detail[:200]
-
-    # Entities and persistence
-
-    @callback
-    def async_add_listener(self, listener: CALLBACK_TYPE) -> CALLBACK_TYPE:
-        """Call listener whenever something an entity shows changed."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
-
     @callback
     def _changed(self) -> None:
-        """Persist soon and tell listeners."""
+        """Persist soon and tell the entities and the card."""
         self._store.schedule_save(self.state.as_dict)
         self._notify()
 
     @callback
     def _notify(self) -> None:
-        """Tell the entities and the status subscribers that something changed."""
-        for listener in list(self._listeners):
-            listener()
+        """Entities and status subscribers follow this one signal."""
         async_dispatcher_send(self.hass, status_signal(self.entry.entry_id))
 
-    # Controls (selects and switches)
+    # Controls: selects, switches and services
 
     async def async_set_mode(self, mode: OverseerMode) -> None:
         """One flip: the old overseer's decision in flight is cancelled before the new runs."""
@@ -282,37 +192,11 @@ class OverseerCoordinator:
         """The trigger service: a decision at the next tick, whatever the gate thinks."""
         self.gate.request_manual(self.now())
 
-    # Inputs
-
-    @callback
-    def _on_chat(self, event: Event) -> None:
-        """Take in a chat line addressed to this room (or to every room)."""
-        chat = parse_chat_event(event.data)
-        if chat is None or (chat.room is not None and fold(chat.room) != self.settings.room):
-            return
-        now = self.now()
-        # Our own lines come back on the bus with the decision that wrote them.
-        own = chat.bot and chat.user == self.settings.name and event.data.get("decision_id") is not None
-        self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own))
-        if self.state.mode is not OverseerMode.OFF:
-            self.gate.observe_chat(chat.user, chat.text, chat.bot, now)
-
-    @callback
-    def _on_state(self, event: Event[EventStateChangedData]) -> None:
-        """Turn a watched entity's change into a world event when it is high-signal."""
-        new_state = event.data["new_state"]
-        if new_state is None or self.state.mode is OverseerMode.OFF:
-            return
-        old_state = event.data["old_state"]
-        entity_id = event.data["entity_id"]
-        role = self._watched.get(entity_id, Role.STATE)
-        name = str(new_state.attributes.get("friendly_name") or entity_id)
-        field = rover_field(entity_id, name) if role is Role.ROVER else None
-        happened = world_event(role, field, old_state.state if old_state else None, new_state.state)
-        if happened:
-            self.gate.observe_world(happened, name, self.now())
-
     # The loop
+
+    def _listening(self) -> bool:
+        """Chat and world events reach the gate only while an overseer runs."""
+        return self.state.mode is not OverseerMode.OFF
 
     @property
     def busy(self) -> bool:
@@ -321,10 +205,12 @@ class OverseerCoordinator:
 
     @callback
     def _tick(self, _: datetime) -> None:
-        """Every gate_interval: maybe start a decision; keep countdowns fresh."""
+        """Every gate_interval: maybe start a decision; say when a cooldown has run out."""
         now = self.now()
-        cooling = any(self.state.ledger.remaining(group, now) for group in ("lift", "neato", "ha"))
-        if cooling or self._cooling:
+        cooling = frozenset(
+            group for group in self.state.ledger.cooldown_until if self.state.ledger.remaining(group, now)
+        )
+        if self._cooling - cooling:
             self._notify()
         self._cooling = cooling
         if self.state.mode is OverseerMode.OFF:
@@ -340,15 +226,12 @@ class OverseerCoordinator:
 
     def world(self) -> World:
         """The room as it is now."""
-        now = self.now()
-        people: dict[str, None] = {}
-        for line in reversed(self.transcript):
-            if line.ts < now - PEOPLE_WINDOW:
-                break
-            if not line.bot:
-                people.setdefault(line.user, None)
         return build_world(
-            self.hass, self.settings, self.state.controls, self.state.memory.slots, tuple(people)[:12]
+            self.hass,
+            self.settings,
+            self.state.controls,
+            self.state.memory.slots,
+            self.inputs.active_people(),
         )
 
     def _set_phase(self, phase: Phase) -> None:
@@ -361,7 +244,9 @@ class OverseerCoordinator:
         cycle = Cycle(decision_id=ulid_now(), trigger=trigger, mode=self.state.mode)
         self.last = cycle
         try:
-            await self._async_cycle(cycle)
+            await async_run_cycle(self._parts, cycle, tuple(self.inputs.transcript))
+        except ModelError as err:
+            self._model_failed(cycle, err)
         except asyncio.CancelledError:
             set_typing(self.hass, self.settings.room, self.settings.name, False)
             raise
@@ -369,119 +254,28 @@ class OverseerCoordinator:
             LOGGER.exception("Decision %s failed unexpectedly", cycle.decision_id)
             self.last_error = f"{type(err).__name__}: {err}"[:300]
             self._set_phase(Phase.FAILED)
+        else:
+            self.health.record_success()
+            self._retry_at = 0.0
+            self.last_error = None
 
-    async def _async_cycle(self, cycle: Cycle) -> None:
-        """gate_check → awaiting_model → tool_exec → posted/idle, or failed."""
-        settings = self.settings
-        self._set_phase(Phase.GATE_CHECK)
-        started = self.now()
-        world = self.world()
-        before = material_state(world)
-        control = cycle.mode is OverseerMode.CONTROL
-        if control:
-            cycle.tools = availability(world, self.state.ledger, settings.limits, started)
-        cycle.state_update = render_state_update(
-            world, cycle.trigger.kind.value, self.state.ledger, settings.limits, started
-        )
-        lines = select_transcript(self.transcript, started, settings.bounds)
-        messages = build_messages(
-            self._prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools
-        )
-        cycle.model_input = summarise(messages)
-        allowlist = usable_allowlist(world)
-        schemas = [json_schema(name, allowlist) for name in cycle.tools.available]
-        self._set_phase(Phase.AWAITING_MODEL)
-        set_typing(self.hass, settings.room, settings.name, True)
-        clock = time.monotonic()
-        try:
-            reply = await self._provider.async_decide(messages, schemas)
-        except ModelError as err:
-            self._set_health(err)
-            self._model_failed(cycle.trigger, err, time.monotonic() - clock)
-            return
-        finally:
-            set_typing(self.hass, settings.room, settings.name, False)
-        cycle.latency = time.monotonic() - clock
-        cycle.reply = reply
-        self._set_health(None)
-        self._model_recovered()
-        recent_bot = [line.text for line in self.transcript if line.own][
-            -max(settings.bounds.bot_messages, 2) :
-        ]
-        cycle.decision = decision = normalise(
-            reply.text,
-            reply.tool_calls,
-            name=settings.name,
-            known_tools=configured_tools(world) if control else (),
-            allowlist=usable_allowlist(world, include_missing=True),
-            recent_bot_lines=recent_bot,
-            rules=settings.rules,
-        )
-        finished = self.now()
-        cycle.stale = (
-            finished - cycle.trigger.since > settings.stale_after or material_state(self.world()) != before
-        )
-        self.metrics.record_decision(finished, cycle.latency, decision.mode.value, cycle.stale)
-        self._set_phase(Phase.TOOL_EXEC)
-        offered = frozenset(cycle.tools.available)
-        for rejection in decision.rejections:
-            cycle.actions.append(self.executor.record_rejection(cycle.decision_id, rejection))
-        for intent in decision.intents:
-            cycle.actions.append(
-                await self.executor.async_execute(
-                    cycle.decision_id, intent.name, intent.arguments, offered, self.state.dry_run
-                )
-            )
-        if NOTE_REPEAT_DROPPED in decision.notes:
-            self.metrics.record_chat(finished, repeated=True)
-        posted = bool(decision.chat) and not cycle.stale and not self.state.dry_run
-        if posted:
-            self.metrics.record_chat(finished, repeated=False)
-            post_line(self.hass, settings.room, settings.name, decision.chat or "", cycle.decision_id)
-        self.hass.bus.async_fire(
-            EVENT_DECISION,
-            {
-                "decision_id": cycle.decision_id,
-                "trigger": cycle.trigger.kind.value,
-                "mode": decision.mode.value,
-                "latency_ms": round(cycle.latency * 1000),
-                "stale": cycle.stale,
-            },
-        )
-        self._set_phase(Phase.POSTED if posted else Phase.IDLE)
-
-    def _model_failed(self, trigger: Trigger, err: ModelError, latency: float) -> None:
-        """Back off exponentially, keep the question, and raise a repair when it persists."""
-        self._failures += 1
-        delay = min(self.settings.gate_interval * 2**self._failures, MAX_BACKOFF)
+    def _model_failed(self, cycle: Cycle, err: ModelError) -> None:
+        """Back off exponentially and keep the question for when the model answers again."""
+        self.health.record_failure(err)
+        delay = min(self.settings.gate_interval * 2**self.health.failures, MAX_BACKOFF)
         self._retry_at = self.now() + delay
-        self.gate.requeue(trigger)
-        self.metrics.record_failure(self.now(), latency)
-        self.last_error = str(err)[:300]
+        self.gate.requeue(cycle.trigger)
+        self.metrics.record_failure(self.now(), cycle.latency or 0.0)
+        self.last_error = f"{type(err).__name__}: {err}"[:300]
         LOGGER.warning("Model call failed (%s); retrying in %.0f s", err, delay)
-        if self._failures >= FAILURES_BEFORE_REPAIR:
-            ir.async_create_issue(
-                self.hass,
-                DOMAIN,
-                f"{ISSUE_MODEL_UNREACHABLE}_{self.entry.entry_id}",
-                is_fixable=False,
-                severity=ir.IssueSeverity.ERROR,
-                translation_key=ISSUE_MODEL_UNREACHABLE,
-                translation_placeholders={"name": self.entry.title, "error": str(err)[:200]},
-            )
         self._set_phase(Phase.FAILED)
 
-    def _model_recovered(self) -> None:
-        """The model answered: forget past failures and clear the repair."""
-        if self._failures >= FAILURES_BEFORE_REPAIR:
-            ir.async_delete_issue(self.hass, DOMAIN, f"{ISSUE_MODEL_UNREACHABLE}_{self.entry.entry_id}")
-        self._failures = 0
-        self._retry_at = 0.0
-        self.last_error = None
 
-    # Status
+@dataclass
+class OverseerRuntimeData:
+    """What a loaded entry holds."""
 
-    def cooldowns(self) -> dict[str, int]:
-        """Seconds left per tool group (0 = ready)."""
-        now = self.now()
-        return {group: self.state.ledger.remaining(group, now) for group in ("lift", "neato", "ha")}
+    coordinator: OverseerCoordinator
+
+
+type OverseerConfigEntry = ConfigEntry[OverseerRuntimeData]

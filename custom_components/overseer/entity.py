@@ -1,12 +1,13 @@
-"""The base entity: one service device per room, names from translations."""
+"""The base entity: one service device per room, names from translations, one update signal."""
 
 from __future__ import annotations
 
 from homeassistant.core import callback
 from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity import Entity, EntityDescription
 
-from .const import DOMAIN
+from .const import DOMAIN, status_signal
 from .coordinator import OverseerCoordinator
 
 
@@ -33,7 +34,11 @@ class OverseerEntity(Entity):
     async def async_added_to_hass(self) -> None:
         """Follow the coordinator."""
         await super().async_added_to_hass()
-        self.async_on_remove(self.coordinator.async_add_listener(self._handle_coordinator_update))
+        self.async_on_remove(
+            async_dispatcher_connect(
+                self.hass, status_signal(self.coordinator.entry.entry_id), self._handle_coordinator_update
+            )
+        )
 
     @callback
     def _handle_coordinator_update(self) -> None:

@@ -13,38 +13,13 @@ from homeassistant.util import dt as dt_util
 from .const import EVENT_ACTION, LOGGER, Outcome
 from .core.decision import Rejection
 from .core.metrics import Metrics
-from .core.policy import check_call
+from .core.policy import check_call, planned_effect
+from .core.tools import MemoryWrite, ServiceCall
 from .core.world import World
 from .models import RoomState
 from .settings import Settings
 
 SERVICE_TIMEOUT = 15
-
-
-def service_for(name: str, arguments: dict[str, Any], settings: Settings) -> tuple[str, str, dict[str, Any]]:
-    """The Home Assistant service call a room tool maps to (see CONTRACT.md)."""
-    if name in ("lift_up", "lift_down"):
-        if settings.lift_cover:
-            service = "open_cover" if name == "lift_up" else "close_cover"
-            return "cover", service, {"entity_id": settings.lift_cover}
-        script = settings.lift_up_script if name == "lift_up" else settings.lift_down_script
-        return "script", "turn_on", {"entity_id": script}
-    if name == "neato_clear_errors":
-        return "script", "turn_on", {"entity_id": settings.vacuum_clear_errors_script}
-    if name.startswith("neato_"):
-        service = {"neato_start": "start", "neato_send_home": "return_to_base", "neato_locate": "locate"}[
-            name
-        ]
-        return "vacuum", service, {"entity_id": settings.vacuum_entity}
-    if name == "ha_set_entity":
-        entity_id, state = arguments["entity_id"], arguments["state"]
-        domain = entity_id.partition(".")[0]
-        if state == "off":
-            return domain, "turn_off", {"entity_id": entity_id}
-        if state == "on":
-            return domain, "turn_on", {"entity_id": entity_id}
-        return "light", "turn_on", {"entity_id": entity_id, "color_name": state}
-    raise ValueError(f"{name} is not a room tool")
 
 
 class Executor:
@@ -101,26 +76,26 @@ class Executor:
     ) -> dict[str, Any]:
         """Check, then run one call; never raises."""
         now = dt_util.utcnow().timestamp()
-        verdict = check_call(
-            name, arguments, offered, self._world_now(), self._state.ledger, self._settings.limits, now
-        )
+        world = self._world_now()
+        limits = self._settings.limits
+        verdict = check_call(name, arguments, offered, world, self._state.ledger, limits, now)
         if verdict.refusal is not None:
             return self.record(decision_id, name, arguments, Outcome.BLOCKED, verdict.refusal.reason.value)
         clean = verdict.arguments
         if dry_run:
             return self.record(decision_id, name, clean, Outcome.DRY_RUN)
-        if name == "memory_read":
-            return self.record(decision_id, name, clean, Outcome.EXECUTED)
-        if name == "memory_write":
-            self._state.memory.write(clean["slot"], clean["text"])
-            return self.record(decision_id, name, clean, Outcome.EXECUTED)
-        domain, service, data = service_for(name, clean, self._settings)
-        try:
-            async with asyncio.timeout(SERVICE_TIMEOUT):
-                await self._hass.services.async_call(domain, service, data, blocking=True)
-        except (HomeAssistantError, TimeoutError, ValueError) as err:
-            LOGGER.warning("%s failed: %s.%s: %s", name, domain, service, err)
-            return self.record(decision_id, name, clean, Outcome.FAILED, type(err).__name__)
+        effect = planned_effect(name, clean, world)
+        if isinstance(effect, MemoryWrite):
+            self._state.memory.write(effect.slot, effect.text)
+        elif isinstance(effect, ServiceCall):
+            try:
+                async with asyncio.timeout(SERVICE_TIMEOUT):
+                    await self._hass.services.async_call(
+                        effect.domain, effect.service, effect.data, blocking=True
+                    )
+            except (HomeAssistantError, TimeoutError, ValueError) as err:
+                LOGGER.warning("%s failed: %s.%s: %s", name, effect.domain, effect.service, err)
+                return self.record(decision_id, name, clean, Outcome.FAILED, type(err).__name__)
         # Cooldowns start and the budget is spent only when something really ran.
-        self._state.ledger = self._state.ledger.after_execution(name, now, self._settings.limits)
+        self._state.ledger = self._state.ledger.after_execution(name, now, limits)
         return self.record(decision_id, name, clean, Outcome.EXECUTED)

@@ -1,12 +1,10 @@
-"""Runtime data of a config entry and the room state that survives restarts."""
+"""The room state that survives restarts."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from homeassistant.config_entries import ConfigEntry
+from typing import Any
 
 from .const import OverseerMode
 from .core.audit import AuditLog
@@ -14,19 +12,6 @@ from .core.memory import Memory
 from .core.policy import Ledger
 from .core.world import SiteMode
 from .room import Controls
-
-if TYPE_CHECKING:
-    from .coordinator import OverseerCoordinator
-
-
-@dataclass
-class OverseerRuntimeData:
-    """What a loaded entry holds."""
-
-    coordinator: OverseerCoordinator
-
-
-type OverseerConfigEntry = ConfigEntry[OverseerRuntimeData]
 
 
 def _enum[E: (SiteMode, OverseerMode)](kind: type[E], value: Any, default: E) -> E:

@@ -11,10 +11,9 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .const import OverseerMode
-from .coordinator import OverseerCoordinator
+from .coordinator import OverseerConfigEntry, OverseerCoordinator
 from .core.world import SiteMode
 from .entity import OverseerEntity
-from .models import OverseerConfigEntry
 
 PARALLEL_UPDATES = 0
 

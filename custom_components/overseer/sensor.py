@@ -1,9 +1,10 @@
-"""Sensors: loop phase, last trigger and decision, cooldowns and the main metrics."""
+"""Sensors: loop phase, last trigger and decision, when each cooldown ends, the main metrics."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from homeassistant.components.sensor import (
     SensorDeviceClass,
@@ -15,13 +16,15 @@ from homeassistant.const import PERCENTAGE, EntityCategory, UnitOfTime
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 from homeassistant.helpers.typing import StateType
+from homeassistant.util import dt as dt_util
 
 from .const import Phase
-from .coordinator import OverseerCoordinator
+from .coordinator import OverseerConfigEntry, OverseerCoordinator
 from .core.decision import Mode
 from .core.gate import TriggerKind
+from .core.policy import configured_groups
+from .core.tools import CooldownGroup
 from .entity import OverseerEntity
-from .models import OverseerConfigEntry
 
 PARALLEL_UPDATES = 0
 
@@ -30,7 +33,20 @@ PARALLEL_UPDATES = 0
 class OverseerSensorDescription(SensorEntityDescription):
     """A sensor that reads one value off the coordinator."""
 
-    value_fn: Callable[[OverseerCoordinator], StateType]
+    value_fn: Callable[[OverseerCoordinator], StateType | datetime]
+    # Only for a configured cooldown group; None means the sensor always exists.
+    group: CooldownGroup | None = None
+    # Unavailable while the model cannot be asked.
+    needs_model: bool = False
+
+
+# Translation keys of the last_decision states; events and the status keep the contract's modes.
+DECISION_STATES = {
+    Mode.SKIP: "skip",
+    Mode.CHAT: "chat",
+    Mode.ACTION: "action",
+    Mode.ACTION_CHAT: "action_and_chat",
+}
 
 
 def _metric(key: str, scale: float = 1.0) -> Callable[[OverseerCoordinator], StateType]:
@@ -43,14 +59,24 @@ def _metric(key: str, scale: float = 1.0) -> Callable[[OverseerCoordinator], Sta
     return value
 
 
-def _cooldown(group: str) -> OverseerSensorDescription:
-    """Seconds left on one tool group's cooldown."""
+def _ready_at(group: CooldownGroup) -> Callable[[OverseerCoordinator], datetime | None]:
+    """When a group's cooldown ends (in the past once it is ready); unknown before its first use."""
+
+    def value(coordinator: OverseerCoordinator) -> datetime | None:
+        until = coordinator.state.ledger.cooldown_until.get(group)
+        return None if until is None else dt_util.utc_from_timestamp(until)
+
+    return value
+
+
+def _cooldown(group: CooldownGroup) -> OverseerSensorDescription:
+    """When one group is ready again: a timestamp, so nothing is written every second."""
     return OverseerSensorDescription(
         key=f"cooldown_{group}",
         translation_key=f"cooldown_{group}",
-        device_class=SensorDeviceClass.DURATION,
-        native_unit_of_measurement=UnitOfTime.SECONDS,
-        value_fn=lambda coordinator: coordinator.cooldowns()[group],
+        device_class=SensorDeviceClass.TIMESTAMP,
+        value_fn=_ready_at(group),
+        group=group,
     )
 
 
@@ -73,14 +99,14 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         key="last_decision",
         translation_key="last_decision",
         device_class=SensorDeviceClass.ENUM,
-        options=[mode.value for mode in Mode],
+        options=list(DECISION_STATES.values()),
         value_fn=lambda coordinator: (
-            coordinator.last.decision.mode.value if coordinator.last and coordinator.last.decision else None
+            DECISION_STATES[coordinator.last.decision.mode]
+            if coordinator.last and coordinator.last.decision
+            else None
         ),
     ),
-    _cooldown("lift"),
-    _cooldown("neato"),
-    _cooldown("ha"),
+    *(_cooldown(group) for group in CooldownGroup),
     OverseerSensorDescription(
         key="llm_calls_per_minute",
         translation_key="llm_calls_per_minute",
@@ -88,6 +114,7 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         state_class=SensorStateClass.MEASUREMENT,
         entity_category=EntityCategory.DIAGNOSTIC,
         value_fn=_metric("llm_calls_per_minute"),
+        needs_model=True,
     ),
     OverseerSensorDescription(
         key="llm_latency",
@@ -97,6 +124,7 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         state_class=SensorStateClass.MEASUREMENT,
         entity_category=EntityCategory.DIAGNOSTIC,
         value_fn=_metric("llm_latency_avg_s"),
+        needs_model=True,
     ),
     OverseerSensorDescription(
         key="blocked_rate",
@@ -112,9 +140,14 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
 async def async_setup_entry(
     hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
 ) -> None:
-    """Add the room's sensors."""
+    """Add the room's sensors; a cooldown sensor only for a group the room has tools in."""
     coordinator = entry.runtime_data.coordinator
-    async_add_entities(OverseerSensor(coordinator, description) for description in SENSORS)
+    groups = configured_groups(coordinator.world())
+    async_add_entities(
+        OverseerSensor(coordinator, description)
+        for description in SENSORS
+        if description.group is None or description.group in groups
+    )
 
 
 class OverseerSensor(OverseerEntity, SensorEntity):
@@ -123,6 +156,11 @@ class OverseerSensor(OverseerEntity, SensorEntity):
     entity_description: OverseerSensorDescription
 
     @property
-    def native_value(self) -> StateType:
+    def native_value(self) -> StateType | datetime:
         """The current value."""
         return self.entity_description.value_fn(self.coordinator)
+
+    @property
+    def available(self) -> bool:
+        """Model figures are unavailable while the model cannot be asked."""
+        return not self.entity_description.needs_model or self.coordinator.health.last_update_success

@@ -1,7 +1,10 @@
 """Services: post a chat line, trigger a decision, write or clear memory.
 
-Every field is checked here, before anything happens, so bad input gets a translated
-ServiceValidationError and changes nothing.
+Each service has a voluptuous schema: Home Assistant applies it before the handler runs, so an
+unknown field, a wrong type or slot 4 is refused with the schema's message and changes nothing.
+What a schema cannot know (whether the overseer named exists and is loaded, which one is meant)
+is checked in the handler and refused with a translated ServiceValidationError, again before
+anything changes.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import voluptuous as vol
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, ServiceCall, callback
 from homeassistant.exceptions import ServiceValidationError
+from homeassistant.helpers import config_validation as cv
 
 from .const import (
     ATTR_CONFIG_ENTRY_ID,
@@ -25,12 +29,54 @@ from .const import (
 from .coordinator import OverseerCoordinator
 from .core.tools import ArgumentError, parse_slot
 
-FIELDS = {
-    SERVICE_POST_MESSAGE: {"user", "text", "bot", ATTR_CONFIG_ENTRY_ID},
-    SERVICE_TRIGGER: {ATTR_CONFIG_ENTRY_ID},
-    SERVICE_MEMORY_WRITE: {"slot", "text", ATTR_CONFIG_ENTRY_ID},
-    SERVICE_MEMORY_CLEAR: {"slot", ATTR_CONFIG_ENTRY_ID},
-}
+ATTR_USER = "user"
+ATTR_TEXT = "text"
+ATTR_BOT = "bot"
+ATTR_SLOT = "slot"
+
+
+def _slot(value: Any) -> int:
+    """A memory slot 1-3: an int, a whole float or a digit string (the UI may send any)."""
+    try:
+        return parse_slot(value)
+    except ArgumentError as err:
+        raise vol.Invalid("expected memory slot 1, 2 or 3") from err
+
+
+def _not_blank(value: str) -> str:
+    """Text with something in it besides spaces (kept as given)."""
+    if not value.strip():
+        raise vol.Invalid("must not be empty")
+    return value
+
+
+TEXT = vol.All(cv.string, _not_blank)
+# Absent or null means every loaded overseer (or the only one).
+ENTRY_ID = {vol.Optional(ATTR_CONFIG_ENTRY_ID): vol.Maybe(cv.string)}
+
+POST_MESSAGE_SCHEMA = vol.Schema(
+    {
+        vol.Required(ATTR_USER): TEXT,
+        vol.Required(ATTR_TEXT): TEXT,
+        vol.Optional(ATTR_BOT, default=False): cv.boolean,
+        **ENTRY_ID,
+    }
+)
+TRIGGER_SCHEMA = vol.Schema(ENTRY_ID)
+MEMORY_WRITE_SCHEMA = vol.Schema(
+    {
+        vol.Required(ATTR_SLOT): _slot,
+        vol.Required(ATTR_TEXT): TEXT,
+        **ENTRY_ID,
+    }
+)
+MEMORY_CLEAR_SCHEMA = vol.Schema(
+    {
+        # Absent or null clears all three slots.
+        vol.Optional(ATTR_SLOT): vol.Maybe(_slot),
+        **ENTRY_ID,
+    }
+)
 
 
 def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
@@ -40,30 +86,13 @@ def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
     )
 
 
-def _text(call: ServiceCall, field: str) -> str:
-    """A required, non-empty string field."""
-    value = call.data.get(field)
-    if not isinstance(value, str) or not value.strip():
-        raise _invalid("empty_field", field=field)
-    return value
-
-
-def _slot(call: ServiceCall) -> int:
-    """A memory slot 1-3 (numbers as strings are fine, as the UI may send them)."""
-    value = call.data.get("slot")
-    try:
-        return parse_slot(value)
-    except ArgumentError as err:
-        raise _invalid("invalid_slot", slot=str(value)[:20]) from err
-
-
 def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[OverseerCoordinator]:
     """The rooms a call is for: the one named, or every loaded one."""
     entry_id = call.data.get(ATTR_CONFIG_ENTRY_ID)
     if entry_id is not None:
-        entry = hass.config_entries.async_get_entry(str(entry_id))
+        entry = hass.config_entries.async_get_entry(entry_id)
         if entry is None or entry.domain != DOMAIN:
-            raise _invalid("entry_not_found", entry_id=str(entry_id)[:60])
+            raise _invalid("entry_not_found", entry_id=entry_id[:60])
         if entry.state is not ConfigEntryState.LOADED:
             raise _invalid("entry_not_loaded", name=entry.title)
         return [entry.runtime_data.coordinator]
@@ -75,49 +104,36 @@ def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[
     return loaded
 
 
-def _check_fields(call: ServiceCall) -> None:
-    """Refuse fields the service does not have, rather than ignoring a typo."""
-    unknown = set(call.data) - FIELDS[call.service]
-    if unknown:
-        raise _invalid("unknown_field", field=", ".join(sorted(map(str, unknown)))[:100])
-
-
 @callback
 def async_setup_services(hass: HomeAssistant) -> None:
-    """Register the overseer's services."""
+    """Register the overseer's services (once, for every room)."""
 
     async def post_message(call: ServiceCall) -> None:
-        _check_fields(call)
-        user, text = _text(call, "user"), _text(call, "text")
-        bot = call.data.get("bot", False)
-        if not isinstance(bot, bool):
-            raise _invalid("invalid_bot")
-        data: dict[str, Any] = {"user": user, "text": text, "bot": bot}
+        data: dict[str, Any] = {
+            ATTR_USER: call.data[ATTR_USER],
+            ATTR_TEXT: call.data[ATTR_TEXT],
+            ATTR_BOT: call.data[ATTR_BOT],
+        }
         if call.data.get(ATTR_CONFIG_ENTRY_ID) is not None:
             data["room"] = _coordinators(hass, call, single=True)[0].settings.room
         hass.bus.async_fire(EVENT_CHAT_MESSAGE, data, context=call.context)
 
     async def trigger(call: ServiceCall) -> None:
-        _check_fields(call)
         for coordinator in _coordinators(hass, call, single=False):
             coordinator.request_decision()
 
     async def memory_write(call: ServiceCall) -> None:
-        _check_fields(call)
-        slot, text = _slot(call), _text(call, "text")
-        _coordinators(hass, call, single=True)[0].write_memory(slot, text)
+        coordinator = _coordinators(hass, call, single=True)[0]
+        coordinator.write_memory(call.data[ATTR_SLOT], call.data[ATTR_TEXT])
 
     async def memory_clear(call: ServiceCall) -> None:
-        _check_fields(call)
-        slot = _slot(call) if call.data.get("slot") is not None else None
-        _coordinators(hass, call, single=True)[0].clear_memory(slot)
+        coordinator = _coordinators(hass, call, single=True)[0]
+        coordinator.clear_memory(call.data.get(ATTR_SLOT))
 
-    # No voluptuous schemas: their errors are not translated; every field is checked above.
-    permissive = vol.Schema(dict, extra=vol.ALLOW_EXTRA)
-    for name, handler in (
-        (SERVICE_POST_MESSAGE, post_message),
-        (SERVICE_TRIGGER, trigger),
-        (SERVICE_MEMORY_WRITE, memory_write),
-        (SERVICE_MEMORY_CLEAR, memory_clear),
+    for name, handler, schema in (
+        (SERVICE_POST_MESSAGE, post_message, POST_MESSAGE_SCHEMA),
+        (SERVICE_TRIGGER, trigger, TRIGGER_SCHEMA),
+        (SERVICE_MEMORY_WRITE, memory_write, MEMORY_WRITE_SCHEMA),
+        (SERVICE_MEMORY_CLEAR, memory_clear, MEMORY_CLEAR_SCHEMA),
     ):
-        hass.services.async_register(DOMAIN, name, handler, schema=permissive)
+        hass.services.async_register(DOMAIN, name, handler, schema=schema)

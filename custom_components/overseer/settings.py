@@ -6,11 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from homeassistant.const import CONF_API_KEY, CONF_MODEL, CONF_NAME, CONF_URL
+from homeassistant.util.color import COLORS
+
 from .const import (
     BACKEND_OLLAMA,
     CONF_AGENT_ID,
     CONF_ALIASES,
-    CONF_API_KEY,
     CONF_APPROVAL_TOOLS,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
@@ -18,12 +20,9 @@ from .const import (
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
     CONF_LIGHT_ENTITIES,
-    CONF_MODEL,
-    CONF_NAME,
     CONF_ROOM,
     CONF_ROVER_ENTITIES,
     CONF_STATE_ENTITIES,
-    CONF_URL,
     CONF_VACUUM_CLEAR_ERRORS_SCRIPT,
     CONF_VACUUM_ENTITY,
     DEFAULT_NAME,
@@ -36,7 +35,11 @@ from .core.decision import DecisionRules
 from .core.gate import DEFAULT_CHALLENGES, GateConfig
 from .core.policy import Limits
 from .core.text import fold, one_line
+from .core.tools import CooldownGroup, cooldown_option
 from .core.world import Role
+
+# The colour names light.turn_on accepts, from Home Assistant itself.
+LIGHT_COLOUR_NAMES = frozenset(COLORS)
 
 
 def split_words(value: Any) -> tuple[str, ...]:
@@ -112,12 +115,11 @@ class Settings:
                 min_gap=number["min_gap"],
             ),
             limits=Limits(
-                cooldown_lift=number["cooldown_lift"],
-                cooldown_neato=number["cooldown_neato"],
-                cooldown_ha=number["cooldown_ha"],
+                cooldowns={group: number[cooldown_option(group)] for group in CooldownGroup},
                 action_budget=int(number["action_budget"]),
                 action_window=number["action_window"],
                 consequential=frozenset(options.get(CONF_APPROVAL_TOOLS, ())),
+                colour_names=LIGHT_COLOUR_NAMES,
             ),
             bounds=TranscriptBounds(
                 turns=int(number["transcript_turns"]),

@@ -1,21 +1,125 @@
-"""The status objects of the contract: one schema per mode, never one shared object."""
+"""The status objects of the contract: a frozen snapshot of a room, rendered per schema.
+
+take_snapshot reads the room once; render turns a snapshot into the schema's plain JSON.
+The schemas never share one object.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from homeassistant.util import dt as dt_util
 
 from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode
-from .core.policy import availability
-
-if TYPE_CHECKING:
-    from .coordinator import Cycle, OverseerCoordinator
+from .coordinator import OverseerCoordinator
+from .core.context import InputSummary
+from .core.decision import Decision
+from .core.gate import Trigger
+from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
+from .core.reply import ModelReply
+from .core.tools import TOOLS, CooldownGroup, tools_in
+from .core.world import SiteMode
 
 SCHEMA_CONTROL = "overseer.v2"
 SCHEMA_COMMENTARY = "overseer.commentary"
 SCHEMA_OFF = "overseer.off"
+COMMENTARY_METRICS = ("llm_calls_per_minute", "llm_latency_avg_s", "chat_per_minute", "repeated_line_rate")
+
+
+@dataclass(frozen=True, slots=True)
+class LastDecision:
+    """The last decision as it stood when the snapshot was taken."""
+
+    decision_id: str
+    trigger: Trigger
+    state_update: str
+    model_input: InputSummary | None
+    reply: ModelReply | None
+    decision: Decision | None
+    latency: float | None
+    stale: bool
+    actions: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusSnapshot:
+    """Everything a status object shows, read at one instant."""
+
+    entry_id: str
+    title: str
+    name: str
+    room: str
+    backend: str
+    model: str
+    mode: OverseerMode
+    running: bool
+    phase: str
+    health: str
+    health_detail: str | None
+    dry_run: bool
+    site_mode: SiteMode
+    lights_locked_on: bool
+    last: LastDecision | None
+    tools: Availability
+    configured: tuple[str, ...]
+    groups: tuple[CooldownGroup, ...]
+    ledger: Ledger
+    limits: Limits
+    now: float
+    metrics: Mapping[str, Any]
+    recent_actions: tuple[Mapping[str, Any], ...]
+    memory: tuple[str, ...]
+    last_error: str | None
+
+
+def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
+    """Read the room once."""
+    settings, state, cycle = coordinator.settings, coordinator.state, coordinator.last
+    now = coordinator.now()
+    world = coordinator.world()
+    last = None
+    if cycle is not None:
+        last = LastDecision(
+            cycle.decision_id,
+            cycle.trigger,
+            cycle.state_update,
+            cycle.model_input,
+            cycle.reply,
+            cycle.decision,
+            cycle.latency,
+            cycle.stale,
+            tuple(dict(action) for action in cycle.actions),
+        )
+    return StatusSnapshot(
+        entry_id=coordinator.entry.entry_id,
+        title=coordinator.entry.title,
+        name=settings.name,
+        room=settings.room,
+        backend=settings.backend,
+        model=settings.agent_id if settings.backend == BACKEND_CONVERSATION else settings.model,
+        mode=state.mode,
+        running=coordinator.running,
+        phase=coordinator.phase.value,
+        health=coordinator.health.health.value,
+        health_detail=coordinator.health.detail,
+        dry_run=state.dry_run,
+        site_mode=state.controls.site_mode,
+        lights_locked_on=state.controls.lights_locked_on,
+        last=last,
+        tools=availability(world, state.ledger, settings.limits, now),
+        configured=configured_tools(world),
+        groups=configured_groups(world),
+        ledger=state.ledger,
+        limits=settings.limits,
+        now=now,
+        metrics=coordinator.metrics.snapshot(now),
+        recent_actions=tuple(state.audit.latest(RECENT_ACTIONS)),
+        memory=tuple(state.memory.slots),
+        last_error=coordinator.last_error,
+    )
 
 
 def _iso(ts: float | None) -> str | None:
@@ -23,40 +127,40 @@ def _iso(ts: float | None) -> str | None:
     return dt_util.utc_from_timestamp(ts).isoformat() if ts else None
 
 
-def _trigger(cycle: Cycle | None) -> dict[str, Any] | None:
+def _trigger(last: LastDecision | None) -> dict[str, Any] | None:
     """The last trigger: why the last decision ran."""
-    if cycle is None:
+    if last is None:
         return None
-    trigger = cycle.trigger
+    trigger = last.trigger
     return {
         "kind": trigger.kind.value,
         "detail": trigger.detail,
         "since": _iso(trigger.since),
         "coalesced": [kind.value for kind in trigger.coalesced],
-        "decision_id": cycle.decision_id,
+        "decision_id": last.decision_id,
     }
 
 
-def _decision(cycle: Cycle | None) -> dict[str, Any] | None:
+def _decision(last: LastDecision | None) -> dict[str, Any] | None:
     """The normalised decision with its cost."""
-    if cycle is None or cycle.decision is None:
+    if last is None or last.decision is None:
         return None
-    decision, reply = cycle.decision, cycle.reply
+    decision, reply = last.decision, last.reply
     return {
-        "decision_id": cycle.decision_id,
+        "decision_id": last.decision_id,
         "mode": decision.mode.value,
         "chat": decision.chat,
         "notes": list(decision.notes),
-        "stale": cycle.stale,
-        "latency_ms": round((cycle.latency or 0) * 1000),
+        "stale": last.stale,
+        "latency_ms": round((last.latency or 0) * 1000),
         "prompt_tokens": reply.prompt_tokens if reply else None,
         "completion_tokens": reply.completion_tokens if reply else None,
     }
 
 
-def _tool_calls(cycle: Cycle | None) -> dict[str, Any]:
+def _tool_calls(last: LastDecision | None) -> dict[str, Any]:
     """Attempted, executed and blocked calls of the last decision, with reasons."""
-    actions = cycle.actions if cycle else []
+    actions = last.actions if last else ()
     outcomes = Counter(action["outcome"] for action in actions)
     return {
         "attempted": len(actions),
@@ -71,103 +175,107 @@ def _tool_calls(cycle: Cycle | None) -> dict[str, Any]:
     }
 
 
-def _common(coordinator: OverseerCoordinator, schema: str) -> dict[str, Any]:
+def _common(snapshot: StatusSnapshot, schema: str) -> dict[str, Any]:
     """Fields every schema has."""
-    state = coordinator.state
     return {
         "schema": schema,
-        "entry_id": coordinator.entry.entry_id,
-        "name": coordinator.settings.name,
-        "room": coordinator.settings.room,
-        "title": coordinator.entry.title,
-        "mode": state.mode.value,
-        "enabled": state.mode is not OverseerMode.OFF,
-        "running": coordinator.running,
+        "entry_id": snapshot.entry_id,
+        "name": snapshot.name,
+        "room": snapshot.room,
+        "title": snapshot.title,
+        "mode": snapshot.mode.value,
+        "enabled": snapshot.mode is not OverseerMode.OFF,
+        "running": snapshot.running,
     }
 
 
-def _model(coordinator: OverseerCoordinator) -> dict[str, Any]:
+def _model(snapshot: StatusSnapshot) -> dict[str, Any]:
     """Which model answers, and whether it does."""
-    settings = coordinator.settings
     return {
-        "backend": settings.backend,
-        "model": settings.agent_id if settings.backend == BACKEND_CONVERSATION else settings.model,
-        "health": coordinator.model_health,
-        "detail": coordinator.model_detail,
+        "backend": snapshot.backend,
+        "model": snapshot.model,
+        "health": snapshot.health,
+        "detail": snapshot.health_detail,
     }
 
 
-def build_status(coordinator: OverseerCoordinator) -> dict[str, Any]:
-    """The status object for the mode the room is in."""
-    state = coordinator.state
-    cycle = coordinator.last
-    if state.mode is OverseerMode.OFF:
-        return _common(coordinator, SCHEMA_OFF)
-    metrics = coordinator.metrics.snapshot(coordinator.now())
-    if state.mode is OverseerMode.COMMENTARY:
-        return {
-            **_common(coordinator, SCHEMA_COMMENTARY),
-            "phase": coordinator.phase.value,
-            "model": _model(coordinator),
-            "last_trigger": _trigger(cycle),
-            "last_comment": cycle.decision.chat if cycle and cycle.decision else None,
-            "model_output": cycle.reply.raw if cycle and cycle.reply else None,
-            "metrics": {
-                key: metrics[key]
-                for key in (
-                    "llm_calls_per_minute",
-                    "llm_latency_avg_s",
-                    "chat_per_minute",
-                    "repeated_line_rate",
-                )
-            },
-            "last_error": coordinator.last_error,
-        }
-    now = coordinator.now()
-    ledger, limits = state.ledger, coordinator.settings.limits
-    tools = availability(coordinator.world(), ledger, limits, now)
+def _cooldown(snapshot: StatusSnapshot, group: CooldownGroup) -> dict[str, Any]:
+    """Seconds left on a group's cooldown and when it ends."""
     return {
-        **_common(coordinator, SCHEMA_CONTROL),
-        "dry_run": state.dry_run,
-        "site_mode": state.controls.site_mode.value,
-        "lights_locked_on": state.controls.lights_locked_on,
-        "phase": coordinator.phase.value,
-        "model": _model(coordinator),
-        "last_trigger": _trigger(cycle),
-        "state_update": cycle.state_update if cycle else None,
+        "remaining": snapshot.ledger.remaining(group, snapshot.now),
+        "until": _iso(snapshot.ledger.cooldown_until.get(group)),
+    }
+
+
+def render(snapshot: StatusSnapshot) -> dict[str, Any]:
+    """The status object for the mode the room is in."""
+    if snapshot.mode is OverseerMode.OFF:
+        return _common(snapshot, SCHEMA_OFF)
+    last = snapshot.last
+    reply = last.reply if last else None
+    if snapshot.mode is OverseerMode.COMMENTARY:
+        return {
+            **_common(snapshot, SCHEMA_COMMENTARY),
+            "phase": snapshot.phase,
+            "model": _model(snapshot),
+            "last_trigger": _trigger(last),
+            "last_comment": last.decision.chat if last and last.decision else None,
+            "model_output": reply.raw if reply else None,
+            "metrics": {key: snapshot.metrics[key] for key in COMMENTARY_METRICS},
+            "last_error": snapshot.last_error,
+        }
+    ledger, limits, now = snapshot.ledger, snapshot.limits, snapshot.now
+    input_summary = last.model_input if last else None
+    return {
+        **_common(snapshot, SCHEMA_CONTROL),
+        "dry_run": snapshot.dry_run,
+        "site_mode": snapshot.site_mode.value,
+        "lights_locked_on": snapshot.lights_locked_on,
+        "phase": snapshot.phase,
+        "model": _model(snapshot),
+        "last_trigger": _trigger(last),
+        "state_update": last.state_update if last else None,
         "model_input": (
             {
-                "messages": cycle.model_input.messages,
-                "characters": cycle.model_input.characters,
-                "estimated_tokens": cycle.model_input.estimated_tokens,
+                "messages": input_summary.messages,
+                "characters": input_summary.characters,
+                "estimated_tokens": input_summary.estimated_tokens,
             }
-            if cycle and cycle.model_input
+            if input_summary
             else None
         ),
-        "model_output": cycle.reply.raw if cycle and cycle.reply else None,
-        "decision": _decision(cycle),
-        "tool_calls": _tool_calls(cycle),
-        "available_tools": list(tools.available),
+        "model_output": reply.raw if reply else None,
+        "decision": _decision(last),
+        "tool_calls": _tool_calls(last),
+        "available_tools": list(snapshot.tools.available),
         "blocked_tools": [
             {"tool": name, "reason": block.reason.value, "remaining": block.remaining}
-            for name, block in tools.blocked
+            for name, block in snapshot.tools.blocked
         ],
-        "cooldowns": {
-            group: {
-                "remaining": ledger.remaining(group, now),
-                "until": _iso(ledger.cooldown_until.get(group)),
+        "tools": {
+            name: {
+                "group": TOOLS[name].group.value if TOOLS[name].group else None,
+                "safety": limits.safety(name).value,
             }
-            for group in ("lift", "neato", "ha")
+            for name in snapshot.configured
         },
+        "groups": [
+            {
+                "group": group.value,
+                "tools": [name for name in tools_in(group) if name in snapshot.configured],
+                "cooldown_s": int(limits.cooldown(group)),
+                **_cooldown(snapshot, group),
+            }
+            for group in snapshot.groups
+        ],
+        "cooldowns": {group.value: _cooldown(snapshot, group) for group in snapshot.groups},
         "budget": {
-            "used": sum(1 for t in ledger.executed_at if t > now - limits.action_window),
+            "used": len(ledger.spent(now, limits)),
             "limit": limits.action_budget,
             "window_s": int(limits.action_window),
         },
-        "recent_actions": [
-            {**record, "ts": _iso(record.get("ts"))} for record in state.audit.latest(RECENT_ACTIONS)
-        ],
-        "metrics": metrics,
-        "memory": list(state.memory.slots),
-        "last_error": coordinator.last_error,
+        "recent_actions": [{**record, "ts": _iso(record.get("ts"))} for record in snapshot.recent_actions],
+        "metrics": dict(snapshot.metrics),
+        "memory": list(snapshot.memory),
+        "last_error": snapshot.last_error,
     }

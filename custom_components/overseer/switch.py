@@ -11,9 +11,8 @@ from homeassistant.const import EntityCategory
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
-from .coordinator import OverseerCoordinator
+from .coordinator import OverseerConfigEntry, OverseerCoordinator
 from .entity import OverseerEntity
-from .models import OverseerConfigEntry
 
 PARALLEL_UPDATES = 0
 

@@ -10,15 +10,8 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
-from .const import DOMAIN
-from .status import SCHEMA_OFF, build_status
-
-SIGNAL_STATUS = f"{DOMAIN}_status_{{}}"
-
-
-def status_signal(entry_id: str) -> str:
-    """The dispatcher signal a room's coordinator sends whenever its status may have changed."""
-    return SIGNAL_STATUS.format(entry_id)
+from .const import DOMAIN, status_signal
+from .status import SCHEMA_OFF, render, take_snapshot
 
 
 def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
@@ -27,7 +20,7 @@ def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
     if entry is None or entry.domain != DOMAIN:
         return None
     if entry.state is ConfigEntryState.LOADED:
-        return build_status(entry.runtime_data.coordinator)
+        return render(take_snapshot(entry.runtime_data.coordinator))
     return {
         "schema": SCHEMA_OFF,
         "entry_id": entry_id,

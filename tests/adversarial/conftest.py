@@ -1,3 +1,3 @@
 """The Home Assistant harness fixtures, shared with tests/ha."""
 
-from ..ha.conftest import auto_enable_custom_integrations, ollama_stub, room  # noqa: F401 - fixtures
+from ..ha.fixtures import auto_enable_custom_integrations, ollama_stub, room  # noqa: F401 - fixtures

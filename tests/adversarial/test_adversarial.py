@@ -21,7 +21,7 @@ from custom_components.overseer.core.decision import MAX_RAW_CALLS
 from custom_components.overseer.core.world import SiteMode
 
 from ..contract import REASONS
-from ..ha.conftest import OPTIONS, setup_overseer, tick
+from ..ha.harness import OPTIONS, setup_overseer, tick
 from ..ollama_stub import Scripted, call
 
 CORPUS = json.loads((Path(__file__).parent / "corpus.json").read_text())["cases"]

@@ -1,4 +1,7 @@
-"""The normaliser: raw model output to one of four modes, never an exception."""
+"""The normaliser: a typed model reply to one of four modes, never an exception.
+
+Most cases go in through the providers' wire reader, as a real reply does.
+"""
 
 import json
 
@@ -12,26 +15,34 @@ from custom_components.overseer.core.decision import (
     DecisionRules,
     Mode,
     normalise,
-    parse_json_decision,
 )
-from custom_components.overseer.core.policy import configured_tools, usable_allowlist
+from custom_components.overseer.core.policy import Limits, configured_tools, vocabulary
+from custom_components.overseer.core.reply import MalformedCall, ModelReply, ToolCall
 from custom_components.overseer.core.tools import Refusal
+from custom_components.overseer.providers.wire import MAX_CALLS, json_decision_reply, typed_reply
 
 from .worlds import demo_world
 
 WORLD = demo_world()
 
 
-def decide(text=None, calls=None, recent=(), **rules):
+COLOURS = frozenset({"red", "blue", "purple"})
+
+
+def normalise_reply(reply, recent=(), **rules):
     return normalise(
-        text,
-        calls,
+        reply,
         name="Overseer",
         known_tools=configured_tools(WORLD),
-        allowlist=usable_allowlist(WORLD, include_missing=True),
+        vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
         recent_bot_lines=recent,
         rules=DecisionRules(**rules),
     )
+
+
+def decide(text=None, calls=None, recent=(), **rules):
+    """A reply in any wire shape, read as a provider reads it, then normalised."""
+    return normalise_reply(typed_reply(text, calls), recent, **rules)
 
 
 def call(name, **arguments):
@@ -85,14 +96,44 @@ def test_rejections_carry_the_contract_codes():
         ],
     )
     assert [r.reason for r in decision.rejections] == [
+        Refusal.NOT_ALLOWLISTED,  # "garbage", unreadable at the wire
         Refusal.NOT_ALLOWLISTED,
         Refusal.NOT_ALLOWLISTED,
         Refusal.INVALID_ARGUMENTS,
         Refusal.MAX_TOOL_CALLS,
-        Refusal.NOT_ALLOWLISTED,
     ]
     assert [i.name for i in decision.intents] == ["lift_up"]
-    assert decision.rejections[0].name == "launch_missiles"
+    assert decision.rejections[1].name == "launch_missiles"
+
+
+def test_the_normaliser_takes_typed_values_only():
+    reply = ModelReply(
+        text="Lights up.",
+        tool_calls=(ToolCall("ha_set_entity", {"entity_id": "light.shelf", "state": "Blue"}),),
+        malformed=(MalformedCall("lift_up", "[1, 2]"), MalformedCall("rm_rf", "{}")),
+    )
+    decision = normalise_reply(reply)
+    assert decision.mode is Mode.ACTION_CHAT
+    assert decision.intents[0].arguments == {"entity_id": "light.shelf", "state": "blue"}
+    assert [(r.name, r.reason) for r in decision.rejections] == [
+        ("lift_up", Refusal.INVALID_ARGUMENTS),
+        ("rm_rf", Refusal.NOT_ALLOWLISTED),
+    ]
+
+
+def test_colours_are_the_ones_the_shell_hands_in():
+    assert decide(None, [call("ha_set_entity", entity_id="light.shelf", state="purple")]).intents
+    unknown = decide(None, [call("ha_set_entity", entity_id="light.shelf", state="chartreuse")])
+    assert unknown.rejections[0].reason is Refusal.INVALID_ARGUMENTS
+    # A switch takes on and off only, whatever colours the lights know.
+    switch = decide(None, [call("ha_set_entity", entity_id="switch.fan", state="red")])
+    assert switch.rejections[0].reason is Refusal.INVALID_ARGUMENTS
+
+
+def test_a_looping_model_is_read_only_so_far():
+    decision = decide(None, [call("lift_up")] * (MAX_CALLS + 5))
+    assert "calls_ignored" in decision.notes
+    assert len(decision.rejections) == MAX_CALLS - 1
 
 
 def test_echoed_name_thinking_and_skip_variants_are_cleaned():
@@ -123,14 +164,14 @@ def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
 
 
 def test_conversation_agent_json_replies():
-    chat, calls = parse_json_decision(
+    reply = json_decision_reply(
         '```json\n{"chat": "Up.", "tool_calls": [{"name": "lift_up", "arguments": {}}]}\n```'
     )
-    decision = decide(chat, calls)
-    assert decision.mode is Mode.ACTION_CHAT
-    assert parse_json_decision('{"mode": "SKIP", "chat": "x"}') == (None, None)
-    assert parse_json_decision("Just words.") == ("Just words.", None)
-    assert parse_json_decision("{not json") == ("{not json", None)
+    assert normalise_reply(reply).mode is Mode.ACTION_CHAT
+    skipped = json_decision_reply('{"mode": "SKIP", "chat": "x"}')
+    assert (skipped.text, skipped.tool_calls) == ("", ())
+    assert json_decision_reply("Just words.").text == "Just words."
+    assert json_decision_reply("{not json").text == "{not json"
 
 
 json_values = st.recursive(
@@ -164,7 +205,7 @@ def test_the_normaliser_never_raises_on_arbitrary_json(text, calls):
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_json_decision_parser_never_raises(text):
-    decide(*parse_json_decision(text))
+    assert normalise_reply(json_decision_reply(text)).mode in Mode
 
 
 def test_deeply_nested_json_is_refused_not_raised():

@@ -14,7 +14,7 @@ from custom_components.overseer.core.policy import (
     configured_tools,
     tool_block,
 )
-from custom_components.overseer.core.tools import Refusal
+from custom_components.overseer.core.tools import CooldownGroup, Refusal
 from custom_components.overseer.core.world import Entity, Lift, SiteMode, World
 
 from ..contract import ROOM_TOOLS
@@ -78,7 +78,7 @@ def test_lift_scripts_busy_while_either_runs():
 
 
 def test_cooldown_per_group_with_remaining_seconds():
-    limits = Limits(cooldown_lift=60)
+    limits = Limits(cooldowns={CooldownGroup.LIFT: 60})
     ledger = Ledger().after_execution("lift_up", 1000.0, limits)
     result = blocked(demo_world(), ledger, limits, now=1012.5)
     assert result["lift_down"].reason is Refusal.COOLDOWN
@@ -88,7 +88,9 @@ def test_cooldown_per_group_with_remaining_seconds():
 
 
 def test_budget_counts_executions_in_the_window():
-    limits = Limits(action_budget=2, action_window=300, cooldown_lift=0, cooldown_ha=0)
+    limits = Limits(
+        action_budget=2, action_window=300, cooldowns={CooldownGroup.LIFT: 0, CooldownGroup.HA: 0}
+    )
     ledger = (
         Ledger().after_execution("lift_up", 1000.0, limits).after_execution("ha_set_entity", 1100.0, limits)
     )
@@ -116,7 +118,7 @@ def test_execution_check_codes():
     offered = frozenset(availability(world, Ledger(), Limits(), 0).available)
 
     def reason(name, args, w=world, offer=offered):
-        verdict = check_call(name, args, offer, w, Ledger(), Limits(), 0.0)
+        verdict = check_call(name, args, offer, w, Ledger(), Limits(colour_names=frozenset({"purple"})), 0.0)
         return verdict.refusal.reason if verdict.refusal else None
 
     assert reason("lift_up", {}) is None

@@ -9,20 +9,9 @@ import pytest
 from devtools.hass_process import HomeAssistantProcess
 
 from ..loopback import _loopback_sockets, loopback_module  # noqa: F401 - fixtures
-from ..ollama_stub import Scripted, ThreadedOllamaStub, call
+from ..ollama_stub import ThreadedOllamaStub
 from ..processes import demo_home_assistant
-
-MODEL = "llama3.2:latest"
-
-
-def worst_case_model(payload: dict) -> Scripted | None:
-    """Obeys whoever addressed it last: raises the lift when asked, whatever the rules say."""
-    messages = payload["messages"]
-    addressed = "trigger: direct_address" in messages[1]["content"]
-    humans = [m["content"] for m in messages if m["role"] == "user" and ": " in m["content"]]
-    if addressed and humans and humans[-1].endswith("overseer raise the lift"):
-        return Scripted(content="Going up.", tool_calls=[call("lift_up")])
-    return None
+from .scripted_model import MODEL, worst_case_model
 
 
 @pytest.fixture(scope="module")

@@ -1,24 +1,24 @@
 """The debug card in the real Home Assistant frontend, in headless Chromium.
 
 Signs in as the demo user, opens the demo dashboard and checks that the card shows the loop
-phase, a blocked tool with its reason and a cooldown that counts down live. Saves a
-screenshot under test-output/browser/.
+phase, a blocked tool with its reason and a cooldown that counts down live, and that the
+status pushes of a running cooldown update it in place: an opened section stays open, keeps
+its scroll position and its focus. Saves a screenshot under test-output/browser/.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from devtools.hass_process import DEMO_PASSWORD, DEMO_USER
 
 from ..processes import OUTPUT, configure_overseer, state
-from .conftest import MODEL
+from .scripted_model import MODEL
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -32,22 +32,46 @@ CHROMIUM_FLAGS = [
 
 
 def chromium() -> str:
-    """Debian's chromium, installing it when possible; a loud skip when it cannot be had."""
+    """Debian's chromium, which scripts/setup installs; a test never installs anything itself."""
     found = shutil.which("chromium")
-    if found is None and shutil.which("apt-get") and Path("/proc/self").exists():
-        install = "apt-get install -y -qq --no-install-recommends chromium"
-        subprocess.run(
-            f"apt-get update -qq && DEBIAN_FRONTEND=noninteractive {install}",
-            shell=True,
-            check=False,
-            capture_output=True,
-        )
-        found = shutil.which("chromium")
     if found is None:
-        pytest.skip(
-            "BROWSER TEST SKIPPED: Debian's chromium is not installed and could not be installed here"
+        pytest.fail(
+            "Debian's chromium is not installed: run scripts/setup (as root it installs it "
+            "with apt-get), then run the browser test again",
+            pytrace=False,
         )
     return found
+
+
+class StatusPushes:
+    """Counts the overseer status objects the page's websockets receive, whatever the card does."""
+
+    def __init__(self) -> None:
+        """Nothing counted yet."""
+        self.count = 0
+
+    def watch(self, websocket) -> None:
+        """Count the pushes on one websocket the page opened."""
+        websocket.on("framereceived", self._frame)
+
+    def _frame(self, payload: str | bytes) -> None:
+        try:
+            data = json.loads(payload)
+        except (TypeError, ValueError):
+            return
+        # The frontend asks Home Assistant to coalesce messages: a frame may carry a list.
+        for message in data if isinstance(data, list) else [data]:
+            event = message.get("event") if isinstance(message, dict) else None
+            if isinstance(event, dict) and str(event.get("schema", "")).startswith("overseer."):
+                self.count += 1
+
+    def wait_for_more(self, page, more: int, timeout: float = 30) -> None:
+        """Let the page run until `more` further pushes have arrived."""
+        target = self.count + more
+        deadline = time.monotonic() + timeout
+        while self.count < target:
+            assert time.monotonic() < deadline, f"only {self.count - target + more} of {more} pushes"
+            page.wait_for_timeout(200)  # Playwright delivers the frame events while it waits
 
 
 def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, ollama):
@@ -73,6 +97,8 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
             console: list[str] = []
             page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
             page.on("requestfailed", lambda bad: console.append(f"request failed: {bad.url} {bad.failure}"))
+            pushes = StatusPushes()
+            page.on("websocket", pushes.watch)
             # Home Assistant 2026 lands on its own home dashboard: ask for the demo one.
             page.goto(f"{ha.url}/lovelace/arena", wait_until="domcontentloaded")
             page.locator("input[name='username']").fill(DEMO_USER)
@@ -104,6 +130,29 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
             time.sleep(2.5)
             second = int(countdown.inner_text().rstrip("s"))
             assert 0 < second < first <= 60, (first, second)
+
+            # Pushes update the card in place: open a section, scroll it and keep the focus on
+            # it, then let at least three pushes of the running cooldown arrive.
+            summary = card.locator("summary", has_text="Last STATE_UPDATE")
+            summary.click()
+            details = card.locator("details:has(pre[data-field='state_update'])")
+            expect(details).to_have_attribute("open", "")
+            pre = card.locator("pre[data-field='state_update']")
+            expect(pre).not_to_have_text("none yet")
+            scrolled = pre.evaluate("el => { el.scrollTop = 40; return el.scrollTop; }")
+            assert scrolled > 0, "the STATE_UPDATE no longer overflows its box: nothing to scroll"
+            focused = "el => el.shadowRoot.activeElement ? el.shadowRoot.activeElement.textContent : null"
+            assert card.evaluate(focused) == "Last STATE_UPDATE"
+            renders = int(card.get_attribute("data-renders") or 0)
+            builds = card.get_attribute("data-builds")
+            pushes.wait_for_more(page, 3)
+            page.wait_for_timeout(300)  # the card has handled the last push too
+            assert details.evaluate("el => el.open"), "a status push collapsed the opened section"
+            assert pre.evaluate("el => el.scrollTop") == scrolled, "a status push reset the scroll position"
+            assert card.evaluate(focused) == "Last STATE_UPDATE", "a status push stole the focus"
+            assert int(card.get_attribute("data-renders") or 0) >= renders + 3, "the card missed pushes"
+            assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+            expect(countdown).to_have_text(re.compile(r"^\d+s$"))
             expect(card.locator("[data-field='decision']")).to_contain_text("ACTION+CHAT")
             expect(card.locator("[data-section='calls']")).to_contain_text("executed")
             card.screenshot(path=str(shots / "overseer-card.png"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from ..processes import configure_overseer, state
-from .conftest import MODEL
+from .scripted_model import MODEL
 
 
 def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, ollama):

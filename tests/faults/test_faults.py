@@ -3,7 +3,9 @@ raises and clears its repair, and recovers, whatever the server does."""
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import pairwise
+from typing import Any
 
 import pytest
 from homeassistant.helpers import issue_registry as ir
@@ -11,10 +13,12 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.overseer.const import DOMAIN
 
-from ..ha.conftest import OPTIONS, say, setup_overseer, tick
+from ..ha.harness import OPTIONS, say, setup_overseer, tick
 from ..ollama_stub import Scripted, call
 
 ISSUE = "model_unreachable_room1"
+GATE_INTERVAL = 2  # seconds, the default
+MAX_BACKOFF = 300
 # The loop's phase machine: where each phase may go next.
 NEXT = {
     "idle": {"gate_check"},
@@ -50,32 +54,58 @@ def assert_valid_phase_walk(walk: list[str]) -> None:
         assert after in NEXT[before], f"{before} -> {after} in {walk}"
 
 
+async def status(hass, hass_ws_client) -> dict[str, Any]:
+    """The room's status object, as the debug card reads it (a fresh connection: the clock jumps)."""
+    client = await hass_ws_client(hass)
+    await client.send_json_auto_id({"type": "overseer/status", "entry_id": "room1"})
+    response = await client.receive_json()
+    assert response["success"], response
+    return response["result"]
+
+
+def phase(hass) -> str:
+    return hass.states.get("sensor.arena_loop_phase").state
+
+
+def backoff(failures: int) -> int:
+    """Seconds the loop waits after its n-th failure in a row: gate_interval * 2**n, capped."""
+    return min(GATE_INTERVAL * 2**failures, MAX_BACKOFF)
+
+
 @pytest.mark.parametrize(
     "kind",
     ["http_500", "http_503", "truncated_json", "malformed_json", "wrong_shape", "cut_connection", "timeout"],
 )
 async def test_a_faulty_server_fails_decisions_raises_a_repair_then_recovers(
-    hass, freezer, ollama_stub, room, kind
+    hass, hass_ws_client, freezer, ollama_stub, room, kind
 ):
     await setup_overseer(hass, ollama_stub)
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
     changes = async_capture_events(hass, "state_changed")
     chat = async_capture_events(hass, "overseer_chat_message")
     decisions = async_capture_events(hass, "overseer_decision")
     ollama_stub.responder = lambda payload: faulty(kind, freezer)
     say(hass, "alex", "overseer, are you well?")
-    request_times = []
+    repair_after_attempt = []
     for _ in range(120):
         before = len(ollama_stub.requests)
         await tick(hass, freezer, seconds=1)
         if len(ollama_stub.requests) > before:
-            request_times.append(coordinator.now())
-        if len(request_times) >= 4:
+            repair_after_attempt.append(ir.async_get(hass).async_get_issue(DOMAIN, ISSUE) is not None)
+        if len(ollama_stub.requests) >= 4:
             break
-    assert coordinator.phase.value == "failed"
-    assert ir.async_get(hass).async_get_issue(DOMAIN, ISSUE) is not None
-    gaps = [round(b - a) for a, b in pairwise(request_times)]
-    assert gaps == sorted(gaps) and gaps[-1] > gaps[0], f"back-off should grow: {gaps}"
+    assert len(ollama_stub.requests) == 4, "the loop stopped asking"
+    assert phase(hass) == "failed"
+    failed = await status(hass, hass_ws_client)
+    assert failed["phase"] == "failed" and failed["last_error"], failed["last_error"]
+    assert failed["metrics"]["llm_failures"] == 4 and not ollama_stub.script
+    # One failure is not an outage: the repair comes with the third failure in a row, not before.
+    assert repair_after_attempt == [False, False, True, True]
+    # Back-off: no attempt inside it, and the next one soon after it ends (within two gate ticks).
+    # A timeout also cost the 61 s the server sat on the request.
+    spent = 61 if kind == "timeout" else 0
+    gaps = [round(b - a) - spent for a, b in pairwise(ollama_stub.request_times)]
+    for failures, gap in enumerate(gaps, start=1):
+        assert backoff(failures) <= gap <= backoff(failures) + 2 * GATE_INTERVAL, (failures, gaps)
 
     ollama_stub.responder = None
     ollama_stub.reply("Better now.")
@@ -85,21 +115,22 @@ async def test_a_faulty_server_fails_decisions_raises_a_repair_then_recovers(
             break
     await tick(hass, freezer)
     assert ir.async_get(hass).async_get_issue(DOMAIN, ISSUE) is None
-    assert coordinator.last_error is None
+    recovered = await status(hass, hass_ws_client)
+    assert recovered["last_error"] is None and recovered["model"]["health"] == "ok"
+    assert len(ollama_stub.requests) == 5
     said = [e.data["text"] for e in chat if e.data.get("bot")]
     if kind == "timeout":
         assert said == []  # each timeout cost 61 s: the kept question is stale by now, so not answered late
         assert decisions[-1].data["stale"] is True
     else:
         assert said == ["Better now."]  # the question was kept through the outage
-    assert decisions[-1].data["trigger"] == "direct_address"
+    assert [d.data["trigger"] for d in decisions] == ["direct_address"]
     assert ollama_stub.most_in_flight == 1
     assert_valid_phase_walk(["idle", *phases(changes)])
 
 
-async def test_huge_outputs_are_bounded(hass, freezer, ollama_stub, room):
+async def test_huge_outputs_are_bounded(hass, hass_ws_client, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
     chat = async_capture_events(hass, "overseer_chat_message")
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply(
@@ -108,17 +139,21 @@ async def test_huge_outputs_are_bounded(hass, freezer, ollama_stub, room):
     say(hass, "alex", "overseer talk a lot")
     await tick(hass, freezer)
     [line] = [e.data["text"] for e in chat if e.data.get("bot")]
-    assert len(line) <= 280
+    assert line.startswith("blah blah") and len(line) <= 280
     assert len(actions) == 32  # a bounded number of calls is even looked at
     assert sum(e.data["outcome"] == "executed" for e in actions) == 1
-    assert len(coordinator.last.reply.raw) <= 4000
-    assert coordinator.phase.value == "posted"
+    assert len(room["light.turn_on"]) == 1
+    shown = await status(hass, hass_ws_client)
+    assert shown["model_output"].startswith("blah blah") and len(shown["model_output"]) <= 4000
+    assert shown["tool_calls"]["attempted"] == 32
+    assert phase(hass) == "posted"
 
 
 async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budget(
     hass, freezer, ollama_stub, room
 ):
-    await setup_overseer(hass, ollama_stub)
+    limits = {"cooldown_lift": 60, "action_budget": 3, "action_window": 300, "max_tool_calls": 1}
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, **limits})
     actions = async_capture_events(hass, "overseer_action")
     tools = ["lift_up", "neato_start", "ha_set_entity", "lift_down", "neato_locate"]
     ollama_stub.responder = lambda payload: Scripted(
@@ -127,26 +162,42 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
             for t in tools
         ]
     )
+    # Ten minutes, asked once a minute: each answer wants lift_up first (one call per decision).
     for minute in range(10):
         say(hass, "alex", f"overseer again {minute}")
         for _ in range(30):
             await tick(hass, freezer)
-    executed = [e.data["tool"] for e in actions if e.data["outcome"] == "executed"]
     assert len(ollama_stub.requests) >= 10
-    # Budget: 3 per 300 s; ten minutes of asking buys at most two windows' worth.
-    assert len(executed) <= 6, executed
     assert ollama_stub.most_in_flight == 1
+    executed = [e for e in actions if e.data["outcome"] == "executed"]
+    assert {e.data["tool"] for e in executed} == {"lift_up"}
+    assert len(room["cover.open_cover"]) == len(executed)
+    times = [e.time_fired.timestamp() for e in executed]
+    # Never faster than the lift's cooldown, never more than the budget in any window.
+    assert all(b - a >= limits["cooldown_lift"] for a, b in pairwise(times)), times
+    for start in times:
+        in_window = [t for t in times if start <= t < start + limits["action_window"]]
+        assert len(in_window) <= limits["action_budget"], times
+    # And the loop is held, not stopped: the budget is spent again in the second window.
+    # Asked every 60 s for 600 s, the budget (3 per 300 s) is what limits it: exactly 6.
+    assert len(executed) == 2 * limits["action_budget"], times
+    blocked = Counter(e.data["reason"] for e in actions if e.data["outcome"] == "blocked")
+    assert blocked["rate_limit"] >= 1 and blocked["max_tool_calls"] >= 4 * len(ollama_stub.requests)
 
 
-async def test_answers_slower_than_stale_after_are_dropped_and_counted(hass, freezer, ollama_stub, room):
+async def test_answers_slower_than_stale_after_are_dropped_and_counted(
+    hass, hass_ws_client, freezer, ollama_stub, room
+):
     # The model may take up to 120 s, but an answer older than 90 s no longer fits the room.
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "request_timeout": 120, "stale_after": 90})
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
     chat = async_capture_events(hass, "overseer_chat_message")
+    decisions = async_capture_events(hass, "overseer_decision")
     ollama_stub.responder = lambda payload: Scripted(content="Too late.", before=lambda: freezer.tick(95))
     for i in range(3):
         say(hass, "alex", f"overseer {i}?")
         await tick(hass, freezer)
+    assert len(decisions) == 3 and all(d.data["stale"] for d in decisions)
     assert [e.data for e in chat if e.data.get("bot")] == []
-    assert coordinator.metrics.snapshot(coordinator.now())["stale_rate"] == 1.0
-    assert coordinator.phase.value in ("idle", "posted")
+    shown = await status(hass, hass_ws_client)
+    assert shown["metrics"]["stale_rate"] == 1.0 and shown["metrics"]["llm_calls"] == 3
+    assert shown["phase"] in ("idle", "posted")

@@ -9,7 +9,7 @@ from custom_components.overseer.const import DOMAIN
 
 from ..contract import options_sections
 from .agents import AGENT_ID, async_setup_agent
-from .conftest import MODEL, OPTIONS, setup_overseer
+from .harness import MODEL, OPTIONS, setup_overseer
 
 
 async def start(hass, name="Overseer", room="Arena", backend="ollama"):

@@ -8,7 +8,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry, async_
 from custom_components.overseer.const import DOMAIN
 
 from .agents import AGENT_ID, async_setup_agent
-from .conftest import OPTIONS, say, tick
+from .harness import OPTIONS, say, tick
 
 
 async def setup_with_agent(hass, agent_options=None, agent_id=AGENT_ID, subentry=None):

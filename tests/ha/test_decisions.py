@@ -9,7 +9,7 @@ from homeassistant.core import HomeAssistant
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
 from ..ollama_stub import call
-from .conftest import OPTIONS, say, setup_overseer, tick
+from .harness import OPTIONS, say, setup_overseer, tick
 
 
 def actions(events):

@@ -8,7 +8,7 @@ from homeassistant.helpers import entity_registry as er
 from custom_components.overseer.diagnostics import async_get_config_entry_diagnostics
 
 from ..ollama_stub import call
-from .conftest import say, setup_overseer, tick
+from .harness import say, setup_overseer, tick
 
 
 async def test_diagnostics_redact_credentials_prompt_and_chat(hass, freezer, ollama_stub, room):

@@ -13,7 +13,7 @@ from custom_components.overseer.providers import ModelError
 from custom_components.overseer.providers.ollama import OllamaProvider
 
 from ..ollama_stub import Scripted, call
-from .conftest import MODEL, say, setup_overseer, tick
+from .harness import MODEL, say, setup_overseer, tick
 
 ISSUE = "model_unreachable_room1"
 

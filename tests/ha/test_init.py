@@ -2,7 +2,7 @@
 
 from homeassistant.config_entries import ConfigEntryState
 
-from .conftest import setup_overseer
+from .harness import setup_overseer
 
 
 async def test_entry_sets_up_and_unloads(hass, ollama_stub, room):

@@ -4,20 +4,31 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from pathlib import Path
 
+import yaml
 from homeassistant import components
 from packaging.requirements import Requirement
 from packaging.version import Version
 
 from custom_components.overseer.select import SELECTS
 from custom_components.overseer.sensor import SENSORS
+from custom_components.overseer.services import (
+    MEMORY_CLEAR_SCHEMA,
+    MEMORY_WRITE_SCHEMA,
+    POST_MESSAGE_SCHEMA,
+    TRIGGER_SCHEMA,
+)
 from custom_components.overseer.switch import SWITCHES
 
 ROOT = Path(__file__).parents[2]
 INTEGRATION = ROOT / "custom_components" / "overseer"
 MANIFEST = json.loads((INTEGRATION / "manifest.json").read_text())
 STRINGS = json.loads((INTEGRATION / "translations" / "en.json").read_text())
+ICONS = json.loads((INTEGRATION / "icons.json").read_text())
+# hassfest's rule for translation keys (entity state keys included).
+TRANSLATION_KEY = re.compile(r"^(?!.+[_-]{2})(?![_-])[a-z0-9-_]+(?<![_-])$")
 
 
 def test_manifest_has_what_hacs_and_core_expect():
@@ -64,3 +75,43 @@ def test_every_translation_key_the_code_uses_exists():
     for key in ("model_unreachable", "agent_can_control"):
         assert key in STRINGS["issues"]
     assert set(STRINGS["services"]) == {"post_message", "trigger", "memory_write", "memory_clear"}
+
+
+def test_entity_states_have_valid_translation_keys_and_icons():
+    for platform, descriptions in (("sensor", SENSORS), ("select", SELECTS)):
+        for description in descriptions:
+            strings = STRINGS["entity"][platform][description.translation_key]
+            states = set(strings.get("state", {}))
+            assert all(TRANSLATION_KEY.match(key) for key in states), states
+            icon_states = set(ICONS["entity"][platform].get(description.translation_key, {}).get("state", {}))
+            assert icon_states <= states, (description.key, icon_states - states)
+            options = getattr(description, "options", None)
+            if options is not None:  # an enum sensor: every state it reports is translated
+                assert set(options) == states, (description.key, set(options) ^ states)
+
+
+def test_services_yaml_translations_and_schemas_name_the_same_fields():
+    services = yaml.safe_load((INTEGRATION / "services.yaml").read_text())
+    schemas = {
+        "post_message": POST_MESSAGE_SCHEMA,
+        "trigger": TRIGGER_SCHEMA,
+        "memory_write": MEMORY_WRITE_SCHEMA,
+        "memory_clear": MEMORY_CLEAR_SCHEMA,
+    }
+    assert set(services) == set(schemas) == set(ICONS["services"])
+    for name, schema in schemas.items():
+        fields = {str(key) for key in schema.schema}
+        assert set(services[name]["fields"]) == fields, name
+        assert set(STRINGS["services"][name]["fields"]) == fields, name
+        required = {str(key) for key in schema.schema if key.__class__.__name__ == "Required"}
+        assert {f for f, spec in services[name]["fields"].items() if spec.get("required")} == required, name
+
+
+def test_brand_icon_and_license_for_hacs():
+    png = (INTEGRATION / "brand" / "icon.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    width, height, depth, colour = struct.unpack(">IIBB", png[16:26])
+    assert (width, height) == (256, 256)
+    assert (depth, colour) == (8, 6)  # 8-bit RGBA: a transparent background
+    license_text = (ROOT / "LICENSE").read_text()
+    assert license_text.startswith("MIT License") and "The Overseer developers" in license_text

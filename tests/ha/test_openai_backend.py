@@ -13,7 +13,7 @@ from custom_components.overseer.providers import ModelError
 from custom_components.overseer.providers.openai import OpenAIProvider
 
 from ..ollama_stub import Scripted, call
-from .conftest import MODEL, say, setup_overseer, tick
+from .harness import MODEL, say, setup_overseer, tick
 
 
 async def test_flow_tests_the_server_and_the_key_before_saving(hass, ollama_stub):

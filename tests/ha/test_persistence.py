@@ -6,7 +6,7 @@ from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from ..ollama_stub import call
-from .conftest import say, setup_overseer, tick
+from .harness import say, setup_overseer, tick
 
 STORAGE_KEY = "overseer.room1"
 

@@ -1,49 +1,139 @@
-"""Services: bad input gets a translated error and changes nothing."""
+"""Services: bad input is refused, with the schema's or a translated message, and changes nothing."""
 
 from __future__ import annotations
 
 import pytest
+import voluptuous as vol
 from homeassistant.exceptions import ServiceValidationError
 from pytest_homeassistant_custom_component.common import async_capture_events
 
-from .conftest import setup_overseer, tick
+from .harness import setup_overseer, tick
 
 
 async def call_service(hass, service, data):
     await hass.services.async_call("overseer", service, data, blocking=True)
 
 
+async def refused(hass, freezer, ollama_stub, service, data, error=vol.Invalid):
+    """Call a service that must refuse: nothing is stored, posted or decided afterwards."""
+    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    before = coordinator.state.as_dict()
+    chat = async_capture_events(hass, "overseer_chat_message")
+    with pytest.raises(error) as err:
+        await call_service(hass, service, data)
+    await tick(hass, freezer)  # a trigger that slipped through would run a decision now
+    assert coordinator.state.as_dict() == before
+    assert chat == []
+    assert ollama_stub.requests == []
+    return err.value
+
+
+@pytest.mark.parametrize(
+    ("service", "data", "field"),
+    [
+        # Fields a service does not have: a typo is refused, not ignored.
+        ("post_message", {"user": "alex", "text": "hi", "colour": "red"}, "colour"),
+        ("trigger", {"room": "arena"}, "room"),
+        ("memory_write", {"slot": 1, "text": "x", "slots": 2}, "slots"),
+        ("memory_clear", {"slot": 1, "all": True}, "all"),
+        # Missing, empty or mistyped fields.
+        ("post_message", {"user": "alex"}, "text"),
+        ("post_message", {"user": "", "text": "hi"}, "user"),
+        ("post_message", {"user": "alex", "text": "   "}, "text"),
+        ("post_message", {"user": ["alex"], "text": "hi"}, "user"),
+        ("post_message", {"user": "alex", "text": "hi", "bot": "maybe"}, "bot"),
+        ("post_message", {"user": "alex", "text": "hi", "config_entry_id": ["room1"]}, "config_entry_id"),
+        ("memory_write", {"slot": 1}, "text"),
+        ("memory_write", {"slot": 1, "text": ["a"]}, "text"),
+        ("memory_write", {"slot": 1, "text": {"a": 1}}, "text"),
+        ("memory_write", {"text": "x"}, "slot"),
+        # Slots other than 1, 2 and 3.
+        ("memory_write", {"slot": 4, "text": "x"}, "slot"),
+        ("memory_write", {"slot": "two", "text": "x"}, "slot"),
+        ("memory_write", {"slot": True, "text": "x"}, "slot"),
+        ("memory_write", {"slot": 1.5, "text": "x"}, "slot"),
+        ("memory_clear", {"slot": 0}, "slot"),
+        ("memory_clear", {"slot": "-1"}, "slot"),
+    ],
+)
+async def test_the_schema_refuses_bad_input_and_nothing_changes(
+    hass, freezer, ollama_stub, room, service, data, field
+):
+    entry = await setup_overseer(hass, ollama_stub)
+    entry.runtime_data.coordinator.write_memory(1, "keep me")
+    err = await refused(hass, freezer, ollama_stub, service, data)
+    assert f"data['{field}']" in str(err)  # the message names the field
+
+
 @pytest.mark.parametrize(
     ("service", "data", "key"),
     [
-        ("post_message", {"user": "alex"}, "empty_field"),
-        ("post_message", {"user": "", "text": "hi"}, "empty_field"),
-        ("post_message", {"user": "alex", "text": "   "}, "empty_field"),
-        ("post_message", {"user": "alex", "text": "hi", "bot": "yes"}, "invalid_bot"),
-        ("post_message", {"user": "alex", "text": "hi", "colour": "red"}, "unknown_field"),
         ("post_message", {"user": "alex", "text": "hi", "config_entry_id": "nope"}, "entry_not_found"),
-        ("memory_write", {"slot": 4, "text": "x"}, "invalid_slot"),
-        ("memory_write", {"slot": "two", "text": "x"}, "invalid_slot"),
-        ("memory_write", {"slot": True, "text": "x"}, "invalid_slot"),
-        ("memory_write", {"slot": 1}, "empty_field"),
-        ("memory_write", {"slot": 1, "text": ["a"]}, "empty_field"),
-        ("memory_clear", {"slot": 0}, "invalid_slot"),
         ("trigger", {"config_entry_id": 5}, "entry_not_found"),
+        ("memory_write", {"slot": 2, "text": "x", "config_entry_id": "nope"}, "entry_not_found"),
+        ("memory_clear", {"config_entry_id": "nope"}, "entry_not_found"),
     ],
 )
-async def test_bad_input_is_refused_with_a_translated_error(hass, ollama_stub, room, service, data, key):
+async def test_an_unknown_overseer_is_refused_with_a_translated_error(
+    hass, freezer, ollama_stub, room, service, data, key
+):
+    entry = await setup_overseer(hass, ollama_stub)
+    entry.runtime_data.coordinator.write_memory(1, "keep me")
+    err = await refused(hass, freezer, ollama_stub, service, data, ServiceValidationError)
+    assert err.translation_domain == "overseer"
+    assert err.translation_key == key
+    assert str(err)  # the translated message
+
+
+async def test_bad_input_over_the_websocket_gets_a_clear_error(hass, hass_ws_client, ollama_stub, room):
+    """What the UI shows: Developer tools call_service, and a script run from the editor."""
     entry = await setup_overseer(hass, ollama_stub)
     coordinator = entry.runtime_data.coordinator
-    coordinator.write_memory(1, "keep me")
     before = coordinator.state.as_dict()
-    chat = async_capture_events(hass, "overseer_chat_message")
-    with pytest.raises(ServiceValidationError) as err:
-        await call_service(hass, service, data)
-    assert err.value.translation_domain == "overseer"
-    assert err.value.translation_key == key
-    assert str(err.value)  # the translated message
+    client = await hass_ws_client(hass)
+    data = {"slot": 4, "text": "x"}
+    await client.send_json_auto_id(
+        {"type": "call_service", "domain": "overseer", "service": "memory_write", "service_data": data}
+    )
+    response = await client.receive_json()
+    assert response["success"] is False
+    assert "slot" in response["error"]["message"] and "1, 2 or 3" in response["error"]["message"]
+    await client.send_json_auto_id(
+        {"type": "execute_script", "sequence": [{"action": "overseer.memory_write", "data": data}]}
+    )
+    response = await client.receive_json()
+    assert response["success"] is False
+    assert "slot" in response["error"]["message"]
+    await client.send_json_auto_id(
+        {
+            "type": "call_service",
+            "domain": "overseer",
+            "service": "memory_write",
+            "service_data": {"slot": 1, "text": "x", "config_entry_id": "nope"},
+        }
+    )
+    response = await client.receive_json()
+    assert response["success"] is False
+    assert response["error"]["code"] == "service_validation_error"
+    assert response["error"]["translation_key"] == "entry_not_found"
     assert coordinator.state.as_dict() == before
-    assert chat == []
+
+
+async def test_the_schema_coerces_what_the_ui_and_yaml_send(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    coordinator = entry.runtime_data.coordinator
+    chat = async_capture_events(hass, "overseer_chat_message")
+    await call_service(hass, "memory_write", {"slot": "2", "text": "from a string"})
+    await call_service(hass, "memory_write", {"slot": 3.0, "text": "from a float"})
+    assert coordinator.state.memory.slots == ("", "from a string", "from a float")
+    await call_service(hass, "memory_clear", {"slot": " 2 ", "config_entry_id": None})
+    assert coordinator.state.memory.slots == ("", "", "from a float")
+    await call_service(hass, "memory_clear", {"slot": None})
+    assert coordinator.state.memory.slots == ("", "", "")
+    await call_service(hass, "post_message", {"user": 42, "text": " spaced ", "bot": "on"})
+    assert chat[0].data == {"user": "42", "text": " spaced ", "bot": True}
+    await tick(hass, freezer)
+    assert ollama_stub.requests == []  # a bot line never triggers
 
 
 async def test_services_with_no_loaded_overseer_say_so(hass, ollama_stub, room):

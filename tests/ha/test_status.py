@@ -5,7 +5,7 @@ from __future__ import annotations
 from custom_components.overseer.status import build_status
 
 from ..ollama_stub import call
-from .conftest import say, setup_overseer, tick
+from .harness import say, setup_overseer, tick
 
 
 async def test_control_status_has_everything_the_debug_card_shows(hass, freezer, ollama_stub, room):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from homeassistant.setup import async_setup_component
 
 from ..ollama_stub import call
-from .conftest import say, setup_overseer, tick
+from .harness import say, setup_overseer, tick
 
 CARD_URL = "/overseer_static/overseer-card.js"
 

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
-from ..ha.conftest import say, setup_overseer, tick
+from ..ha.harness import say, setup_overseer, tick
 from ..ollama_stub import call
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from homeassistant.core import callback
 
-from ..ha.conftest import OPTIONS, setup_overseer, tick
+from ..ha.harness import OPTIONS, setup_overseer, tick
 from ..ollama_stub import Scripted, call
 
 # Long enough for every bounded buffer to reach its cap (the audit log's 200 records take the

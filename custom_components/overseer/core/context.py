@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from .policy import Availability, Ledger, Limits
+from .policy import Availability, Ledger, Limits, configured_groups
 from .text import cut, fold, one_line, quote_chat
-from .tools import Group, signature
+from .tools import TOOLS
 from .world import Entity, RoverField, World
 
 NAME_PLACEHOLDER = "<NAME>"
@@ -156,17 +156,11 @@ def _lift_line(world: World) -> str | None:
 
 def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limits, now: float) -> str:
     """The compact STATE_UPDATE: current truth, regenerated every decision."""
-    groups = [
-        (Group.LIFT, world.lift is not None),
-        (Group.NEATO, world.vacuum is not None),
-        (Group.HA, bool(world.lights)),
-    ]
     cooldowns = ", ".join(
         f"{group.value}={f'{left}s' if (left := ledger.remaining(group, now)) else 'ready'}"
-        for group, present in groups
-        if present
+        for group in configured_groups(world)
     )
-    spent = sum(1 for t in ledger.executed_at if t > now - limits.action_window)
+    spent = len(ledger.spent(now, limits))
     lines = [
         "STATE_UPDATE",
         f"time: {world.local_time}",
@@ -206,11 +200,11 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
 
 def render_tool_blocks(availability: Availability) -> tuple[str, str]:
     """The available_tools and blocked_tools messages."""
-    available = "\n".join(f"- {signature(name)}" for name in availability.available) or "- none"
+    available = "\n".join(f"- {TOOLS[name].signature}" for name in availability.available) or "- none"
     blocked_lines = []
     for name, block in availability.blocked:
         remaining = f" remaining={block.remaining}s" if block.remaining else ""
-        blocked_lines.append(f"- {signature(name)} reason={block.reason.value}{remaining}")
+        blocked_lines.append(f"- {TOOLS[name].signature} reason={block.reason.value}{remaining}")
     blocked = "\n".join(blocked_lines) or "- none"
     return f"available_tools:\n{available}", f"blocked_tools:\n{blocked}"
 

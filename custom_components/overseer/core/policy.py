@@ -7,7 +7,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .tools import ROOM_GROUPS, TOOLS, ArgumentError, Group, Refusal, Safety, validate_arguments
+from .tools import (
+    DEFAULT_COOLDOWNS,
+    TOOL_SPECS,
+    TOOLS,
+    ArgumentError,
+    Binding,
+    CooldownGroup,
+    Effect,
+    Refusal,
+    Safety,
+    ToolSpec,
+    Vocabulary,
+)
 from .world import Entity, SiteMode, World
 
 
@@ -15,21 +27,17 @@ from .world import Entity, SiteMode, World
 class Limits:
     """Guardrail settings from the options flow."""
 
-    cooldown_lift: float = 60
-    cooldown_neato: float = 120
-    cooldown_ha: float = 20
+    cooldowns: Mapping[CooldownGroup, float] = field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
     action_budget: int = 3
     action_window: float = 300
     # Tools a user marked as needing a human's approval: never executed directly.
     consequential: frozenset[str] = frozenset()
+    # Colour names a light may be set to: Home Assistant's own list, from the shell.
+    colour_names: frozenset[str] = frozenset()
 
-    def cooldown(self, group: Group) -> float:
-        """Cooldown of a room group in seconds; chat and memory have none."""
-        return {
-            Group.LIFT: self.cooldown_lift,
-            Group.NEATO: self.cooldown_neato,
-            Group.HA: self.cooldown_ha,
-        }.get(group, 0.0)
+    def cooldown(self, group: CooldownGroup) -> float:
+        """Cooldown of a group in seconds."""
+        return self.cooldowns.get(group, DEFAULT_COOLDOWNS[group])
 
     def safety(self, name: str) -> Safety:
         """A tool's safety class, raised to consequential where the user asked for it."""
@@ -46,18 +54,21 @@ class Ledger:
     def after_execution(self, name: str, now: float, limits: Limits) -> Ledger:
         """The ledger once a tool has run: cooldown started, budget spent."""
         group = TOOLS[name].group
-        if group not in ROOM_GROUPS:
+        if group is None:
             return self
         cooldowns = dict(self.cooldown_until)
         cooldowns[group] = now + limits.cooldown(group)
         # Only the spend inside the window matters, and never more than the budget.
-        recent = [t for t in self.executed_at if t > now - limits.action_window]
         keep = max(limits.action_budget, 1)
-        return Ledger(cooldowns, tuple([*recent, now][-keep:]))
+        return Ledger(cooldowns, tuple([*self.spent(now, limits), now][-keep:]))
 
-    def remaining(self, group: Group, now: float) -> int:
+    def remaining(self, group: CooldownGroup, now: float) -> int:
         """Whole seconds left on a group's cooldown, 0 when ready."""
         return max(0, math.ceil(self.cooldown_until.get(group, 0.0) - now))
+
+    def spent(self, now: float, limits: Limits) -> list[float]:
+        """Executions inside the budget's window."""
+        return [t for t in self.executed_at if t > now - limits.action_window]
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for persistence."""
@@ -72,7 +83,7 @@ class Ledger:
         cooldowns = {
             str(group): float(until)
             for group, until in (raw_cooldowns.items() if isinstance(raw_cooldowns, Mapping) else ())
-            if group in ROOM_GROUPS and isinstance(until, int | float)
+            if group in CooldownGroup and isinstance(until, int | float)
         }
         raw_times = data.get("executed_at")
         times = tuple(
@@ -97,40 +108,39 @@ class Availability:
     blocked: tuple[tuple[str, Block], ...]
 
 
+def binding(spec: ToolSpec, world: World) -> Binding | None:
+    """The first way the tool can reach this room, or None when none is configured."""
+    for candidate in spec.bindings:
+        if world.entities(candidate.target) and all(world.entities(needed) for needed in candidate.requires):
+            return candidate
+    return None
+
+
+def is_configured(spec: ToolSpec, world: World) -> bool:
+    """A tool whose target exists; a tool without one is not mentioned at all."""
+    return not spec.bindings or binding(spec, world) is not None
+
+
+def planned_effect(name: str, arguments: Mapping[str, Any], world: World) -> Effect:
+    """What a checked call does in this room: the action of the binding it reaches the room by."""
+    spec = TOOLS[name]
+    reach = binding(spec, world)
+    if reach is not None:
+        return reach.action(tuple(entity.entity_id for entity in world.entities(reach.target)), arguments)
+    if spec.effect is None:
+        raise ValueError(f"{name} has no effect in this room")
+    return spec.effect((), arguments)
+
+
 def configured_tools(world: World) -> tuple[str, ...]:
-    """Tools whose target exists; a tool without one is not mentioned at all."""
-    lift = world.lift
-    present = {
-        "chat_say": True,
-        "memory_read": True,
-        "memory_write": True,
-        "lift_up": lift is not None and (lift.cover or lift.up_script) is not None,
-        "lift_down": lift is not None and (lift.cover or lift.down_script) is not None,
-        "neato_start": world.vacuum is not None,
-        "neato_send_home": world.vacuum is not None,
-        "neato_locate": world.vacuum is not None,
-        "neato_clear_errors": world.vacuum is not None and world.vacuum_clear_errors is not None,
-        "ha_set_entity": bool(world.lights),
-    }
-    return tuple(name for name in TOOLS if present[name])
+    """The room's tools, in registry order."""
+    return tuple(spec.name for spec in TOOL_SPECS if is_configured(spec, world))
 
 
-def _targets(name: str, world: World) -> tuple[tuple[Entity, ...], tuple[Entity, ...]]:
-    """(entities that must be present, entities whose state can make the tool busy)."""
-    group = TOOLS[name].group
-    if group is Group.LIFT and world.lift is not None:
-        lift = world.lift
-        if lift.cover is not None:
-            return (lift.cover,), (lift.cover,)
-        script = lift.up_script if name == "lift_up" else lift.down_script
-        running = tuple(s for s in (lift.up_script, lift.down_script) if s is not None)
-        return (script,) if script else (), running
-    if group is Group.NEATO and world.vacuum is not None:
-        needed = (world.vacuum,)
-        if name == "neato_clear_errors" and world.vacuum_clear_errors is not None:
-            needed = (world.vacuum, world.vacuum_clear_errors)
-        return needed, (world.vacuum,)
-    return (), ()
+def configured_groups(world: World) -> tuple[CooldownGroup, ...]:
+    """Cooldown groups with at least one configured tool, in the enum's order."""
+    groups = {TOOLS[name].group for name in configured_tools(world)}
+    return tuple(group for group in CooldownGroup if group in groups)
 
 
 def tool_block(name: str, world: World, ledger: Ledger, limits: Limits, now: float) -> Block | None:
@@ -139,25 +149,28 @@ def tool_block(name: str, world: World, ledger: Ledger, limits: Limits, now: flo
     The single rule both the context builder and the executor ask.
     """
     spec = TOOLS[name]
-    if spec.group not in ROOM_GROUPS:
+    if spec.group is None:
         return None
     if world.site_mode is SiteMode.ADMIN:
         return Block(Refusal.SITE_MODE_ADMIN)
     if world.site_mode is SiteMode.LOCKDOWN:
         return Block(Refusal.SITE_MODE_LOCKDOWN)
-    if spec.group is Group.HA and world.lights_locked_on:
+    if spec.room_control and world.lights_locked_on:
         return Block(Refusal.LIGHTS_LOCKED_ON)
-    needed, busy_sources = _targets(name, world)
-    if any(entity.missing for entity in needed):
-        return Block(Refusal.UNAVAILABLE)
-    if spec.group is Group.HA and all(light.missing for light in world.lights):
-        return Block(Refusal.UNAVAILABLE)
-    if any(_is_busy(spec.busy_states, entity) for entity in busy_sources):
-        return Block(Refusal.BUSY)
+    reach = binding(spec, world)
+    if reach is not None:
+        targets = world.entities(reach.target)
+        required = [entity for needed in reach.requires for entity in world.entities(needed)]
+        # A list target (the lights) is usable while any of its entities is.
+        if all(entity.missing for entity in targets) or any(entity.missing for entity in required):
+            return Block(Refusal.UNAVAILABLE)
+        busy_sources = [entity for source in reach.busy_sources for entity in world.entities(source)]
+        if any(_is_busy(spec.busy_states, entity) for entity in busy_sources):
+            return Block(Refusal.BUSY)
     remaining = ledger.remaining(spec.group, now)
     if remaining:
         return Block(Refusal.COOLDOWN, remaining)
-    recent = [t for t in ledger.executed_at if t > now - limits.action_window]
+    recent = ledger.spent(now, limits)
     if len(recent) >= limits.action_budget:
         return Block(
             Refusal.RATE_LIMIT, max(1, math.ceil(min(recent, default=now) + limits.action_window - now))
@@ -183,6 +196,20 @@ def availability(world: World, ledger: Ledger, limits: Limits, now: float) -> Av
     return Availability(tuple(available), tuple(blocked))
 
 
+def vocabulary(world: World, limits: Limits, include_missing: bool = False) -> Vocabulary:
+    """What arguments may name; the model is only shown the lights present now."""
+    entities = {
+        light.entity_id: light.domain for light in world.lights if include_missing or not light.missing
+    }
+    return Vocabulary(entities, limits.colour_names)
+
+
+def tool_schemas(names: tuple[str, ...], world: World, limits: Limits) -> list[dict[str, Any]]:
+    """The JSON schemas of the tools the model is offered."""
+    words = vocabulary(world, limits)
+    return [TOOLS[name].json_schema(words) for name in names]
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The execution-time answer for one call: clean arguments, or why not."""
@@ -203,8 +230,9 @@ def check_call(
     """Decide one call against the state of this instant; never raises."""
     if not isinstance(name, str) or name not in configured_tools(world):
         return Verdict({}, Block(Refusal.NOT_ALLOWLISTED))
+    spec = TOOLS[name]
     try:
-        clean = validate_arguments(name, arguments, usable_allowlist(world, include_missing=True))
+        clean = spec.validate(arguments, vocabulary(world, limits, include_missing=True))
     except ArgumentError as err:
         return Verdict({}, Block(err.reason))
     block = tool_block(name, world, ledger, limits, now)
@@ -213,15 +241,11 @@ def check_call(
     if name not in offered:
         # Blocked when the context was built, fine now: still not the model's to call.
         return Verdict(clean, Block(Refusal.NOT_AVAILABLE))
-    if name == "ha_set_entity":
-        target = world.light(clean["entity_id"])
-        if target is None or target.missing:
-            return Verdict(clean, Block(Refusal.UNAVAILABLE))
+    for param in spec.params:
+        if param.names_entity:
+            target = world.light(clean[param.name])
+            if target is None or target.missing:
+                return Verdict(clean, Block(Refusal.UNAVAILABLE))
     if limits.safety(name) is Safety.CONSEQUENTIAL:
         return Verdict(clean, Block(Refusal.NEEDS_APPROVAL))
     return Verdict(clean)
-
-
-def usable_allowlist(world: World, include_missing: bool = False) -> dict[str, str]:
-    """Lights ha_set_entity may touch; the model is only shown the ones present now."""
-    return {light.entity_id: light.domain for light in world.lights if include_missing or not light.missing}

@@ -84,3 +84,11 @@ def quote_chat(text: str, limit: int) -> str:
 def _defang(marker: str) -> str:
     """Swap the brackets of a template marker for look-alikes no tokenizer treats as special."""
     return marker.translate(str.maketrans({"<": "‹", ">": "›", "[": "⟦", "]": "⟧", "|": "¦"}))
+
+
+_THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+
+
+def without_thinking(text: str) -> str:
+    """A reasoning model's <think> blocks removed: they are never meant for the room."""
+    return _THINKING.sub(" ", text).strip()

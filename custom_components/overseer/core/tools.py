@@ -1,23 +1,41 @@
-"""The tool surface: names, groups, safety classes, argument rules and JSON schemas."""
+"""THE tool registry: every tool is one entry, and nothing else branches on a tool's name.
+
+An entry says what the tool is for the model (name, description, argument schema), what
+guards it (cooldown group, safety class, locks, busy states), which option configures its
+target and what it does when it runs (a Home Assistant action or a memory effect).
+Validation and the JSON schema the model sees are both derived from the argument schema.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from .text import one_line
+from .world import Target
 
 
-class Group(StrEnum):
-    """Tools that share a cooldown; chat and memory never touch the room."""
+class CooldownGroup(StrEnum):
+    """Tools that share a cooldown, in the order people see them; chat and memory have none."""
 
-    CHAT = "chat"
-    MEMORY = "memory"
     LIFT = "lift"
     NEATO = "neato"
     HA = "ha"
+
+
+# The contract's default cooldowns, in seconds; each is the option cooldown_<group>.
+DEFAULT_COOLDOWNS: Mapping[CooldownGroup, int] = {
+    CooldownGroup.LIFT: 60,
+    CooldownGroup.NEATO: 120,
+    CooldownGroup.HA: 20,
+}
+
+
+def cooldown_option(group: CooldownGroup) -> str:
+    """The option that sets a group's cooldown."""
+    return f"cooldown_{group}"
 
 
 class Safety(StrEnum):
@@ -45,101 +63,9 @@ class Refusal(StrEnum):
     NEEDS_APPROVAL = "needs_approval"
 
 
-ROOM_GROUPS = frozenset({Group.LIFT, Group.NEATO, Group.HA})
 MEMORY_SLOTS = 3
 MEMORY_LINE_CHARS = 160
 CHAT_SAY_CHARS = 2000  # the normaliser cuts to the configured length later
-
-# CSS colour names Home Assistant's light.turn_on accepts as color_name.
-CSS_COLOURS = frozenset(
-    """aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue
-    blueviolet brown burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk
-    crimson cyan darkblue darkcyan darkgoldenrod darkgray darkgreen darkgrey darkkhaki
-    darkmagenta darkolivegreen darkorange darkorchid darkred darksalmon darkseagreen
-    darkslateblue darkslategray darkslategrey darkturquoise darkviolet deeppink deepskyblue
-    dimgray dimgrey dodgerblue firebrick floralwhite forestgreen fuchsia gainsboro ghostwhite
-    gold goldenrod gray green greenyellow grey honeydew hotpink indianred indigo ivory khaki
-    lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan
-    lightgoldenrodyellow lightgray lightgreen lightgrey lightpink lightsalmon lightseagreen
-    lightskyblue lightslategray lightslategrey lightsteelblue lightyellow lime limegreen linen
-    magenta maroon mediumaquamarine mediumblue mediumorchid mediumpurple mediumseagreen
-    mediumslateblue mediumspringgreen mediumturquoise mediumvioletred midnightblue mintcream
-    mistyrose moccasin navajowhite navy navyblue oldlace olive olivedrab orange orangered orchid
-    palegoldenrod palegreen paleturquoise palevioletred papayawhip peachpuff peru pink plum
-    powderblue purple red rosybrown royalblue saddlebrown salmon sandybrown seagreen seashell
-    sienna silver skyblue slateblue slategray slategrey snow springgreen steelblue tan teal
-    thistle tomato turquoise violet wheat white whitesmoke yellow yellowgreen""".split()
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    """One tool: what it touches, how risky it is and what it takes."""
-
-    name: str
-    group: Group
-    safety: Safety
-    description: str
-    params: tuple[str, ...] = ()
-    # Device states in which the call makes no sense right now.
-    busy_states: frozenset[str] = frozenset()
-
-
-_MOVING = frozenset({"opening", "closing"})
-_VACUUM_WORKING = frozenset({"cleaning", "returning"})
-
-TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec
-    for spec in (
-        ToolSpec("chat_say", Group.CHAT, Safety.READ, "Say one short line in chat.", ("text",)),
-        ToolSpec("lift_up", Group.LIFT, Safety.REVERSIBLE, "Raise the lift.", busy_states=_MOVING),
-        ToolSpec("lift_down", Group.LIFT, Safety.REVERSIBLE, "Lower the lift.", busy_states=_MOVING),
-        ToolSpec(
-            "neato_start",
-            Group.NEATO,
-            Safety.REVERSIBLE,
-            "Start the vacuum.",
-            busy_states=_VACUUM_WORKING,
-        ),
-        # Sending it home is how a run is stopped, so only an ongoing return makes it busy.
-        ToolSpec(
-            "neato_send_home",
-            Group.NEATO,
-            Safety.REVERSIBLE,
-            "Send the vacuum to its dock.",
-            busy_states=frozenset({"returning"}),
-        ),
-        ToolSpec(
-            "neato_locate",
-            Group.NEATO,
-            Safety.REVERSIBLE,
-            "Make the vacuum beep.",
-            busy_states=_VACUUM_WORKING,
-        ),
-        ToolSpec(
-            "neato_clear_errors",
-            Group.NEATO,
-            Safety.REVERSIBLE,
-            "Clear the vacuum's errors.",
-            busy_states=_VACUUM_WORKING,
-        ),
-        ToolSpec(
-            "ha_set_entity",
-            Group.HA,
-            Safety.REVERSIBLE,
-            "Switch a room light on or off, or set a light to a CSS colour name.",
-            ("entity_id", "state"),
-        ),
-        ToolSpec("memory_read", Group.MEMORY, Safety.READ, "Read the memory slots."),
-        ToolSpec(
-            "memory_write",
-            Group.MEMORY,
-            Safety.REVERSIBLE,
-            "Replace one memory slot (1-3) with one short line.",
-            ("slot", "text"),
-        ),
-    )
-}
 
 
 class ArgumentError(ValueError):
@@ -151,36 +77,29 @@ class ArgumentError(ValueError):
         self.reason = reason
 
 
-def validate_arguments(name: str, arguments: Any, allowlist: Mapping[str, str]) -> dict[str, Any]:
-    """Return clean arguments for a known tool or raise ArgumentError.
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """What arguments may name: allowlisted entities (id → domain) and light colour names.
 
-    allowlist maps each entity ha_set_entity may touch to its domain.
+    The colour names are Home Assistant's own list, handed in by the shell.
     """
-    spec = TOOLS[name]
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        raise ArgumentError(Refusal.INVALID_ARGUMENTS, "arguments are not an object")
-    extra = set(arguments) - set(spec.params)
-    if extra:
-        raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"unexpected arguments: {sorted(map(str, extra))}")
-    missing = [param for param in spec.params if param not in arguments]
-    if missing:
-        raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"missing arguments: {missing}")
-    if name == "chat_say":
-        return {"text": _text(arguments["text"], CHAT_SAY_CHARS)}
-    if name == "memory_write":
-        return {"slot": parse_slot(arguments["slot"]), "text": _text(arguments["text"], MEMORY_LINE_CHARS)}
-    if name == "ha_set_entity":
-        return _entity_target(arguments["entity_id"], arguments["state"], allowlist)
-    return {}
+
+    entities: Mapping[str, str]
+    colours: frozenset[str] = frozenset()
 
 
-def _text(value: Any, limit: int) -> str:
-    """A non-empty single line of text."""
-    if not isinstance(value, str) or not value.strip():
-        raise ArgumentError(Refusal.INVALID_ARGUMENTS, "text must be a non-empty string")
-    return one_line(value, limit)
+# Argument kinds: each knows how to check a value and how to describe itself to the model.
+
+
+def _text(limit: int) -> Callable[[Any, Mapping[str, Any], Vocabulary], Any]:
+    """A non-empty single line of text, cut to limit characters."""
+
+    def check(value: Any, _: Mapping[str, Any], __: Vocabulary) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise ArgumentError(Refusal.INVALID_ARGUMENTS, "text must be a non-empty string")
+        return one_line(value, limit)
+
+    return check
 
 
 def parse_slot(value: Any) -> int:
@@ -196,47 +115,273 @@ def parse_slot(value: Any) -> int:
     return value
 
 
-def _entity_target(entity_id: Any, state: Any, allowlist: Mapping[str, str]) -> dict[str, Any]:
-    """An allowlisted entity and a state it can take."""
-    if not isinstance(entity_id, str) or entity_id not in allowlist:
-        raise ArgumentError(Refusal.NOT_ALLOWLISTED, f"entity {str(entity_id)[:80]!r} is not allowlisted")
-    if not isinstance(state, str):
+def _entity(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> str:
+    """An allowlisted entity id."""
+    if not isinstance(value, str) or value not in vocabulary.entities:
+        raise ArgumentError(Refusal.NOT_ALLOWLISTED, f"entity {str(value)[:80]!r} is not allowlisted")
+    return value
+
+
+def _entity_state(value: Any, clean: Mapping[str, Any], vocabulary: Vocabulary) -> str:
+    """on, off, or for a light a colour name (checked after the entity it applies to)."""
+    if not isinstance(value, str):
         raise ArgumentError(Refusal.INVALID_ARGUMENTS, "state must be a string")
-    wanted = state.strip().lower().replace(" ", "")
+    wanted = value.strip().lower().replace(" ", "")
     if wanted in ("on", "off"):
-        return {"entity_id": entity_id, "state": wanted}
-    if allowlist[entity_id] == "light" and wanted in CSS_COLOURS:
-        return {"entity_id": entity_id, "state": wanted}
-    raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"state {state[:40]!r} is not on, off or a colour name")
+        return wanted
+    if vocabulary.entities.get(clean.get("entity_id", "")) == "light" and wanted in vocabulary.colours:
+        return wanted
+    raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"state {value[:40]!r} is not on, off or a colour name")
 
 
-def signature(name: str) -> str:
-    """How a tool is written in the available/blocked blocks: lift_up(), chat_say(text)."""
-    return f"{name}({', '.join(TOOLS[name].params)})"
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One argument: its name, how it is checked, and its JSON schema for the model."""
+
+    name: str
+    check: Callable[[Any, Mapping[str, Any], Vocabulary], Any]
+    schema: Callable[[Vocabulary], dict[str, Any]]
+    # The argument names an entity that must be present when the call runs.
+    names_entity: bool = False
 
 
-def json_schema(name: str, allowlist: Mapping[str, str]) -> dict[str, Any]:
-    """The function schema a tool-calling model receives: as short as it can be and still say it all."""
-    spec = TOOLS[name]
-    properties: dict[str, Any] = {}
-    if name == "chat_say":
-        properties = {"text": {"type": "string"}}
-    elif name == "memory_write":
-        properties = {
-            "slot": {"type": "integer", "enum": list(range(1, MEMORY_SLOTS + 1))},
-            "text": {"type": "string"},
+def text_param(name: str, limit: int) -> Param:
+    """A line of text."""
+    return Param(name, _text(limit), lambda _: {"type": "string"})
+
+
+SLOT = Param(
+    "slot",
+    lambda value, _, __: parse_slot(value),
+    lambda _: {"type": "integer", "enum": list(range(1, MEMORY_SLOTS + 1))},
+)
+
+
+def _entity_schema(vocabulary: Vocabulary) -> dict[str, Any]:
+    """The allowlist as an enum, and in the description: some clients (the ollama one) drop "enum"."""
+    entities = sorted(vocabulary.entities)
+    return {"type": "string", "enum": entities, "description": ", ".join(entities)}
+
+
+ENTITY = Param("entity_id", _entity, _entity_schema, names_entity=True)
+ENTITY_STATE = Param(
+    "state", _entity_state, lambda _: {"type": "string", "description": "on, off or a CSS colour name"}
+)
+
+
+# What a tool does when it runs. The executor dispatches on these types, never on names.
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceCall:
+    """A Home Assistant action with its data."""
+
+    domain: str
+    service: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryWrite:
+    """Replace one memory slot."""
+
+    slot: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoEffect:
+    """Nothing to run: the tool only reads what the model already sees."""
+
+
+type Effect = ServiceCall | MemoryWrite | NoEffect
+# (the bound target's entity ids, empty for targetless tools; the clean arguments) → the effect
+type ActionFn = Callable[[tuple[str, ...], Mapping[str, Any]], Effect]
+
+
+def service(domain: str, name: str) -> ActionFn:
+    """The action on the bound target entity."""
+    return lambda entity_ids, _: ServiceCall(domain, name, {"entity_id": entity_ids[0]})
+
+
+def _set_entity(_: tuple[str, ...], arguments: Mapping[str, Any]) -> Effect:
+    """on/off on the entity's own domain; a colour turns a light on in that colour."""
+    entity_id, state = arguments["entity_id"], arguments["state"]
+    domain = entity_id.partition(".")[0]
+    if state in ("on", "off"):
+        return ServiceCall(domain, f"turn_{state}", {"entity_id": entity_id})
+    return ServiceCall("light", "turn_on", {"entity_id": entity_id, "color_name": state})
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """One way a tool reaches the room: the option naming its target and the action it runs."""
+
+    target: Target
+    action: ActionFn
+    # Other options that must be configured (and present) too.
+    requires: tuple[Target, ...] = ()
+    # Options whose entity being busy blocks the tool; by default the target itself.
+    busy_from: tuple[Target, ...] | None = None
+
+    @property
+    def busy_sources(self) -> tuple[Target, ...]:
+        """Where busy states are read."""
+        return (self.target,) if self.busy_from is None else self.busy_from
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool, whole."""
+
+    name: str
+    description: str
+    safety: Safety
+    params: tuple[Param, ...] = ()
+    # A room tool has a cooldown group, shares the action budget and obeys the site mode.
+    group: CooldownGroup | None = None
+    # Ways to reach the room, first configured wins; none means the tool needs no target.
+    bindings: tuple[Binding, ...] = ()
+    # What runs for a targetless tool.
+    effect: ActionFn | None = None
+    # Device states in which the call makes no sense right now.
+    busy_states: frozenset[str] = frozenset()
+    # Held off by the lights_locked_on switch.
+    room_control: bool = False
+    # The chat channel: its text is the decision's line, not an action.
+    speaks: bool = False
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        """The argument names, in order."""
+        return tuple(param.name for param in self.params)
+
+    def validate(self, arguments: Any, vocabulary: Vocabulary) -> dict[str, Any]:
+        """Clean arguments, or ArgumentError with the contract's reason code."""
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, Mapping):
+            raise ArgumentError(Refusal.INVALID_ARGUMENTS, "arguments are not an object")
+        names = self.param_names
+        extra = set(arguments) - set(names)
+        if extra:
+            raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"unexpected arguments: {sorted(map(str, extra))}")
+        missing = [name for name in names if name not in arguments]
+        if missing:
+            raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"missing arguments: {missing}")
+        clean: dict[str, Any] = {}
+        for param in self.params:
+            clean[param.name] = param.check(arguments[param.name], clean, vocabulary)
+        return clean
+
+    def json_schema(self, vocabulary: Vocabulary) -> dict[str, Any]:
+        """The function schema a tool-calling model receives: as short as it can be and still say it all."""
+        parameters: dict[str, Any] = {
+            "type": "object",
+            "properties": {param.name: param.schema(vocabulary) for param in self.params},
         }
-    elif name == "ha_set_entity":
-        entities = sorted(allowlist)
-        properties = {
-            # Some clients drop "enum" (the ollama client does), so the choices are in the description too.
-            "entity_id": {"type": "string", "enum": entities, "description": ", ".join(entities)},
-            "state": {"type": "string", "description": "on, off or a CSS colour name"},
+        if self.params:
+            parameters["required"] = list(self.param_names)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
         }
-    parameters: dict[str, Any] = {"type": "object", "properties": properties}
-    if spec.params:
-        parameters["required"] = list(spec.params)
-    return {
-        "type": "function",
-        "function": {"name": name, "description": spec.description, "parameters": parameters},
-    }
+
+    @property
+    def signature(self) -> str:
+        """How the tool is written in the available/blocked blocks: lift_up(), chat_say(text)."""
+        return f"{self.name}({', '.join(self.param_names)})"
+
+
+_MOVING = frozenset({"opening", "closing"})
+_VACUUM_WORKING = frozenset({"cleaning", "returning"})
+_LIFT_SCRIPTS = (Target.LIFT_UP_SCRIPT, Target.LIFT_DOWN_SCRIPT)
+
+
+def _vacuum(name: str, description: str, action: str, busy_states: frozenset[str]) -> ToolSpec:
+    """A vacuum tool: one action on the vacuum entity."""
+    return ToolSpec(
+        name,
+        description,
+        Safety.REVERSIBLE,
+        group=CooldownGroup.NEATO,
+        bindings=(Binding(Target.VACUUM, service("vacuum", action)),),
+        busy_states=busy_states,
+    )
+
+
+TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "chat_say",
+        "Say one short line in chat.",
+        Safety.READ,
+        params=(text_param("text", CHAT_SAY_CHARS),),
+        effect=lambda _, __: NoEffect(),
+        speaks=True,
+    ),
+    ToolSpec(
+        "lift_up",
+        "Raise the lift.",
+        Safety.REVERSIBLE,
+        group=CooldownGroup.LIFT,
+        bindings=(
+            Binding(Target.LIFT_COVER, service("cover", "open_cover")),
+            Binding(Target.LIFT_UP_SCRIPT, service("script", "turn_on"), busy_from=_LIFT_SCRIPTS),
+        ),
+        busy_states=_MOVING,
+    ),
+    ToolSpec(
+        "lift_down",
+        "Lower the lift.",
+        Safety.REVERSIBLE,
+        group=CooldownGroup.LIFT,
+        bindings=(
+            Binding(Target.LIFT_COVER, service("cover", "close_cover")),
+            Binding(Target.LIFT_DOWN_SCRIPT, service("script", "turn_on"), busy_from=_LIFT_SCRIPTS),
+        ),
+        busy_states=_MOVING,
+    ),
+    _vacuum("neato_start", "Start the vacuum.", "start", _VACUUM_WORKING),
+    # Sending it home is how a run is stopped, so only an ongoing return makes it busy.
+    _vacuum("neato_send_home", "Send the vacuum to its dock.", "return_to_base", frozenset({"returning"})),
+    _vacuum("neato_locate", "Make the vacuum beep.", "locate", _VACUUM_WORKING),
+    ToolSpec(
+        "neato_clear_errors",
+        "Clear the vacuum's errors.",
+        Safety.REVERSIBLE,
+        group=CooldownGroup.NEATO,
+        bindings=(
+            Binding(
+                Target.VACUUM_CLEAR_ERRORS_SCRIPT,
+                service("script", "turn_on"),
+                requires=(Target.VACUUM,),
+                busy_from=(Target.VACUUM,),
+            ),
+        ),
+        busy_states=_VACUUM_WORKING,
+    ),
+    ToolSpec(
+        "ha_set_entity",
+        "Switch a room light on or off, or set a light to a CSS colour name.",
+        Safety.REVERSIBLE,
+        params=(ENTITY, ENTITY_STATE),
+        group=CooldownGroup.HA,
+        bindings=(Binding(Target.LIGHTS, _set_entity),),
+        room_control=True,
+    ),
+    ToolSpec("memory_read", "Read the memory slots.", Safety.READ, effect=lambda _, __: NoEffect()),
+    ToolSpec(
+        "memory_write",
+        "Replace one memory slot (1-3) with one short line.",
+        Safety.REVERSIBLE,
+        params=(SLOT, text_param("text", MEMORY_LINE_CHARS)),
+        effect=lambda _, arguments: MemoryWrite(arguments["slot"], arguments["text"]),
+    ),
+)
+
+TOOLS: Mapping[str, ToolSpec] = {spec.name: spec for spec in TOOL_SPECS}
+
+
+def tools_in(group: CooldownGroup) -> tuple[str, ...]:
+    """The tools that share a group's cooldown, in registry order."""
+    return tuple(spec.name for spec in TOOL_SPECS if spec.group is group)

@@ -16,6 +16,17 @@ class SiteMode(StrEnum):
     LOCKDOWN = "lockdown"
 
 
+class Target(StrEnum):
+    """Options that name what a tool acts on, by their key in the entry's options."""
+
+    LIFT_COVER = "lift_cover"
+    LIFT_UP_SCRIPT = "lift_up_script"
+    LIFT_DOWN_SCRIPT = "lift_down_script"
+    VACUUM = "vacuum_entity"
+    VACUUM_CLEAR_ERRORS_SCRIPT = "vacuum_clear_errors_script"
+    LIGHTS = "light_entities"
+
+
 class RoverField(StrEnum):
     """What a rover entity reports, recognised from its entity id or name."""
 
@@ -83,6 +94,20 @@ class World:
     def light(self, entity_id: str) -> Entity | None:
         """One allowlisted light by entity id."""
         return next((light for light in self.lights if light.entity_id == entity_id), None)
+
+    def entities(self, target: Target) -> tuple[Entity, ...]:
+        """The configured entities behind one target option; empty when it is not configured."""
+        if target is Target.LIGHTS:
+            return self.lights
+        lift = self.lift or Lift()
+        entity = {
+            Target.LIFT_COVER: lift.cover,
+            Target.LIFT_UP_SCRIPT: lift.up_script,
+            Target.LIFT_DOWN_SCRIPT: lift.down_script,
+            Target.VACUUM: self.vacuum,
+            Target.VACUUM_CLEAR_ERRORS_SCRIPT: self.vacuum_clear_errors,
+        }[target]
+        return () if entity is None else (entity,)
 
 
 def rover_field(entity_id: str, name: str) -> RoverField:

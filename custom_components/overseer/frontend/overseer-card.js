@@ -21,12 +21,54 @@ const ago = (iso) => {
   return `${Math.round(seconds / 3600)}h ago`;
 };
 
-// The cooldown group of a tool, as the integration names them.
-const groupOf = (tool) => (tool.startsWith("lift_") ? "lift" : tool.startsWith("neato_") ? "neato" : tool === "ha_set_entity" ? "ha" : "");
-
 const remaining = (cooldown) => {
   if (!cooldown || !cooldown.until) return 0;
   return Math.max(0, Math.ceil((Date.parse(cooldown.until) - Date.now()) / 1000));
+};
+
+// Plain words for every model health except "ok" and "unknown", which need no banner.
+const HEALTH_WORDS = {
+  unreachable: "The model is unreachable",
+  model_not_found: "The model was not found on the server",
+  invalid_auth: "The server refused the API key",
+  error: "The model gave an error",
+};
+
+// The skeleton of each view, built once when the card switches to it; pushes then only fill
+// its slots. data-slot: HTML rewritten only when it changed. data-text: a text-only element
+// (the pre blocks), its scroll position kept. data-block: shown only while its text is set.
+// data-details: a <details> kept across pushes, keyed so its open state survives a view switch.
+const SKELETONS = {
+  message: `<div data-slot="message"></div>`,
+  off: `<div data-slot="header"></div>
+    <p class="muted" data-field="off">The overseer is off: no model calls, no actions, no chat. Switch its mode to control or commentary to start it.</p>`,
+  "overseer.v2": `
+    <div data-slot="header"></div>
+    <div data-slot="model"></div>
+    <div data-slot="phases"></div>
+    <div class="grid" data-slot="summary"></div>
+    <div data-block="chat" hidden><h3>Said</h3><div class="v" data-field="chat" data-text="chat"></div></div>
+    <h3>Cooldowns</h3><div class="cooldowns" data-slot="cooldowns"></div>
+    <h3>Tools</h3>
+    <div class="tools" data-section="available" data-slot="available"></div>
+    <div class="tools" data-section="blocked" data-slot="blocked" style="margin-top:6px"></div>
+    <h3>Last decision's tool calls</h3>
+    <div class="k" data-slot="counts"></div>
+    <div data-slot="calls"></div>
+    <h3>Recent actions</h3><div data-slot="recent"></div>
+    <h3>Memory</h3><div class="grid" data-slot="memory"></div>
+    <h3>Metrics</h3><div data-slot="metrics"></div>
+    <div data-block="last_error" hidden><h3>Last error</h3><pre class="failed" data-field="last_error" data-text="last_error"></pre></div>
+    <details data-details="state_update"><summary>Last STATE_UPDATE</summary><pre data-field="state_update" data-text="state_update"></pre></details>
+    <details data-details="model_output"><summary>Raw model output</summary><pre data-field="model_output" data-text="model_output"></pre></details>`,
+  "overseer.commentary": `
+    <div data-slot="header"></div>
+    <div data-slot="model"></div>
+    <div data-slot="phases"></div>
+    <div class="grid" data-slot="summary"></div>
+    <h3>Metrics</h3><div data-slot="metrics"></div>
+    <div data-block="last_error" hidden><h3>Last error</h3><pre class="failed" data-field="last_error" data-text="last_error"></pre></div>
+    <details data-details="model_output"><summary>Raw model output</summary><pre data-field="model_output" data-text="model_output"></pre></details>`,
 };
 
 const STYLE = `
@@ -66,6 +108,7 @@ const STYLE = `
   .cooldown { flex: 1; min-width: 90px; padding: 6px 8px; border-radius: 8px; background: var(--secondary-background-color); }
   .cooldown .v { font-size: 1.2em; font-weight: 600; }
   .cooldown.ready .v { color: var(--success-color, #43a047); }
+  .cooldown .members { font-family: var(--code-font-family, monospace); }
   .tools { display: flex; gap: 4px; flex-wrap: wrap; }
   .tool { font-family: var(--code-font-family, monospace); font-size: 0.8em; padding: 2px 6px; border-radius: 4px;
           background: var(--secondary-background-color); }
@@ -84,11 +127,21 @@ class OverseerCard extends HTMLElement {
     return { entry_id: entries.length ? entries[0].entry_id : "" };
   }
 
+  constructor() {
+    super();
+    this._open = {}; // details key -> open, kept across pushes and view switches
+    this._renders = 0;
+    this._builds = 0;
+  }
+
   setConfig(config) {
     if (!config || (config.entry_id !== undefined && typeof config.entry_id !== "string")) {
       throw new Error("entry_id must be the config entry id of an overseer");
     }
-    if (this._config && this._config.entry_id !== config.entry_id) this._unsubscribe();
+    if (this._config && this._config.entry_id !== config.entry_id) {
+      this._unsubscribe();
+      this._status = undefined;
+    }
     this._config = config;
     this._subscribe();
     this._render();
@@ -107,6 +160,7 @@ class OverseerCard extends HTMLElement {
   connectedCallback() {
     this._subscribe();
     // Only the countdowns tick locally; everything else arrives pushed from Home Assistant.
+    window.clearInterval(this._timer);
     this._timer = window.setInterval(() => this._tickCooldowns(), 1000);
   }
 
@@ -149,31 +203,102 @@ class OverseerCard extends HTMLElement {
     }
   }
 
-  _tickCooldowns() {
-    if (!this.shadowRoot || !this._status || !this._status.cooldowns) return;
-    for (const [group, cooldown] of Object.entries(this._status.cooldowns)) {
-      const cell = this.shadowRoot.querySelector(`[data-cooldown="${group}"]`);
-      if (!cell) continue;
-      const left = remaining(cooldown);
-      cell.querySelector(".v").textContent = left ? `${left}s` : "ready";
-      cell.classList.toggle("ready", left === 0);
-      for (const chip of this.shadowRoot.querySelectorAll(`[data-cooling="${group}"] .left`)) {
-        chip.textContent = left ? ` ${left}s` : " (ready soon)";
-      }
-    }
-  }
+  // Rendering in place: a push never replaces the card, so nothing the user opened, scrolled
+  // or focused is lost. Only a section whose HTML changed is rewritten.
 
   _render() {
     if (!this.shadowRoot) this.attachShadow({ mode: "open" });
     const status = this._status;
-    let body;
-    if (this._error) body = `<div class="banner">${esc(this._error)}</div>`;
-    else if (!status) body = `<div class="muted">Connecting to the overseer…</div>`;
-    else if (status.schema === "overseer.v2") body = this._control(status);
-    else if (status.schema === "overseer.commentary") body = this._commentary(status);
-    else body = this._off(status);
-    this.shadowRoot.innerHTML = `<style>${STYLE}</style><ha-card>${body}</ha-card>`;
+    let view;
+    let parts;
+    if (this._error) [view, parts] = ["message", { html: { message: `<div class="banner">${esc(this._error)}</div>` } }];
+    else if (!status) [view, parts] = ["message", { html: { message: `<div class="muted">Connecting to the overseer…</div>` } }];
+    else if (status.schema === "overseer.v2") [view, parts] = [status.schema, this._control(status)];
+    else if (status.schema === "overseer.commentary") [view, parts] = [status.schema, this._commentary(status)];
+    else [view, parts] = ["off", this._off(status)];
+    if (view !== this._view) this._build(view);
+    for (const [name, html] of Object.entries(parts.html || {})) this._setHtml(name, html);
+    for (const [name, text] of Object.entries(parts.text || {})) this._setText(name, text);
+    this._renders += 1;
+    this.dataset.renders = String(this._renders);
     this._tickCooldowns();
+  }
+
+  _build(view) {
+    this._view = view;
+    this._builds += 1;
+    this.dataset.builds = String(this._builds);
+    this.shadowRoot.innerHTML = `<style>${STYLE}</style><ha-card>${SKELETONS[view]}</ha-card>`;
+    this._slots = {};
+    this._html = {};
+    for (const el of this.shadowRoot.querySelectorAll("[data-slot]")) this._slots[el.dataset.slot] = el;
+    this._texts = {};
+    for (const el of this.shadowRoot.querySelectorAll("[data-text]")) this._texts[el.dataset.text] = el;
+    this._blocks = {};
+    for (const el of this.shadowRoot.querySelectorAll("[data-block]")) this._blocks[el.dataset.block] = el;
+    for (const details of this.shadowRoot.querySelectorAll("details[data-details]")) {
+      const key = details.dataset.details;
+      details.open = Boolean(this._open[key]);
+      details.addEventListener("toggle", () => {
+        this._open[key] = details.open;
+      });
+    }
+    this._cooldownCells = undefined;
+  }
+
+  _setHtml(name, html) {
+    const slot = this._slots[name];
+    if (!slot || this._html[name] === html) return;
+    this._html[name] = html;
+    slot.innerHTML = html;
+    if (name === "cooldowns" || name === "blocked") this._cooldownCells = undefined;
+  }
+
+  // Text for a data-text element; null hides its data-block, if it has one.
+  _setText(name, text) {
+    const el = this._texts[name];
+    if (!el) return;
+    const block = this._blocks[name];
+    if (block) block.hidden = text === null || text === undefined;
+    const value = String(text ?? "");
+    if (el.textContent === value) return;
+    const { scrollTop, scrollLeft } = el;
+    el.textContent = value;
+    el.scrollTop = scrollTop;
+    el.scrollLeft = scrollLeft;
+  }
+
+  // The room's cooldown groups in order, each with when it ends: from `groups`, or from the
+  // older `cooldowns` object when a server does not send them.
+  _groups(status) {
+    if (Array.isArray(status.groups)) return status.groups;
+    return Object.entries(status.cooldowns || {}).map(([group, cooldown]) => ({ group, ...cooldown }));
+  }
+
+  _tickCooldowns() {
+    const status = this._status;
+    if (!this.shadowRoot || !status || status.schema !== "overseer.v2" || this._view !== status.schema) return;
+    if (!this._cooldownCells) {
+      this._cooldownCells = { tiles: {}, chips: {} };
+      for (const tile of this.shadowRoot.querySelectorAll("[data-cooldown]")) this._cooldownCells.tiles[tile.dataset.cooldown] = tile;
+      for (const chip of this.shadowRoot.querySelectorAll("[data-cooling]")) {
+        (this._cooldownCells.chips[chip.dataset.cooling] ||= []).push(chip.querySelector(".left"));
+      }
+    }
+    for (const cooldown of this._groups(status)) {
+      const left = remaining(cooldown);
+      const tile = this._cooldownCells.tiles[cooldown.group];
+      if (tile) {
+        const value = tile.querySelector(".v");
+        const text = left ? `${left}s` : "ready";
+        if (value.textContent !== text) value.textContent = text;
+        tile.classList.toggle("ready", left === 0);
+      }
+      for (const chip of this._cooldownCells.chips[cooldown.group] || []) {
+        const text = left ? ` ${left}s` : " (ready soon)";
+        if (chip.textContent !== text) chip.textContent = text;
+      }
+    }
   }
 
   _header(status, badges) {
@@ -184,28 +309,27 @@ class OverseerCard extends HTMLElement {
       </div>`;
   }
 
-  // Header, model health and the phase strip: the top of both running views.
-  _top(status, badges) {
-    return `${this._header(status, badges)}${this._model(status)}${this._phases(status.phase)}`;
-  }
-
   _badge(text, kind = "") {
     return `<span class="badge ${kind}">${esc(text)}</span>`;
   }
 
   _model(status) {
     const model = status.model || {};
-    if (model.health === "unreachable" || model.health === "model_not_found") {
-      const what = model.health === "unreachable" ? "The model is unreachable" : "The model was not found on the server";
-      return `<div class="banner" data-model="${esc(model.health)}">${what}${model.detail ? `: ${esc(model.detail)}` : ""}</div>`;
-    }
-    return "";
+    const health = model.health;
+    if (!health || health === "ok" || health === "unknown") return "";
+    const what = HEALTH_WORDS[health] || `The model is not healthy (${health})`;
+    return `<div class="banner" data-model="${esc(health)}">${esc(what)}${model.detail ? `: ${esc(model.detail)}` : ""}</div>`;
   }
 
   _phases(phase) {
     return `<div class="phases">${PHASES.map(
       (p) => `<div class="phase ${p === phase ? "active" : ""} phase-${p}" data-phase="${p}">${esc(p.replace("_", " "))}</div>`,
     ).join("")}</div>`;
+  }
+
+  // Header, model health and the phase strip: the top of both running views.
+  _top(status, badges) {
+    return { header: this._header(status, badges), model: this._model(status), phases: this._phases(status.phase) };
   }
 
   _kv(key, value, attrs = "") {
@@ -235,6 +359,33 @@ class OverseerCard extends HTMLElement {
     </div>`;
   }
 
+  _cooldownTiles(s) {
+    return this._groups(s)
+      .map((g) => {
+        const length = g.cooldown_s ? ` · ${esc(g.cooldown_s)}s` : "";
+        const members = Array.isArray(g.tools) && g.tools.length ? `<div class="k members">${g.tools.map(esc).join(" ")}</div>` : "";
+        // The value is filled in, and kept counting down, by _tickCooldowns.
+        return `<div class="cooldown" data-cooldown="${esc(g.group)}"><div class="k">${esc(g.group)}${length}</div><div class="v"></div>${members}</div>`;
+      })
+      .join("") || '<span class="muted">no cooldown groups</span>';
+  }
+
+  _blockedTools(s) {
+    const counting = new Set(this._groups(s).map((g) => g.group));
+    const tools = s.tools || {};
+    return (s.blocked_tools || [])
+      .map((b) => {
+        // A cooldown of a known group counts down live; other waits (the budget), and tools
+        // the server did not place in a group, show what the server said.
+        const group = tools[b.tool] && tools[b.tool].group;
+        const live = b.reason === "cooldown" && group && counting.has(group);
+        const cooling = live ? `data-cooling="${esc(group)}"` : "";
+        const left = !live && b.remaining ? ` ${esc(b.remaining)}s` : "";
+        return `<span class="tool blocked" data-blocked="${esc(b.tool)}" ${cooling}>${esc(b.tool)} · ${esc(b.reason)}<span class="left">${left}</span></span>`;
+      })
+      .join("") || '<span class="muted">none</span>';
+  }
+
   _control(s) {
     const badges = [
       this._badge(s.enabled ? "enabled" : "disabled", s.enabled ? "on" : ""),
@@ -245,19 +396,8 @@ class OverseerCard extends HTMLElement {
     if (s.dry_run) badges.push(this._badge("dry run", "warn"));
     const decision = s.decision;
     const calls = s.tool_calls || { calls: [] };
-    const cooldowns = Object.entries(s.cooldowns || {})
-      .map(([group, cooldown]) => `<div class="cooldown" data-cooldown="${esc(group)}"><div class="k">${esc(group)}</div><div class="v"></div></div>`)
-      .join("");
     const available = (s.available_tools || []).map((t) => `<span class="tool">${esc(t)}</span>`).join("") || '<span class="muted">none</span>';
-    const blocked = (s.blocked_tools || [])
-      .map((b) => {
-        // Cooldowns count down live; other waits (the budget) show what the server said.
-        const cooling = b.reason === "cooldown" ? `data-cooling="${groupOf(b.tool)}"` : "";
-        const left = b.remaining ? ` ${esc(b.remaining)}s` : "";
-        return `<span class="tool blocked" data-blocked="${esc(b.tool)}" ${cooling}>${esc(b.tool)} · ${esc(b.reason)}<span class="left">${left}</span></span>`;
-      })
-      .join("") || '<span class="muted">none</span>';
-    const callRows = calls.calls.length
+    const callRows = (calls.calls || []).length
       ? calls.calls.map((c) => `<tr><td>${esc(c.tool)}</td><td class="${esc(c.outcome)}">${esc(c.outcome)}</td><td>${esc(c.reason || "")}</td></tr>`).join("")
       : `<tr><td colspan="3" class="muted">no tool calls</td></tr>`;
     const recent = (s.recent_actions || []).length
@@ -266,51 +406,53 @@ class OverseerCard extends HTMLElement {
           .join("")
       : `<tr><td colspan="4" class="muted">nothing yet</td></tr>`;
     const input = s.model_input;
-    return `
-      ${this._top(s, badges)}
-      <div class="grid">
-        ${this._trigger(s)}
-        ${this._kv("Decision", decision ? decision.mode + (decision.stale ? " (stale)" : "") : "none yet", 'data-field="decision"')}
-        ${this._kv("Latency", decision ? `${decision.latency_ms} ms` : "–")}
-        ${this._kv("Tokens in / out", decision ? `${decision.prompt_tokens ?? "?"} / ${decision.completion_tokens ?? "?"}` : "–")}
-        ${this._kv("Model input", input ? `${input.messages} msgs · ${input.characters} chars · ~${input.estimated_tokens} tok` : "–")}
-        ${this._kv("Budget", s.budget ? `${s.budget.used}/${s.budget.limit} in ${s.budget.window_s}s` : "–")}
-      </div>
-      ${decision && decision.chat ? `<h3>Said</h3><div class="v" data-field="chat">${esc(decision.chat)}</div>` : ""}
-      <h3>Cooldowns</h3><div class="cooldowns">${cooldowns}</div>
-      <h3>Tools</h3>
-      <div class="tools" data-section="available">${available}</div>
-      <div class="tools" data-section="blocked" style="margin-top:6px">${blocked}</div>
-      <h3>Last decision's tool calls</h3>
-      <div class="k">attempted ${esc(calls.attempted ?? 0)} · executed ${esc(calls.executed ?? 0)} · blocked ${esc(calls.blocked ?? 0)} · failed ${esc(calls.failed ?? 0)} · dry run ${esc(calls.dry_run ?? 0)}</div>
-      <table data-section="calls"><tr><th>tool</th><th>outcome</th><th>reason</th></tr>${callRows}</table>
-      <h3>Recent actions</h3>
-      <table data-section="recent"><tr><th>when</th><th>tool</th><th>outcome</th><th>reason</th></tr>${recent}</table>
-      <h3>Memory</h3>
-      <div class="grid">${(s.memory || []).map((m, i) => this._kv(`Slot ${i + 1}`, m || "(empty)")).join("")}</div>
-      <h3>Metrics</h3>${this._metrics(s.metrics)}
-      ${s.last_error ? `<h3>Last error</h3><pre class="failed" data-field="last_error">${esc(s.last_error)}</pre>` : ""}
-      <details><summary>Last STATE_UPDATE</summary><pre data-field="state_update">${esc(s.state_update || "none yet")}</pre></details>
-      <details><summary>Raw model output</summary><pre data-field="model_output">${esc(s.model_output || "none yet")}</pre></details>`;
+    return {
+      html: {
+        ...this._top(s, badges),
+        summary: `
+          ${this._trigger(s)}
+          ${this._kv("Decision", decision ? decision.mode + (decision.stale ? " (stale)" : "") : "none yet", 'data-field="decision"')}
+          ${this._kv("Latency", decision ? `${decision.latency_ms} ms` : "–")}
+          ${this._kv("Tokens in / out", decision ? `${decision.prompt_tokens ?? "?"} / ${decision.completion_tokens ?? "?"}` : "–")}
+          ${this._kv("Model input", input ? `${input.messages} msgs · ${input.characters} chars · ~${input.estimated_tokens} tok` : "–")}
+          ${this._kv("Budget", s.budget ? `${s.budget.used}/${s.budget.limit} in ${s.budget.window_s}s` : "–")}`,
+        cooldowns: this._cooldownTiles(s),
+        available,
+        blocked: this._blockedTools(s),
+        counts: `attempted ${esc(calls.attempted ?? 0)} · executed ${esc(calls.executed ?? 0)} · blocked ${esc(calls.blocked ?? 0)} · failed ${esc(calls.failed ?? 0)} · dry run ${esc(calls.dry_run ?? 0)}`,
+        calls: `<table data-section="calls"><tr><th>tool</th><th>outcome</th><th>reason</th></tr>${callRows}</table>`,
+        recent: `<table data-section="recent"><tr><th>when</th><th>tool</th><th>outcome</th><th>reason</th></tr>${recent}</table>`,
+        memory: (s.memory || []).map((m, i) => this._kv(`Slot ${i + 1}`, m || "(empty)")).join(""),
+        metrics: this._metrics(s.metrics),
+      },
+      text: {
+        chat: decision && decision.chat ? decision.chat : null,
+        last_error: s.last_error || null,
+        state_update: s.state_update || "none yet",
+        model_output: s.model_output || "none yet",
+      },
+    };
   }
 
   _commentary(s) {
     const badges = [this._badge("commentary", "on"), this._badge(s.running ? "running" : "stopped", s.running ? "on" : "bad")];
-    return `
-      ${this._top(s, badges)}
-      <div class="grid">
-        ${this._trigger(s)}
-        ${this._kv("Last comment", s.last_comment || "none yet", 'data-field="last_comment"')}
-      </div>
-      <h3>Metrics</h3>${this._metrics(s.metrics)}
-      ${s.last_error ? `<h3>Last error</h3><pre class="failed">${esc(s.last_error)}</pre>` : ""}
-      <details><summary>Raw model output</summary><pre>${esc(s.model_output || "none yet")}</pre></details>`;
+    return {
+      html: {
+        ...this._top(s, badges),
+        summary: `
+          ${this._trigger(s)}
+          ${this._kv("Last comment", s.last_comment || "none yet", 'data-field="last_comment"')}`,
+        metrics: this._metrics(s.metrics),
+      },
+      text: {
+        last_error: s.last_error || null,
+        model_output: s.model_output || "none yet",
+      },
+    };
   }
 
   _off(s) {
-    return `
-      ${this._header(s, [this._badge(s.running === false ? "not loaded" : "off", "bad")])}
-      <p class="muted" data-field="off">The overseer is off: no model calls, no actions, no chat. Switch its mode to control or commentary to start it.</p>`;
+    return { html: { header: this._header(s, [this._badge(s.running === false ? "not loaded" : "off", "bad")]) } };
   }
 }
 

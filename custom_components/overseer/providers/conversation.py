@@ -10,8 +10,9 @@ from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 
 from ..compat import async_converse, conversation_agent_exists
-from ..core.decision import parse_json_decision
-from . import RAW_CHARS, ModelError, ModelReply
+from ..core.reply import ModelReply
+from . import BadResponse, CannotConnect
+from .wire import json_decision_reply
 
 JSON_INSTRUCTIONS = (
     "Answer with one JSON object and nothing else: "
@@ -42,7 +43,7 @@ class ConversationProvider:
     async def async_check(self) -> None:
         """The agent is loaded."""
         if not conversation_agent_exists(self._hass, self._agent_id):
-            raise ModelError("cannot_connect", f"conversation agent {self._agent_id} is not loaded")
+            raise CannotConnect(f"conversation agent {self._agent_id} is not loaded")
 
     async def async_decide(
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
@@ -54,10 +55,9 @@ class ConversationProvider:
                 self._hass, text=text, agent_id=self._agent_id, extra_system_prompt=system
             )
         except (HomeAssistantError, ValueError) as err:
-            raise ModelError("cannot_connect", str(err)[:200]) from err
+            raise CannotConnect(str(err)) from err
         response = result.response
         speech = response.speech.get("plain", {}).get("speech", "")
         if getattr(response.response_type, "value", "") == "error":
-            raise ModelError("bad_response", str(speech)[:200])
-        chat, calls = parse_json_decision(speech)
-        return ModelReply(text=chat, tool_calls=calls, raw=str(speech)[:RAW_CHARS])
+            raise BadResponse(str(speech))
+        return json_decision_reply(speech)

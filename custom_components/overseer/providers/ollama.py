@@ -11,7 +11,9 @@ import ollama
 from homeassistant.util.ssl import get_default_context
 
 from ..const import OLLAMA_KEEP_ALIVE, OLLAMA_NUM_CTX
-from . import MAX_OUTPUT_TOKENS, ModelError, ModelReply, raw_output
+from ..core.reply import ModelReply
+from . import MAX_OUTPUT_TOKENS, BadResponse, CannotConnect, ModelNotFound, ModelTimeout
+from .wire import typed_reply
 
 LIST_TIMEOUT = 10
 
@@ -22,15 +24,15 @@ def make_client(url: str, timeout: float) -> ollama.AsyncClient:
 
 
 async def async_list_models(url: str) -> list[str]:
-    """Names of the models the server has; raises ModelError when it cannot be reached."""
+    """Names of the models the server has; raises CannotConnect when it cannot be reached."""
     client = make_client(url, LIST_TIMEOUT)
     try:
         async with asyncio.timeout(LIST_TIMEOUT):
             response = await client.list()
     except (TimeoutError, httpx.TimeoutException) as err:
-        raise ModelError("cannot_connect", "timed out listing models") from err
+        raise CannotConnect("timed out listing models") from err
     except (ConnectionError, httpx.HTTPError, ollama.ResponseError, ValueError) as err:
-        raise ModelError("cannot_connect", str(err)[:200]) from err
+        raise CannotConnect(str(err)) from err
     return sorted(str(model.model) for model in response.models if model.model)
 
 
@@ -48,12 +50,12 @@ class OllamaProvider:
         """The server answers and has the configured model."""
         models = await async_list_models(self._url)
         if self._model not in models:
-            raise ModelError("model_not_found", f"{self._model} is not on the server")
+            raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
-        """One chat request, no streaming; every failure becomes a ModelError."""
+        """One chat request, no streaming; every failure becomes a typed ModelError."""
         try:
             async with asyncio.timeout(self._timeout):
                 response = await self._client.chat(
@@ -65,24 +67,23 @@ class OllamaProvider:
                     keep_alive=OLLAMA_KEEP_ALIVE,
                 )
         except (TimeoutError, httpx.TimeoutException) as err:
-            raise ModelError("timeout", f"no answer within {self._timeout:.0f} s") from err
+            raise ModelTimeout(f"no answer within {self._timeout:.0f} s") from err
         except ConnectionError as err:
-            raise ModelError("cannot_connect", str(err)[:200]) from err
+            raise CannotConnect(str(err)) from err
         except ollama.ResponseError as err:
-            kind = "model_not_found" if err.status_code == 404 else "bad_response"
-            raise ModelError(kind, f"HTTP {err.status_code}: {str(err.error)[:200]}") from err
+            error = ModelNotFound if err.status_code == 404 else BadResponse
+            raise error(f"HTTP {err.status_code}: {err.error}") from err
         except (httpx.HTTPError, ValueError) as err:
             # Truncated bodies, malformed JSON and schema mismatches land here.
-            raise ModelError("bad_response", f"{type(err).__name__}: {str(err)[:200]}") from err
+            raise BadResponse(f"{type(err).__name__}: {err}") from err
         message = response.message
         calls = [
-            {"name": call.function.name, "arguments": dict(call.function.arguments or {})}
+            {"name": call.function.name, "arguments": call.function.arguments}
             for call in (message.tool_calls or [])
         ]
-        return ModelReply(
-            text=message.content,
-            tool_calls=calls,
-            raw=raw_output(message.content, calls),
+        return typed_reply(
+            message.content,
+            calls,
             prompt_tokens=response.prompt_eval_count,
             completion_tokens=response.eval_count,
         )

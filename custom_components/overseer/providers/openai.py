@@ -10,7 +10,17 @@ import openai
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.httpx_client import get_async_client
 
-from . import MAX_OUTPUT_TOKENS, ModelError, ModelReply, raw_output
+from ..core.reply import ModelReply
+from . import (
+    MAX_OUTPUT_TOKENS,
+    BadResponse,
+    CannotConnect,
+    InvalidAuth,
+    ModelError,
+    ModelNotFound,
+    ModelTimeout,
+)
+from .wire import typed_reply
 
 LIST_TIMEOUT = 10
 # Servers that need no key still want the header.
@@ -29,22 +39,22 @@ def make_client(hass: HomeAssistant, url: str, api_key: str, timeout: float) -> 
 
 
 def _error(err: Exception) -> ModelError:
-    """One of our error kinds for whatever the openai client raised."""
+    """Our typed error for whatever the openai client raised."""
     if isinstance(err, openai.APITimeoutError | TimeoutError):
-        return ModelError("timeout", "no answer in time")
+        return ModelTimeout("no answer in time")
     if isinstance(err, openai.APIConnectionError):
-        return ModelError("cannot_connect", str(err)[:200])
+        return CannotConnect(str(err))
     if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
-        return ModelError("invalid_auth", f"HTTP {err.status_code}: the server refused the API key")
+        return InvalidAuth(f"HTTP {err.status_code}: the server refused the API key")
     if isinstance(err, openai.NotFoundError):
-        return ModelError("model_not_found", f"HTTP 404: {str(err)[:200]}")
+        return ModelNotFound(f"HTTP 404: {err}")
     if isinstance(err, openai.APIStatusError):
-        return ModelError("bad_response", f"HTTP {err.status_code}: {str(err)[:200]}")
-    return ModelError("bad_response", f"{type(err).__name__}: {str(err)[:200]}")
+        return BadResponse(f"HTTP {err.status_code}: {err}")
+    return BadResponse(f"{type(err).__name__}: {err}")
 
 
 async def async_list_models(hass: HomeAssistant, url: str, api_key: str) -> list[str]:
-    """Model ids from /v1/models; raises ModelError (cannot_connect, invalid_auth …)."""
+    """Model ids from /v1/models; raises CannotConnect or InvalidAuth."""
     client = make_client(hass, url, api_key, LIST_TIMEOUT)
     try:
         async with asyncio.timeout(LIST_TIMEOUT):
@@ -52,8 +62,8 @@ async def async_list_models(hass: HomeAssistant, url: str, api_key: str) -> list
     except (openai.OpenAIError, TimeoutError, ValueError) as err:
         error = _error(err)
         # A 404 or a malformed answer on /models means this is not an OpenAI-compatible base URL.
-        if error.kind in ("model_not_found", "bad_response", "timeout"):
-            raise ModelError("cannot_connect", error.detail) from err
+        if isinstance(error, ModelNotFound | BadResponse | ModelTimeout):
+            raise CannotConnect(error.detail) from err
         raise error from err
     return sorted(str(model.id) for model in page.data if model.id)
 
@@ -73,12 +83,12 @@ class OpenAIProvider:
     async def async_check(self) -> None:
         """The server answers and lists the configured model."""
         if self._model not in await async_list_models(self._hass, self._url, self._api_key):
-            raise ModelError("model_not_found", f"{self._model} is not on the server")
+            raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
-        """One chat completion; every failure becomes a ModelError."""
+        """One chat completion; every failure becomes a typed ModelError."""
         extra: dict[str, Any] = {"tools": list(tools), "tool_choice": "auto"} if tools else {}
         try:
             async with asyncio.timeout(self._timeout):
@@ -91,19 +101,18 @@ class OpenAIProvider:
         except (openai.OpenAIError, TimeoutError, ValueError) as err:
             raise _error(err) from err
         if not response.choices:
-            raise ModelError("bad_response", "the answer had no choices")
+            raise BadResponse("the answer had no choices")
         message = response.choices[0].message
-        # Arguments arrive as a JSON string; the normaliser parses and checks them.
+        # Arguments arrive as a JSON string; the wire reader parses them, the normaliser checks them.
         calls = [
             {"name": call.function.name, "arguments": call.function.arguments}
             for call in (message.tool_calls or [])
             if getattr(call, "function", None) is not None
         ]
         usage = response.usage
-        return ModelReply(
-            text=message.content,
-            tool_calls=calls,
-            raw=raw_output(message.content, calls),
+        return typed_reply(
+            message.content,
+            calls,
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
         )

@@ -1,0 +1,123 @@
+"""Model health: can the room's model be asked? A DataUpdateCoordinator with two intervals.
+
+While the model answers, it is checked rarely; once it does not, it is checked every
+minute, so the card and the entities say "unreachable" before any decision is due. The
+decision loop reports its own successes and failures here too, and three failures in a
+row raise a repair issue.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from enum import StrEnum
+
+from homeassistant.config_entries import ConfigEntry
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import ConfigEntryAuthFailed
+from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
+
+from .const import DOMAIN, FAILURES_BEFORE_REPAIR, ISSUE_MODEL_UNREACHABLE, LOGGER
+from .providers import CannotConnect, InvalidAuth, ModelError, ModelNotFound, ModelTimeout, Provider
+
+CONNECTED_INTERVAL = timedelta(minutes=10)
+DISCONNECTED_INTERVAL = timedelta(minutes=1)
+
+
+class Health(StrEnum):
+    """What the card and the entities say about the model."""
+
+    UNKNOWN = "unknown"
+    OK = "ok"
+    UNREACHABLE = "unreachable"
+    MODEL_NOT_FOUND = "model_not_found"
+    INVALID_AUTH = "invalid_auth"
+    ERROR = "error"
+
+
+def health_of(err: ModelError) -> Health:
+    """The health a failure means."""
+    if isinstance(err, CannotConnect | ModelTimeout):
+        return Health.UNREACHABLE
+    if isinstance(err, ModelNotFound):
+        return Health.MODEL_NOT_FOUND
+    if isinstance(err, InvalidAuth):
+        return Health.INVALID_AUTH
+    return Health.ERROR
+
+
+class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
+    """Checks the model on its own schedule and hears how every decision went."""
+
+    def __init__(self, hass: HomeAssistant, entry: ConfigEntry, provider: Provider) -> None:
+        """Start as unknown: nothing has been asked yet."""
+        super().__init__(
+            hass,
+            LOGGER,
+            config_entry=entry,
+            name=f"overseer model {entry.title}",
+            update_interval=CONNECTED_INTERVAL,
+            always_update=False,
+        )
+        self._provider = provider
+        self._issue_id = f"{ISSUE_MODEL_UNREACHABLE}_{entry.entry_id}"
+        self.data = Health.UNKNOWN
+        self.detail: str | None = None
+        # Decisions in a row whose model call failed; the loop backs off by it.
+        self.failures = 0
+
+    async def _async_update_data(self) -> Health:
+        """One cheap check; a refused key starts Home Assistant's reauth flow."""
+        try:
+            await self._provider.async_check()
+        except InvalidAuth as err:
+            self._failed(err)
+            raise ConfigEntryAuthFailed(err.detail) from err
+        except ModelError as err:
+            self._failed(err)
+            raise UpdateFailed(err.detail) from err
+        self.update_interval = CONNECTED_INTERVAL
+        self.detail = None
+        return Health.OK
+
+    def _failed(self, err: ModelError) -> None:
+        """Remember why, and check again soon."""
+        self.data = health_of(err)
+        self.detail = err.detail
+        self.update_interval = DISCONNECTED_INTERVAL
+
+    @property
+    def health(self) -> Health:
+        """The model's health as last seen."""
+        return self.data
+
+    @callback
+    def record_success(self) -> None:
+        """A decision got its answer: forget past failures and clear the repair."""
+        if self.failures >= FAILURES_BEFORE_REPAIR:
+            ir.async_delete_issue(self.hass, DOMAIN, self._issue_id)
+        self.failures = 0
+        self.detail = None
+        if self.data is not Health.OK or not self.last_update_success:
+            self.update_interval = CONNECTED_INTERVAL
+            self.async_set_updated_data(Health.OK)
+
+    @callback
+    def record_failure(self, err: ModelError) -> None:
+        """A decision's model call failed; a repair once it keeps failing."""
+        self.failures += 1
+        self._failed(err)
+        if self.failures >= FAILURES_BEFORE_REPAIR:
+            ir.async_create_issue(
+                self.hass,
+                DOMAIN,
+                self._issue_id,
+                is_fixable=False,
+                severity=ir.IssueSeverity.ERROR,
+                translation_key=ISSUE_MODEL_UNREACHABLE,
+                translation_placeholders={"name": self.config_entry.title, "error": err.detail},
+            )
+        already_failing = not self.last_update_success
+        self.async_set_update_error(err)
+        if already_failing:  # the first failure has told the listeners already
+            self.async_update_listeners()

@@ -1,0 +1,116 @@
+"""Wire formats to typed replies: whatever a server sent becomes a ModelReply, never an exception."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.decision import show
+from ..core.reply import MalformedCall, ModelReply, ToolCall
+from ..core.text import one_line, without_thinking
+
+RAW_CHARS = 4000
+RAW_TEXT_CHARS = 20000
+# A model that loops can emit hundreds of calls; read a bounded number of them.
+MAX_CALLS = 32
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+_INVALID = object()
+
+
+def _loads(text: str) -> Any:
+    """json.loads that answers _INVALID for anything unparsable, deep nesting included."""
+    try:
+        return json.loads(text[:RAW_TEXT_CHARS])
+    except (ValueError, RecursionError):
+        return _INVALID
+
+
+def _read_call(raw: Any) -> ToolCall | MalformedCall:
+    """One call from Ollama ({name, arguments: {}}), OpenAI (arguments as a JSON string) or bare shapes."""
+    if not isinstance(raw, Mapping):
+        return MalformedCall("", show(raw))
+    function = raw.get("function")
+    if isinstance(function, Mapping):
+        raw = function
+    name = raw.get("name")
+    arguments = raw.get("arguments", raw.get("parameters"))
+    if isinstance(arguments, str):
+        arguments = _loads(arguments) if arguments.strip() else {}
+    if arguments is None:
+        arguments = {}
+    if not isinstance(name, str) or not name:
+        return MalformedCall(show(name) if name is not None else "", show(raw))
+    if not isinstance(arguments, Mapping):
+        return MalformedCall(name, show(raw.get("arguments", raw.get("parameters"))))
+    return ToolCall(one_line(name, 80), dict(arguments))
+
+
+def read_calls(raw_calls: Any) -> tuple[tuple[ToolCall, ...], tuple[MalformedCall, ...], bool]:
+    """(readable calls, malformed ones, whether some were cut) from a provider's call list."""
+    if isinstance(raw_calls, Mapping):
+        raw_calls = [raw_calls]
+    if not isinstance(raw_calls, list | tuple):
+        return (), (), False
+    calls: list[ToolCall] = []
+    malformed: list[MalformedCall] = []
+    for raw in raw_calls[:MAX_CALLS]:
+        read = _read_call(raw)
+        (calls if isinstance(read, ToolCall) else malformed).append(read)  # type: ignore[arg-type]
+    return tuple(calls), tuple(malformed), len(raw_calls) > MAX_CALLS
+
+
+def raw_output(text: str, calls: Any) -> str:
+    """The model's reply as one bounded string: text, then the tool calls as JSON."""
+    parts = [text] if text else []
+    if calls:
+        parts.append(json.dumps(calls, ensure_ascii=False, default=str))
+    return "\n".join(parts)[:RAW_CHARS]
+
+
+def typed_reply(
+    text: Any,
+    raw_calls: Any,
+    *,
+    raw: str | None = None,
+    prompt_tokens: int | None = None,
+    completion_tokens: int | None = None,
+) -> ModelReply:
+    """The typed reply for a text and a list of calls in any of the wire shapes."""
+    content = text[:RAW_TEXT_CHARS] if isinstance(text, str) else ""
+    calls, malformed, cut = read_calls(raw_calls)
+    return ModelReply(
+        text=content,
+        tool_calls=calls,
+        malformed=malformed,
+        calls_cut=cut,
+        raw=raw if raw is not None else raw_output(content, raw_calls),
+        prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
+        completion_tokens=completion_tokens if isinstance(completion_tokens, int) else None,
+    )
+
+
+def json_decision_reply(text: Any) -> ModelReply:
+    """The reply of an agent asked for {"chat": "...", "tool_calls": [...]}, as conversation agents give.
+
+    Accepts it with or without a code fence; a reply that is not JSON is taken as a chat line.
+    """
+    if not isinstance(text, str):
+        return ModelReply()
+    raw = text[:RAW_CHARS]
+    body = _FENCE.sub("", without_thinking(text[:RAW_TEXT_CHARS]))
+    start, end = body.find("{"), body.rfind("}")
+    if start == -1 or end <= start:
+        return typed_reply(body, None, raw=raw)
+    data = _loads(body[start : end + 1])
+    if data is _INVALID:
+        return typed_reply(body, None, raw=raw)
+    if not isinstance(data, Mapping):
+        return ModelReply(raw=raw)
+    chat = data.get("chat", data.get("text", data.get("message")))
+    calls = data.get("tool_calls", data.get("tools", data.get("actions")))
+    if str(data.get("mode", "")).upper() == "SKIP":
+        chat = None
+    return typed_reply(chat, calls, raw=raw)

@@ -1,0 +1,77 @@
+"""Helpers for tests inside Home Assistant's test harness: the room, an entry, time and chat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from freezegun.api import FrozenDateTimeFactory
+from homeassistant.core import HomeAssistant
+from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
+
+from custom_components.overseer.const import DOMAIN
+
+from ..ollama_stub import OllamaStub
+
+MODEL = "llama3.2:latest"
+ROOM_SERVICES = (
+    ("cover", "open_cover"),
+    ("cover", "close_cover"),
+    ("vacuum", "start"),
+    ("vacuum", "return_to_base"),
+    ("vacuum", "locate"),
+    ("light", "turn_on"),
+    ("light", "turn_off"),
+    # Not switch: the overseer's own switch platform registers the real switch services.
+    ("input_boolean", "turn_on"),
+    ("input_boolean", "turn_off"),
+    ("script", "turn_on"),
+)
+OPTIONS: dict[str, Any] = {
+    "rover_entities": ["sensor.rover1_activity", "sensor.rover1_driver", "binary_sensor.rover1_docked"],
+    "lift_cover": "cover.lift",
+    "vacuum_entity": "vacuum.neato",
+    "light_entities": ["light.shelf", "light.bench", "input_boolean.fan"],
+    "state_entities": ["sensor.arena_temperature"],
+}
+
+
+
+async def setup_overseer(
+    hass: HomeAssistant,
+    stub: OllamaStub,
+    options: dict[str, Any] | None = None,
+    data: dict[str, Any] | None = None,
+    entry_id: str = "room1",
+) -> MockConfigEntry:
+    """Add and load an overseer entry pointed at the stub."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Arena",
+        entry_id=entry_id,
+        unique_id="arena" if entry_id == "room1" else entry_id,
+        data={
+            "name": "Overseer",
+            "room": "Arena",
+            "backend": "ollama",
+            "url": stub.url,
+            "model": MODEL,
+            **(data or {}),
+        },
+        options=OPTIONS if options is None else options,
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return entry
+
+
+async def tick(hass: HomeAssistant, freezer: FrozenDateTimeFactory, seconds: float = 2) -> None:
+    """Move time on by one gate interval and let every started decision finish."""
+    freezer.tick(seconds)
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+
+def say(hass: HomeAssistant, user: str, text: str, **extra: Any) -> None:
+    """A human line arriving from a chat bridge."""
+    hass.bus.async_fire("overseer_chat_message", {"user": user, "text": text, **extra})
