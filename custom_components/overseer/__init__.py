@@ -20,7 +20,7 @@ from .const import (
     ISSUE_MODEL_UNREACHABLE,
     OverseerMode,
 )
-from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData, load_prompt
+from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData
 from .models import RoomState
 from .providers import Provider
 from .providers.conversation import ConversationProvider
@@ -35,6 +35,18 @@ PLATFORMS = [Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 CARD_URL = f"/{DOMAIN}_static/overseer-card.js"
 CARD_FILE = Path(__file__).parent / "frontend" / "overseer-card.js"
+PROMPT_DIR = Path(__file__).parent / "prompts"
+
+
+def load_prompt(config_dir: Path, file_name: str) -> str:
+    """The user's copy in <config>/overseer/prompts/ if there is one, else the shipped file."""
+    for folder in (config_dir / DOMAIN / "prompts", PROMPT_DIR):
+        path = folder / file_name
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(file_name)
+
+
 PROMPT_FILES = {OverseerMode.CONTROL: "system.md", OverseerMode.COMMENTARY: "commentary.md"}
 
 

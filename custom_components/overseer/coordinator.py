@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
@@ -16,10 +15,11 @@ from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
 from .chat import set_typing
-from .const import DOMAIN, LOGGER, MAX_BACKOFF, OverseerMode, Phase, status_signal
+from .const import LOGGER, MAX_BACKOFF, OverseerMode, Phase, status_signal
+from .controls import ControlPanel
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
-from .core.world import SiteMode, World
+from .core.world import World
 from .cycle import Cycle, CycleParts, async_run_cycle
 from .executor import Executor
 from .health import ModelHealthCoordinator
@@ -29,17 +29,6 @@ from .providers import ModelError, Provider
 from .room import build_world
 from .settings import Settings
 from .store import OverseerStore
-
-PROMPT_DIR = Path(__file__).parent / "prompts"
-
-
-def load_prompt(config_dir: Path, file_name: str) -> str:
-    """The user's copy in <config>/overseer/prompts/ if there is one, else the shipped file."""
-    for folder in (config_dir / DOMAIN / "prompts", PROMPT_DIR):
-        path = folder / file_name
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError(file_name)
 
 
 class OverseerCoordinator:
@@ -66,6 +55,7 @@ class OverseerCoordinator:
         self.metrics = Metrics(started=now)
         self.health = ModelHealthCoordinator(hass, entry, provider)
         self.inputs = RoomInputs(hass, settings, self.gate, self.now, self._listening)
+        self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
         self._parts = CycleParts(
             hass,
@@ -146,7 +136,7 @@ class OverseerCoordinator:
         """Entities and status subscribers follow this one signal."""
         async_dispatcher_send(self.hass, status_signal(self.entry.entry_id))
 
-    # Controls: selects, switches and services
+    # Controls that need the loop: the mode flip and the trigger service
 
     async def async_set_mode(self, mode: OverseerMode) -> None:
         """One flip: the old overseer's decision in flight is cancelled before the new runs."""
@@ -155,36 +145,6 @@ class OverseerCoordinator:
         await self._async_cancel_decision()
         self.state.mode = mode
         self.phase = Phase.IDLE
-        self._changed()
-
-    @callback
-    def set_site_mode(self, site_mode: SiteMode) -> None:
-        """Automations lock the room with this; the executor reads it at every call."""
-        self.state.controls.site_mode = site_mode
-        self._changed()
-
-    @callback
-    def set_lights_locked_on(self, locked: bool) -> None:
-        """Lock or free the room lights."""
-        self.state.controls.lights_locked_on = locked
-        self._changed()
-
-    @callback
-    def set_dry_run(self, dry_run: bool) -> None:
-        """Observe only: decisions run, nothing is executed or posted."""
-        self.state.dry_run = dry_run
-        self._changed()
-
-    @callback
-    def write_memory(self, slot: int, text: str) -> None:
-        """Replace one memory slot (the service; the model uses memory_write)."""
-        self.state.memory.write(slot, text)
-        self._changed()
-
-    @callback
-    def clear_memory(self, slot: int | None) -> None:
-        """Empty one memory slot, or all three."""
-        self.state.memory.clear(slot)
         self._changed()
 
     @callback

@@ -9,7 +9,7 @@ from homeassistant.const import CONF_API_KEY, CONF_URL
 from homeassistant.core import HomeAssistant
 
 from .coordinator import OverseerConfigEntry
-from .status import render, take_snapshot
+from .status import build_status
 
 # Credentials, and everything that quotes the prompt, the chat or the memory.
 TO_REDACT = {CONF_API_KEY, CONF_URL, "state_update", "model_output", "memory", "chat", "arguments", "detail"}
@@ -25,7 +25,7 @@ async def async_get_config_entry_diagnostics(
             "data": async_redact_data(dict(entry.data), TO_REDACT),
             "options": dict(entry.options),
         },
-        "status": async_redact_data(render(take_snapshot(coordinator)), TO_REDACT),
+        "status": async_redact_data(build_status(coordinator), TO_REDACT),
         "audit_records": len(coordinator.state.audit),
         "transcript_lines": len(coordinator.inputs.transcript),
     }

@@ -19,7 +19,7 @@ PARALLEL_UPDATES = 0
 
 
 async def _set_site_mode(coordinator: OverseerCoordinator, option: str) -> None:
-    coordinator.set_site_mode(SiteMode(option))
+    coordinator.controls.set_site_mode(SiteMode(option))
 
 
 async def _set_mode(coordinator: OverseerCoordinator, option: str) -> None:

@@ -124,11 +124,11 @@ def async_setup_services(hass: HomeAssistant) -> None:
 
     async def memory_write(call: ServiceCall) -> None:
         coordinator = _coordinators(hass, call, single=True)[0]
-        coordinator.write_memory(call.data[ATTR_SLOT], call.data[ATTR_TEXT])
+        coordinator.controls.write_memory(call.data[ATTR_SLOT], call.data[ATTR_TEXT])
 
     async def memory_clear(call: ServiceCall) -> None:
         coordinator = _coordinators(hass, call, single=True)[0]
-        coordinator.clear_memory(call.data.get(ATTR_SLOT))
+        coordinator.controls.clear_memory(call.data.get(ATTR_SLOT))
 
     for name, handler, schema in (
         (SERVICE_POST_MESSAGE, post_message, POST_MESSAGE_SCHEMA),

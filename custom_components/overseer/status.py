@@ -279,3 +279,8 @@ def render(snapshot: StatusSnapshot) -> dict[str, Any]:
         "memory": list(snapshot.memory),
         "last_error": snapshot.last_error,
     }
+
+
+def build_status(coordinator: OverseerCoordinator) -> dict[str, Any]:
+    """The room's status object now."""
+    return render(take_snapshot(coordinator))

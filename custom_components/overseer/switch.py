@@ -31,14 +31,14 @@ SWITCHES: tuple[OverseerSwitchDescription, ...] = (
         translation_key="lights_locked_on",
         entity_category=EntityCategory.CONFIG,
         is_on_fn=lambda coordinator: coordinator.state.controls.lights_locked_on,
-        set_fn=lambda coordinator, on: coordinator.set_lights_locked_on(on),
+        set_fn=lambda coordinator, on: coordinator.controls.set_lights_locked_on(on),
     ),
     OverseerSwitchDescription(
         key="dry_run",
         translation_key="dry_run",
         entity_category=EntityCategory.CONFIG,
         is_on_fn=lambda coordinator: coordinator.state.dry_run,
-        set_fn=lambda coordinator, on: coordinator.set_dry_run(on),
+        set_fn=lambda coordinator, on: coordinator.controls.set_dry_run(on),
     ),
 )
 

@@ -11,7 +11,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
 from .const import DOMAIN, status_signal
-from .status import SCHEMA_OFF, render, take_snapshot
+from .status import SCHEMA_OFF, build_status
 
 
 def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
@@ -20,7 +20,7 @@ def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
     if entry is None or entry.domain != DOMAIN:
         return None
     if entry.state is ConfigEntryState.LOADED:
-        return render(take_snapshot(entry.runtime_data.coordinator))
+        return build_status(entry.runtime_data.coordinator)
     return {
         "schema": SCHEMA_OFF,
         "entry_id": entry_id,

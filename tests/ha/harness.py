@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant.core import HomeAssistant
+from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
 
 from custom_components.overseer.const import DOMAIN
@@ -33,7 +35,6 @@ OPTIONS: dict[str, Any] = {
     "light_entities": ["light.shelf", "light.bench", "input_boolean.fan"],
     "state_entities": ["sensor.arena_temperature"],
 }
-
 
 
 async def setup_overseer(
@@ -75,3 +76,10 @@ async def tick(hass: HomeAssistant, freezer: FrozenDateTimeFactory, seconds: flo
 def say(hass: HomeAssistant, user: str, text: str, **extra: Any) -> None:
     """A human line arriving from a chat bridge."""
     hass.bus.async_fire("overseer_chat_message", {"user": user, "text": text, **extra})
+
+
+def ready_in(hass: HomeAssistant, entity_id: str) -> float:
+    """Seconds until a cooldown sensor's timestamp; negative once the group is ready."""
+    ready_at = dt_util.parse_datetime(hass.states.get(entity_id).state)
+    # The state holds whole seconds, so the seconds left round up.
+    return math.ceil((ready_at - dt_util.utcnow()).total_seconds())

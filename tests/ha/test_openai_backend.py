@@ -9,7 +9,7 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.overseer.const import DOMAIN
 from custom_components.overseer.diagnostics import async_get_config_entry_diagnostics
-from custom_components.overseer.providers import ModelError
+from custom_components.overseer.providers import BadResponse, CannotConnect, InvalidAuth, ModelNotFound
 from custom_components.overseer.providers.openai import OpenAIProvider
 
 from ..ollama_stub import Scripted, call
@@ -109,35 +109,31 @@ async def test_decisions_use_the_same_tools_normaliser_and_metrics(hass, freezer
 
 
 @pytest.mark.parametrize(
-    ("scripted", "kind"),
+    ("scripted", "error"),
     [
-        (Scripted(status=500), "bad_response"),
-        (Scripted(status=401), "invalid_auth"),
-        (Scripted(status=429), "bad_response"),
-        (Scripted(body='{"choices": []}'), "bad_response"),
-        (Scripted(body='{"id": "x", "choices": [{"message": '), "bad_response"),
+        (Scripted(status=500), BadResponse),
+        (Scripted(status=401), InvalidAuth),
+        (Scripted(status=429), BadResponse),
+        (Scripted(body='{"choices": []}'), BadResponse),
+        (Scripted(body='{"id": "x", "choices": [{"message": '), BadResponse),
     ],
 )
-async def test_server_failures_are_model_errors(hass, ollama_stub, scripted, kind):
+async def test_server_failures_are_model_errors(hass, ollama_stub, scripted, error):
     provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
     ollama_stub.script.append(scripted)
-    with pytest.raises(ModelError) as err:
+    with pytest.raises(error):
         await provider.async_decide([{"role": "user", "content": "hi"}], [])
-    assert err.value.kind == kind
 
 
 async def test_wrong_key_missing_model_and_dead_server(hass, ollama_stub):
     ollama_stub.api_key = "right"
-    with pytest.raises(ModelError) as err:
+    with pytest.raises(InvalidAuth):
         await OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "wrong", 5).async_decide(
             [{"role": "user", "content": "hi"}], []
         )
-    assert err.value.kind == "invalid_auth"
-    with pytest.raises(ModelError) as err:
+    with pytest.raises(ModelNotFound):
         await OpenAIProvider(hass, f"{ollama_stub.url}/v1", "nope", "right", 5).async_check()
-    assert err.value.kind == "model_not_found"
-    with pytest.raises(ModelError) as err:
+    with pytest.raises(CannotConnect):
         await OpenAIProvider(hass, "http://127.0.0.1:9/v1", MODEL, "", 5).async_decide(
             [{"role": "user", "content": "hi"}], []
         )
-    assert err.value.kind == "cannot_connect"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from homeassistant.util import dt as dt_util
-from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from ..ollama_stub import call
-from .harness import say, setup_overseer, tick
+from .harness import ready_in, say, setup_overseer, tick
 
 STORAGE_KEY = "overseer.room1"
 
@@ -38,7 +39,8 @@ async def test_memory_audit_cooldowns_and_controls_survive_a_reload(hass, freeze
     coordinator = entry.runtime_data.coordinator
     assert coordinator.state.memory.slots[0] == "alex likes the lift"
     assert [r["tool"] for r in coordinator.state.audit.as_list()] == ["lift_up"]
-    assert hass.states.get("sensor.arena_lift_cooldown").state == "50"  # still running, not reset
+    # Still running, not reset: ready 50 s from now, as before the reload.
+    assert ready_in(hass, "sensor.arena_lift_cooldown") == 50
     assert hass.states.get("select.arena_site_mode").state == "admin"
     assert hass.states.get("select.arena_overseer_mode").state == "commentary"
     assert hass.states.get("switch.arena_lights_locked_on").state == "on"
@@ -63,7 +65,7 @@ async def test_state_is_read_back_after_a_restart(hass, hass_storage, freezer, o
     }
     await setup_overseer(hass, ollama_stub)
     assert hass.states.get("select.arena_site_mode").state == "lockdown"
-    assert hass.states.get("sensor.arena_vacuum_cooldown").state == "100"
+    assert ready_in(hass, "sensor.arena_vacuum_cooldown") == 100
     say(hass, "alex", "overseer vacuum")
     await tick(hass, freezer)
     state_update = ollama_stub.requests[0]["messages"][1]["content"]
@@ -89,19 +91,22 @@ async def test_unload_writes_immediately_and_malformed_storage_falls_back(
     assert hass_storage[STORAGE_KEY]["data"]["memory"] == ["", "kept", ""]
 
 
-async def test_cooldown_sensor_counts_down_live(hass, freezer, ollama_stub, room):
+async def test_cooldown_sensor_says_when_the_group_is_ready_without_ticking(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
+    assert hass.states.get("sensor.arena_lights_cooldown").state == "unknown"  # never used yet
     ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="on"))
     say(hass, "alex", "overseer light")
     await tick(hass, freezer)
-    assert hass.states.get("sensor.arena_lights_cooldown").state == "20"
-    for expected in ("18", "16"):
-        freezer.tick(2)
-        async_fire_time_changed(hass)
-        await hass.async_block_till_done()
-        assert hass.states.get("sensor.arena_lights_cooldown").state == expected
+    state = hass.states.get("sensor.arena_lights_cooldown")
+    assert state.attributes["device_class"] == "timestamp"
+    ready_at = dt_util.parse_datetime(state.state)
+    assert ready_at == dt_util.utcnow().replace(microsecond=0) + timedelta(seconds=20)
+    for _ in range(3):
+        await tick(hass, freezer)
+        # A countdown is the frontend's job: the state is not rewritten every tick.
+        assert hass.states.get("sensor.arena_lights_cooldown").last_updated == state.last_updated
     await tick(hass, freezer, seconds=30)
-    assert hass.states.get("sensor.arena_lights_cooldown").state == "0"
+    assert ready_in(hass, "sensor.arena_lights_cooldown") < 0  # in the past: ready
 
 
 async def test_removing_the_entry_deletes_its_storage(hass, hass_storage, ollama_stub, room):

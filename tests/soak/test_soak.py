@@ -67,7 +67,7 @@ def held_bytes(root: Any) -> int:
 def overseer_state(coordinator) -> tuple:
     """What the overseer keeps between decisions (its buffers, clocks and memory)."""
     return (
-        coordinator.transcript,
+        coordinator.inputs.transcript,
         coordinator.state,
         coordinator.metrics,
         coordinator.gate,
