@@ -45,6 +45,8 @@ class OllamaStub:
         # When each chat request arrived, in wall-clock seconds (a frozen clock's, under freezer).
         self.request_times: list[float] = []
         self.in_flight = 0
+        # Model listings (/api/tags, /v1/models): how often the model's health was checked.
+        self.tags_requests = 0
         self.most_in_flight = 0
         self.default = Scripted(content="SKIP")
         # When nothing is scripted: picks the answer from the request (for long-running tests).
@@ -80,6 +82,7 @@ class OllamaStub:
             self._runner = None
 
     async def _tags(self, request: web.Request) -> web.Response:
+        self.tags_requests += 1
         return web.json_response(
             {
                 "models": [

@@ -50,9 +50,18 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _slot_or_all(value: Any) -> int | None:
+    """A memory slot, or null for all three (vol.Maybe would hide the slot's message)."""
+    return None if value is None else _slot(value)
+
+
+def _entry_id(value: Any) -> str | None:
+    """A config entry id, or null for every loaded overseer (or the only one)."""
+    return None if value is None else cv.string(value)
+
+
 TEXT = vol.All(cv.string, _not_blank)
-# Absent or null means every loaded overseer (or the only one).
-ENTRY_ID = {vol.Optional(ATTR_CONFIG_ENTRY_ID): vol.Maybe(cv.string)}
+ENTRY_ID = {vol.Optional(ATTR_CONFIG_ENTRY_ID): _entry_id}
 
 POST_MESSAGE_SCHEMA = vol.Schema(
     {
@@ -72,8 +81,7 @@ MEMORY_WRITE_SCHEMA = vol.Schema(
 )
 MEMORY_CLEAR_SCHEMA = vol.Schema(
     {
-        # Absent or null clears all three slots.
-        vol.Optional(ATTR_SLOT): vol.Maybe(_slot),
+        vol.Optional(ATTR_SLOT): _slot_or_all,
         **ENTRY_ID,
     }
 )

@@ -59,8 +59,8 @@ async def refused(hass, freezer, ollama_stub, service, data, error=vol.Invalid):
 async def test_the_schema_refuses_bad_input_and_nothing_changes(
     hass, freezer, ollama_stub, room, service, data, field
 ):
-    entry = await setup_overseer(hass, ollama_stub)
-    entry.runtime_data.coordinator.write_memory(1, "keep me")
+    await setup_overseer(hass, ollama_stub)
+    await call_service(hass, "memory_write", {"slot": 1, "text": "keep me"})  # so a clear would show
     err = await refused(hass, freezer, ollama_stub, service, data)
     assert f"data['{field}']" in str(err)  # the message names the field
 
@@ -77,8 +77,8 @@ async def test_the_schema_refuses_bad_input_and_nothing_changes(
 async def test_an_unknown_overseer_is_refused_with_a_translated_error(
     hass, freezer, ollama_stub, room, service, data, key
 ):
-    entry = await setup_overseer(hass, ollama_stub)
-    entry.runtime_data.coordinator.write_memory(1, "keep me")
+    await setup_overseer(hass, ollama_stub)
+    await call_service(hass, "memory_write", {"slot": 1, "text": "keep me"})  # so a clear would show
     err = await refused(hass, freezer, ollama_stub, service, data, ServiceValidationError)
     assert err.translation_domain == "overseer"
     assert err.translation_key == key
