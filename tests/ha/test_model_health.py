@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from unittest.mock import patch
 
-from homeassistant.config_entries import SOURCE_REAUTH
+from homeassistant.config_entries import SOURCE_REAUTH, SOURCE_USER
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import issue_registry as ir
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
@@ -105,3 +106,16 @@ async def test_reauth_with_the_server_gone_says_so(hass, ollama_stub, room):
     await ollama_stub.stop()
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"api_key": "k"})
     assert result["errors"] == {"base": "cannot_connect"}
+
+
+async def test_an_unexpected_error_while_listing_models_gives_the_form_back_with_unknown(hass, ollama_stub):
+    result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": SOURCE_USER})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "room": "Arena", "backend": "ollama"}
+    )
+    # The failure no code path expects, raised where the ollama library would raise it.
+    with patch("ollama.AsyncClient.list", side_effect=RuntimeError("boom")):
+        result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": "unknown"}
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    assert result["step_id"] == "model"  # recovered: the same form works once the error is gone
