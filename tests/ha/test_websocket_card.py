@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from homeassistant.setup import async_setup_component
 
 from ..ollama_stub import call
 from .harness import say, setup_overseer, tick
 
 CARD_URL = "/overseer_static/overseer-card.js"
+MANIFEST = Path(__file__).parents[2] / "custom_components" / "overseer" / "manifest.json"
 
 
 async def test_status_is_for_admins_only(
@@ -73,7 +77,9 @@ async def test_the_card_is_served_and_loaded_on_every_dashboard(hass, hass_clien
     from homeassistant.components.frontend import DATA_EXTRA_MODULE_URL
 
     urls = [url for url in hass.data[DATA_EXTRA_MODULE_URL].urls if url.startswith(CARD_URL)]
-    assert urls == [f"{CARD_URL}?v=0.1.0"]
+    # The version busts the browser's cache when an update changes the card.
+    version = json.loads(MANIFEST.read_text())["version"]
+    assert urls == [f"{CARD_URL}?v={version}"]
     client = await hass_client()
     response = await client.get(urls[0])
     assert response.status == 200
