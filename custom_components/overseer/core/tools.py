@@ -298,6 +298,21 @@ _VACUUM_WORKING = frozenset({"cleaning", "returning"})
 _LIFT_SCRIPTS = (Target.LIFT_UP_SCRIPT, Target.LIFT_DOWN_SCRIPT)
 
 
+def _lift(name: str, description: str, cover_service: str, script: Target) -> ToolSpec:
+    """A lift tool: its cover's service, or else its own script (busy while either script runs)."""
+    return ToolSpec(
+        name,
+        description,
+        Safety.REVERSIBLE,
+        group=CooldownGroup.LIFT,
+        bindings=(
+            Binding(Target.LIFT_COVER, service("cover", cover_service)),
+            Binding(script, service("script", "turn_on"), busy_from=_LIFT_SCRIPTS),
+        ),
+        busy_states=_MOVING,
+    )
+
+
 def _vacuum(name: str, description: str, action: str, busy_states: frozenset[str]) -> ToolSpec:
     """A vacuum tool: one action on the vacuum entity."""
     return ToolSpec(
@@ -319,28 +334,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         effect=lambda _, __: NoEffect(),
         speaks=True,
     ),
-    ToolSpec(
-        "lift_up",
-        "Raise the lift.",
-        Safety.REVERSIBLE,
-        group=CooldownGroup.LIFT,
-        bindings=(
-            Binding(Target.LIFT_COVER, service("cover", "open_cover")),
-            Binding(Target.LIFT_UP_SCRIPT, service("script", "turn_on"), busy_from=_LIFT_SCRIPTS),
-        ),
-        busy_states=_MOVING,
-    ),
-    ToolSpec(
-        "lift_down",
-        "Lower the lift.",
-        Safety.REVERSIBLE,
-        group=CooldownGroup.LIFT,
-        bindings=(
-            Binding(Target.LIFT_COVER, service("cover", "close_cover")),
-            Binding(Target.LIFT_DOWN_SCRIPT, service("script", "turn_on"), busy_from=_LIFT_SCRIPTS),
-        ),
-        busy_states=_MOVING,
-    ),
+    _lift("lift_up", "Raise the lift.", "open_cover", Target.LIFT_UP_SCRIPT),
+    _lift("lift_down", "Lower the lift.", "close_cover", Target.LIFT_DOWN_SCRIPT),
     _vacuum("neato_start", "Start the vacuum.", "start", _VACUUM_WORKING),
     # Sending it home is how a run is stopped, so only an ongoing return makes it busy.
     _vacuum("neato_send_home", "Send the vacuum to its dock.", "return_to_base", frozenset({"returning"})),
