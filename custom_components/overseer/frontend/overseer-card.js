@@ -235,6 +235,7 @@ class OverseerCard extends HTMLElement {
     this._texts = {};
     for (const el of this.shadowRoot.querySelectorAll("[data-text]")) this._texts[el.dataset.text] = el;
     this._blocks = {};
+    this._scrolls = {};
     for (const el of this.shadowRoot.querySelectorAll("[data-block]")) this._blocks[el.dataset.block] = el;
     for (const details of this.shadowRoot.querySelectorAll("details[data-details]")) {
       const key = details.dataset.details;
@@ -262,10 +263,17 @@ class OverseerCard extends HTMLElement {
     if (block) block.hidden = text === null || text === undefined;
     const value = String(text ?? "");
     if (el.textContent === value) return;
-    const { scrollTop, scrollLeft } = el;
+    if (!el.getClientRects().length) {
+      el.textContent = value; // not laid out (a closed section): there is no scroll position
+      return;
+    }
+    // Keep where the user scrolled to, even through a shorter text in between (a new cycle's
+    // "none yet"), which clamps the position: only the user's own scrolling changes the aim.
+    const scroll = (this._scrolls[name] ||= { wanted: 0, applied: 0 });
+    if (el.scrollTop !== scroll.applied) scroll.wanted = el.scrollTop;
     el.textContent = value;
-    el.scrollTop = scrollTop;
-    el.scrollLeft = scrollLeft;
+    el.scrollTop = scroll.wanted;
+    scroll.applied = el.scrollTop;
   }
 
   // The room's cooldown groups in order, each with when it ends: from `groups`, or from the
