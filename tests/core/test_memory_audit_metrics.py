@@ -54,7 +54,16 @@ def test_metrics_over_a_bounded_window():
 
 
 def test_metrics_memory_is_bounded():
-    metrics = Metrics(started=0.0, size=50)
+    # 10,000 decisions one second apart: 600 of them are inside the 600 s window, but the
+    # window holds at most 50 samples, the newest ones.
+    metrics = Metrics(started=0.0, window=600, size=50)
     for i in range(10_000):
-        metrics.record_decision(float(i), 1.0, "CHAT")
-    assert len(metrics._decisions) == 50
+        metrics.record_decision(float(i), float(i), "CHAT")
+        metrics.record_action(float(i), "lift_up", "blocked", "cooldown")
+        metrics.record_chat(float(i), repeated=i % 2 == 1)
+    figures = metrics.snapshot(9_999.5)
+    assert figures["llm_calls"] == 50 and figures["tool_calls"] == 50
+    assert figures["llm_latency_avg_s"] == sum(range(9_950, 10_000)) / 50  # the newest 50: 9950..9999
+    assert figures["blocked_by_reason"] == {"cooldown": 50}
+    assert figures["repeated_line_rate"] == 0.5
+    assert figures["chat_per_minute"] == round(25 / 10, 2)  # 25 posted lines over the 10-minute window

@@ -97,7 +97,7 @@ async def test_a_faulty_server_fails_decisions_raises_a_repair_then_recovers(
     assert phase(hass) == "failed"
     failed = await status(hass, hass_ws_client)
     assert failed["phase"] == "failed" and failed["last_error"], failed["last_error"]
-    assert failed["metrics"]["llm_failures"] == 4 and not ollama_stub.script
+    assert failed["metrics"]["llm_failures"] == 4
     # One failure is not an outage: the repair comes with the third failure in a row, not before.
     assert repair_after_attempt == [False, False, True, True]
     # Back-off: no attempt inside it, and the next one soon after it ends (within two gate ticks).
@@ -182,7 +182,7 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
     # Asked every 60 s for 600 s, the budget (3 per 300 s) is what limits it: exactly 6.
     assert len(executed) == 2 * limits["action_budget"], times
     blocked = Counter(e.data["reason"] for e in actions if e.data["outcome"] == "blocked")
-    assert blocked["rate_limit"] >= 1 and blocked["max_tool_calls"] >= 4 * len(ollama_stub.requests)
+    assert blocked["rate_limit"] >= 1 and blocked["max_tool_calls"] == 4 * len(ollama_stub.requests)
 
 
 async def test_answers_slower_than_stale_after_are_dropped_and_counted(

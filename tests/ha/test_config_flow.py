@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from homeassistant import config_entries
-from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.data_entry_flow import FlowResultType, InvalidData
 
 from custom_components.overseer.const import DOMAIN
 
 from ..contract import options_sections
 from .agents import AGENT_ID, async_setup_agent
-from .harness import MODEL, OPTIONS, setup_overseer
+from .harness import MODEL, OPTIONS, say, setup_overseer, tick
+
+
+async def status(client) -> dict[str, Any]:
+    """The room's status object, as the debug card reads it."""
+    await client.send_json_auto_id({"type": "overseer/status", "entry_id": "room1"})
+    response = await client.receive_json()
+    assert response["success"], response
+    return response["result"]
 
 
 async def start(hass, name="Overseer", room="Arena", backend="ollama"):
@@ -84,15 +95,25 @@ async def test_conversation_flow_without_the_conversation_integration(hass):
     assert result["errors"] == {"agent_id": "agent_not_found"}
 
 
-async def test_builtin_agent_is_not_a_model(hass):
+async def test_builtin_agent_is_not_a_model(hass, agent_flow):
+    await async_setup_agent(hass)
+    assert hass.states.get("conversation.home_assistant") is not None  # it exists, but is not a model
     result = await start(hass, backend="conversation")
-    flow = hass.config_entries.flow._progress[result["flow_id"]]
-    result = await flow.async_step_conversation({"agent_id": "conversation.home_assistant"})
-    assert result["errors"] == {"agent_id": "agent_not_llm"}
+    # The form does not offer the built-in agent, and refuses it when sent anyway.
+    with pytest.raises(InvalidData) as err:
+        await hass.config_entries.flow.async_configure(
+            result["flow_id"], {"agent_id": "conversation.home_assistant"}
+        )
+    assert "agent_id" in err.value.schema_errors
+    # Nothing was created, and the same flow still takes a real agent.
+    assert hass.config_entries.async_entries(DOMAIN) == []
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"agent_id": AGENT_ID})
+    assert result["type"] is FlowResultType.CREATE_ENTRY and result["data"]["agent_id"] == AGENT_ID
 
 
-async def test_reconfigure_changes_name_and_model_and_keeps_options(hass, ollama_stub, room):
+async def test_reconfigure_changes_name_and_model_and_keeps_options(hass, hass_ws_client, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub)
+    client = await hass_ws_client(hass)
     result = await entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"
     result = await hass.config_entries.flow.async_configure(
@@ -103,13 +124,15 @@ async def test_reconfigure_changes_name_and_model_and_keeps_options(hass, ollama
     assert result["type"] is FlowResultType.ABORT and result["reason"] == "reconfigure_successful"
     assert entry.data["name"] == "Big Brother" and entry.data["model"] == "qwen2.5:7b"
     assert entry.data["room"] == "Arena" and entry.options == OPTIONS
-    await hass.async_block_till_done()
-    assert entry.runtime_data.coordinator.settings.name == "Big Brother"
+    await hass.async_block_till_done()  # the reload the flow scheduled
+    shown = await status(client)
+    assert shown["name"] == "Big Brother" and shown["model"]["model"] == "qwen2.5:7b"
 
 
-async def test_reconfigure_to_a_conversation_agent(hass, ollama_stub, room, agent_flow):
+async def test_reconfigure_to_a_conversation_agent(hass, hass_ws_client, ollama_stub, room, agent_flow):
     await async_setup_agent(hass)
     entry = await setup_overseer(hass, ollama_stub)
+    client = await hass_ws_client(hass)
     result = await entry.start_reconfigure_flow(hass)
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {"name": "Overseer", "backend": "conversation"}
@@ -118,7 +141,8 @@ async def test_reconfigure_to_a_conversation_agent(hass, ollama_stub, room, agen
     assert result["reason"] == "reconfigure_successful"
     assert "url" not in entry.data and entry.data["agent_id"] == AGENT_ID
     await hass.async_block_till_done()  # the reload the flow scheduled
-    assert entry.runtime_data.coordinator.settings.backend == "conversation"
+    model = (await status(client))["model"]
+    assert (model["backend"], model["model"]) == ("conversation", AGENT_ID)
 
 
 def sections(**overrides):
@@ -130,17 +154,23 @@ def sections(**overrides):
     )
 
 
-async def test_options_flow_saves_flat_options_and_reloads(hass, ollama_stub, room):
+async def test_options_flow_saves_flat_options_and_reloads(hass, hass_ws_client, freezer, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub, options={})
+    client = await hass_ws_client(hass)
     result = await hass.config_entries.options.async_init(entry.entry_id)
     assert result["type"] is FlowResultType.FORM and result["step_id"] == "init"
     result = await hass.config_entries.options.async_configure(result["flow_id"], sections())
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert entry.options["cooldown_lift"] == 30 and entry.options["aliases"] == ["bot", "HAL"]
     assert entry.options["lift_cover"] == "cover.lift" and "lift_up_script" not in entry.options
-    await hass.async_block_till_done()
-    settings = entry.runtime_data.coordinator.settings
-    assert settings.limits.cooldown_lift == 30 and settings.gate.aliases == ("bot", "HAL")
+    await hass.async_block_till_done()  # the reload
+    # The reloaded overseer runs with them: the lift's cooldown, and its new name " HAL " trimmed.
+    assert {g["group"]: g["cooldown_s"] for g in (await status(client))["groups"]}["lift"] == 30
+    ollama_stub.reply("Yes?")
+    say(hass, "alex", "hal, are you there?")
+    await tick(hass, freezer)
+    assert len(ollama_stub.requests) == 1
+    assert (await status(client))["last_trigger"]["kind"] == "direct_address"
 
 
 async def test_options_flow_errors_change_nothing_and_recover(hass, ollama_stub, room):

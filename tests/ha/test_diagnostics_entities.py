@@ -61,15 +61,24 @@ async def test_entities_have_translated_names_unique_ids_and_one_service_device(
     ]
     assert phase.attributes["friendly_name"] == "Arena Loop phase"
     assert hass.states.get("select.arena_site_mode").attributes["options"] == ["open", "admin", "lockdown"]
-    assert hass.states.get("sensor.arena_lift_cooldown").attributes["unit_of_measurement"] == "s"
+    # When the lift is ready again: a timestamp, unknown while it has never been used.
+    lift_cooldown = hass.states.get("sensor.arena_lift_cooldown")
+    assert lift_cooldown.attributes["device_class"] == "timestamp" and lift_cooldown.state == "unknown"
     assert hass.states.get("sensor.arena_blocked_tool_calls").attributes["unit_of_measurement"] == "%"
 
 
 async def test_metrics_sensors_follow_decisions(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
-    ollama_stub.reply("", call("lift_up"), call("neato_start"))
+    assert hass.states.get("sensor.arena_model_latency").state == "unknown"  # nothing measured yet
+    # The model takes 1.5 s to answer (on the test's clock) and emits two calls; one may run.
+    ollama_stub.reply("", call("lift_up"), call("neato_start"), before=lambda: freezer.tick(1.5))
     say(hass, "alex", "overseer both")
     await tick(hass, freezer)
     assert float(hass.states.get("sensor.arena_model_calls_per_minute").state) == 1.0
     assert float(hass.states.get("sensor.arena_blocked_tool_calls").state) == 50.0
-    assert float(hass.states.get("sensor.arena_model_latency").state) >= 0
+    assert float(hass.states.get("sensor.arena_model_latency").state) == 1.5
+    # A second answer that takes 0.5 s: the sensor is the average over the window.
+    ollama_stub.reply("Quick.", before=lambda: freezer.tick(0.5))
+    say(hass, "alex", "overseer again")
+    await tick(hass, freezer)
+    assert float(hass.states.get("sensor.arena_model_latency").state) == 1.0

@@ -3,43 +3,82 @@
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
+from typing import Any
 
 import pytest
 from homeassistant.helpers import issue_registry as ir
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.overseer.const import DOMAIN
-from custom_components.overseer.providers import ModelError
+from custom_components.overseer.core.reply import ToolCall
+from custom_components.overseer.providers import CannotConnect, ModelTimeout
 from custom_components.overseer.providers.ollama import OllamaProvider
 
 from ..ollama_stub import Scripted, call
 from .harness import MODEL, say, setup_overseer, tick
 
 ISSUE = "model_unreachable_room1"
+GATE_INTERVAL = 2  # seconds, the default
+BACKOFF = GATE_INTERVAL  # the n-th failure in a row waits BACKOFF * 2**n seconds
 
 
-async def test_model_down_backs_off_raises_a_repair_and_recovers(hass, freezer, ollama_stub, room):
+async def status(client) -> dict[str, Any]:
+    """The room's status object, as the debug card reads it."""
+    await client.send_json_auto_id({"type": "overseer/status", "entry_id": "room1"})
+    response = await client.receive_json()
+    assert response["success"], response
+    return response["result"]
+
+
+def attempts(changes) -> list[float]:
+    """When the loop called the model: each time its phase sensor went to awaiting_model."""
+    return [
+        e.time_fired.timestamp()
+        for e in changes
+        if e.data["entity_id"] == "sensor.arena_loop_phase" and e.data["new_state"].state == "awaiting_model"
+    ]
+
+
+def repair_raised(hass) -> bool:
+    return ir.async_get(hass).async_get_issue(DOMAIN, ISSUE) is not None
+
+
+async def test_model_down_backs_off_raises_a_repair_and_recovers(
+    hass, hass_ws_client, freezer, ollama_stub, room
+):
     await setup_overseer(hass, ollama_stub)
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    client = await hass_ws_client(hass)
     chat = async_capture_events(hass, "overseer_chat_message")
+    changes = async_capture_events(hass, "state_changed")
     port = ollama_stub.port
     await ollama_stub.stop()  # connection refused from now on
 
     say(hass, "alex", "overseer are you there?")
     await tick(hass, freezer)
     assert hass.states.get("sensor.arena_loop_phase").state == "failed"
-    assert coordinator.last_error.startswith("cannot_connect")
-    assert ir.async_get(hass).async_get_issue(DOMAIN, ISSUE) is None  # one failure is not an outage
+    shown = await status(client)
+    assert shown["model"]["health"] == "unreachable" and "connect" in shown["last_error"].lower()
+    assert not repair_raised(hass)  # one failure is not an outage
 
-    # Back-off doubles: 4 s, 8 s, 16 s ... no attempt is made inside it.
-    failures_seen = []
+    # Back-off doubles: 4 s, 8 s, 16 s ... no attempt is made inside it; the third failure
+    # in a row raises the repair.
+    raised = [False]
     for _ in range(40):
+        before = len(attempts(changes))
         await tick(hass, freezer, seconds=1)
-        failures_seen.append(coordinator._failures)
-    assert failures_seen.count(1) >= 3 and max(failures_seen) >= 3
+        if len(attempts(changes)) > before:
+            raised.append(repair_raised(hass))
+    gaps = [round(b - a) for a, b in pairwise(attempts(changes))]
+    assert len(gaps) == 3, gaps  # 4 + 8 + 16 s fit in 40 s; the next would come 32 s later
+    for failures, gap in enumerate(gaps, start=1):
+        assert BACKOFF * 2**failures <= gap <= BACKOFF * 2**failures + 2 * GATE_INTERVAL, gaps
+    assert raised == [False, False, True, True]
     issue = ir.async_get(hass).async_get_issue(DOMAIN, ISSUE)
-    assert issue is not None and issue.translation_key == "model_unreachable"
-    assert issue.translation_placeholders["name"] == "Arena"
+    assert issue.translation_key == "model_unreachable" and issue.translation_placeholders["name"] == "Arena"
+    shown = await status(client)
+    assert shown["phase"] == "failed" and shown["metrics"]["llm_failures"] == 4
+    assert hass.states.get("sensor.arena_model_latency").state == "unavailable"  # no model to measure
 
     await ollama_stub.start(port)
     ollama_stub.reply("I was never gone.")
@@ -49,44 +88,64 @@ async def test_model_down_backs_off_raises_a_repair_and_recovers(hass, freezer, 
             break
     # The question was kept through the outage and answered while still fresh (< stale_after).
     assert [e.data["text"] for e in chat if e.data.get("bot")] == ["I was never gone."]
-    assert ir.async_get(hass).async_get_issue(DOMAIN, ISSUE) is None
-    assert coordinator.last_error is None and coordinator._failures == 0
     assert "alex: overseer are you there?" in [m["content"] for m in ollama_stub.requests[0]["messages"]]
+    assert not repair_raised(hass)
+    shown = await status(client)
+    assert shown["last_error"] is None and shown["model"]["health"] == "ok"
+    assert shown["phase"] == "posted"
+    assert hass.states.get("sensor.arena_model_latency").state not in ("unavailable", "unknown")
+
+    # The failures were forgotten: the next outage starts again from one failure and 4 s.
+    await ollama_stub.stop()
+    changes.clear()
+    say(hass, "alex", "overseer still there?")
+    for _ in range(6):
+        await tick(hass, freezer, seconds=1)
+    first, second = attempts(changes)
+    assert not repair_raised(hass)
+    assert BACKOFF * 2 <= round(second - first) <= BACKOFF * 2 + 2 * GATE_INTERVAL
 
 
 @pytest.mark.parametrize(
-    ("scripted", "kind"),
+    ("scripted", "detail"),
     [
-        (Scripted(status=500), "bad_response"),
-        (Scripted(body='{"model": "x", "message": {"role": "assist'), "bad_response"),
-        (Scripted(body="<html>proxy error</html>"), "bad_response"),
-        (
-            Scripted(body='{"message": {"role": "assistant", "content": 7, "tool_calls": "no"}}'),
-            "bad_response",
-        ),
+        (Scripted(status=500), "HTTP 500"),
+        (Scripted(body='{"model": "x", "message": {"role": "assist'), ""),
+        (Scripted(body="<html>proxy error</html>"), ""),
+        (Scripted(body='{"message": {"role": "assistant", "content": 7, "tool_calls": "no"}}'), ""),
     ],
+    ids=["http_500", "truncated", "html", "wrong_types"],
 )
 async def test_garbage_from_the_server_fails_the_decision_not_the_loop(
-    hass, freezer, ollama_stub, room, scripted, kind
+    hass, hass_ws_client, freezer, ollama_stub, room, scripted, detail
 ):
     await setup_overseer(hass, ollama_stub)
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    client = await hass_ws_client(hass)
     ollama_stub.script.append(scripted)
     say(hass, "alex", "overseer?")
     await tick(hass, freezer)
     assert hass.states.get("sensor.arena_loop_phase").state == "failed"
-    assert coordinator.last_error.startswith(kind)
+    shown = await status(client)
+    # The server answers, but not with a model reply: an error, not an unreachable model.
+    assert shown["model"]["health"] == "error" and shown["last_error"], shown
+    assert detail in shown["last_error"]
     ollama_stub.reply("Fine now.")
     await tick(hass, freezer, seconds=5)
     assert hass.states.get("sensor.arena_loop_phase").state == "posted"
+    shown = await status(client)
+    assert shown["last_error"] is None and shown["model"]["health"] == "ok"
 
 
-async def test_a_model_removed_from_the_server_is_reported_as_such(hass, freezer, ollama_stub, room):
+async def test_a_model_removed_from_the_server_is_reported_as_such(
+    hass, hass_ws_client, freezer, ollama_stub, room
+):
     await setup_overseer(hass, ollama_stub, data={"model": "gone:latest"})
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    client = await hass_ws_client(hass)
     say(hass, "alex", "overseer?")
     await tick(hass, freezer)
-    assert coordinator.last_error.startswith("model_not_found")
+    shown = await status(client)
+    assert shown["model"]["health"] == "model_not_found" and "gone:latest" in shown["last_error"]
+    assert shown["phase"] == "failed"
 
 
 async def test_hallucinated_and_looping_tool_calls_are_refused_and_audited(hass, freezer, ollama_stub, room):
@@ -105,13 +164,11 @@ async def test_hallucinated_and_looping_tool_calls_are_refused_and_audited(hass,
 async def test_provider_timeout_and_connection_errors_are_model_errors(hass, ollama_stub):
     provider = OllamaProvider(ollama_stub.url, MODEL, timeout=0.2)
     ollama_stub.script.append(Scripted(content="late", before=lambda: asyncio.sleep(1)))
-    with pytest.raises(ModelError) as err:
+    with pytest.raises(ModelTimeout):
         await provider.async_decide([{"role": "user", "content": "hi"}], [])
-    assert err.value.kind == "timeout"
     dead = OllamaProvider("http://127.0.0.1:9", MODEL, timeout=2)
-    with pytest.raises(ModelError) as err:
+    with pytest.raises(CannotConnect):
         await dead.async_decide([{"role": "user", "content": "hi"}], [])
-    assert err.value.kind == "cannot_connect"
     await asyncio.sleep(1)  # let the stub finish the abandoned request before it stops
 
 
@@ -120,5 +177,5 @@ async def test_provider_records_token_counts(hass, ollama_stub):
     ollama_stub.reply("hello", call("lift_up"))
     reply = await provider.async_decide([{"role": "user", "content": "hi"}], [])
     assert (reply.prompt_tokens, reply.completion_tokens) == (321, 12)
-    assert reply.tool_calls == [{"name": "lift_up", "arguments": {}}]
+    assert reply.tool_calls == (ToolCall("lift_up", {}),)
     assert reply.raw.startswith("hello\n[")
