@@ -166,7 +166,8 @@ async def test_bench_context_against_assist(hass, socket_enabled, capsys):
             f"for {len(assist_tools)} tools)\n"
             f"  Overseer (whole request):  {ours_chars:>7,} chars ~{ours_chars // 4:>6,} tokens "
             f"({ours_prompt:,} messages + {ours_chars - ours_prompt:,} for {len(model.tools)} tools)\n"
-            f"  ratio overseer / Assist: {ours_chars / assist_chars:.2f} (accepted 0.57-0.66; must not grow for this room)"
+            f"  ratio overseer / Assist: {ours_chars / assist_chars:.2f} "
+            "(accepted 0.57-0.66; must not grow for this room)"
         )
 
 
