@@ -99,6 +99,7 @@ class OllamaStub:
         return None
 
     async def _openai_models(self, request: web.Request) -> web.Response:
+        self.tags_requests += 1
         if (refused := self._refused(request)) is not None:
             return refused
         return web.json_response(

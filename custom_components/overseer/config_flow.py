@@ -60,7 +60,7 @@ from .const import (
 from .coordinator import OverseerConfigEntry
 from .core.gate import DEFAULT_CHALLENGES
 from .core.tools import TOOL_SPECS
-from .providers import InvalidAuth, ModelError
+from .providers import InvalidAuth, ModelError, ModelTimeout
 from .providers.ollama import async_list_models
 from .providers.openai import async_list_models as async_list_openai_models
 from .settings import resolve_name, room_key, split_words
@@ -69,8 +69,12 @@ BACKENDS = [BACKEND_OLLAMA, BACKEND_OPENAI, BACKEND_CONVERSATION]
 
 
 def _error_key(err: ModelError) -> str:
-    """The form error for a failed model listing: a refused key, or the server not answering."""
-    return "invalid_auth" if isinstance(err, InvalidAuth) else "cannot_connect"
+    """The form error for a failed model listing."""
+    if isinstance(err, InvalidAuth):
+        return "invalid_auth"
+    if isinstance(err, ModelTimeout):
+        return "timeout"
+    return "cannot_connect"
 
 
 # The built-in agent runs intents itself: it is not a model and would bypass the guardrails.

@@ -68,6 +68,7 @@ class OverseerCoordinator:
             self.world,
             self.now,
             self._set_phase,
+            self._model_answered,
         )
         self.phase = Phase.IDLE
         self.running = False
@@ -75,7 +76,7 @@ class OverseerCoordinator:
         self.last_error: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._retry_at = 0.0
-        self._cooling: frozenset[str] = frozenset()
+        self._waits: tuple[frozenset[str], int] = (frozenset(), 0)
         self._unsubscribe: list[CALLBACK_TYPE] = []
 
     @staticmethod
@@ -167,12 +168,15 @@ class OverseerCoordinator:
     def _tick(self, _: datetime) -> None:
         """Every gate_interval: maybe start a decision; say when a cooldown has run out."""
         now = self.now()
-        cooling = frozenset(
-            group for group in self.state.ledger.cooldown_until if self.state.ledger.remaining(group, now)
+        ledger = self.state.ledger
+        # What runs out with time alone: a cooldown ending, or a spent action leaving the window.
+        waits = (
+            frozenset(group for group in ledger.cooldown_until if ledger.remaining(group, now)),
+            len(ledger.spent(now, self.settings.limits)),
         )
-        if self._cooling - cooling:
+        if waits != self._waits:
             self._notify()
-        self._cooling = cooling
+        self._waits = waits
         if self.state.mode is OverseerMode.OFF:
             return
         trigger = self.gate.tick(now, busy=self.busy or now < self._retry_at)
@@ -214,10 +218,12 @@ class OverseerCoordinator:
             LOGGER.exception("Decision %s failed unexpectedly", cycle.decision_id)
             self.last_error = f"{type(err).__name__}: {err}"[:300]
             self._set_phase(Phase.FAILED)
-        else:
-            self.health.record_success()
-            self._retry_at = 0.0
-            self.last_error = None
+
+    def _model_answered(self) -> None:
+        """Forget past failures as soon as the model replies."""
+        self.health.record_success()
+        self._retry_at = 0.0
+        self.last_error = None
 
     def _model_failed(self, cycle: Cycle, err: ModelError) -> None:
         """Back off exponentially and keep the question for when the model answers again."""

@@ -62,6 +62,8 @@ class CycleParts:
     world: Callable[[], World]
     now: Callable[[], float]
     set_phase: Callable[[Phase], None]
+    # The model answered: whatever happens next, it is healthy again.
+    model_answered: Callable[[], None]
 
 
 async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[ChatLine]) -> None:
@@ -92,6 +94,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         cycle.latency = time.monotonic() - clock
         set_typing(parts.hass, settings.room, settings.name, False)
     cycle.reply = reply
+    parts.model_answered()
     recent_bot = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
     cycle.decision = decision = normalise(
         reply,

@@ -2,13 +2,46 @@
 
 from __future__ import annotations
 
-from homeassistant.core import callback
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity import Entity, EntityDescription
 
 from .const import DOMAIN, status_signal
-from .coordinator import OverseerCoordinator
+from .coordinator import OverseerConfigEntry, OverseerCoordinator
+from .core.world import World
+
+
+class ConditionalDescription(Protocol):
+    """An entity description that says whether the room has what its entity is about."""
+
+    key: str
+    exists_fn: Callable[[World], bool]
+
+
+@callback
+def existing[D: ConditionalDescription](
+    hass: HomeAssistant, entry: OverseerConfigEntry, platform: str, descriptions: Iterable[D]
+) -> list[D]:
+    """The descriptions whose entity makes sense in this room.
+
+    The others' entities, left from an earlier configuration, leave the entity registry.
+    """
+    world = entry.runtime_data.coordinator.world()
+    registry = er.async_get(hass)
+    kept = []
+    for description in descriptions:
+        if description.exists_fn(world):
+            kept.append(description)
+        elif entity_id := registry.async_get_entity_id(
+            platform, DOMAIN, f"{entry.entry_id}_{description.key}"
+        ):
+            registry.async_remove(entity_id)
+    return kept
 
 
 class OverseerEntity(Entity):

@@ -117,7 +117,12 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
                 translation_key=ISSUE_MODEL_UNREACHABLE,
                 translation_placeholders={"name": self.config_entry.title, "error": err.detail},
             )
+        if isinstance(err, InvalidAuth):
+            self.config_entry.async_start_reauth(self.hass)
         already_failing = not self.last_update_success
         self.async_set_update_error(err)
         if already_failing:  # the first failure has told the listeners already
             self.async_update_listeners()
+        # The next check of its own at the disconnected interval, not the connected one already booked
+        # (as core's tesla_fleet reschedules); until then the card shows why the decision failed.
+        self._schedule_refresh()

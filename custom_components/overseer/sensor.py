@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from homeassistant.components.sensor import (
+    DOMAIN as SENSOR_DOMAIN,
+)
+from homeassistant.components.sensor import (
     SensorDeviceClass,
     SensorEntity,
     SensorEntityDescription,
@@ -24,7 +27,8 @@ from .core.decision import Mode
 from .core.gate import TriggerKind
 from .core.policy import configured_groups
 from .core.tools import CooldownGroup
-from .entity import OverseerEntity
+from .core.world import World
+from .entity import OverseerEntity, existing
 
 PARALLEL_UPDATES = 0
 
@@ -34,8 +38,8 @@ class OverseerSensorDescription(SensorEntityDescription):
     """A sensor that reads one value off the coordinator."""
 
     value_fn: Callable[[OverseerCoordinator], StateType | datetime]
-    # Only for a configured cooldown group; None means the sensor always exists.
-    group: CooldownGroup | None = None
+    # Whether the room has what the sensor is about (a cooldown group needs a configured tool).
+    exists_fn: Callable[[World], bool] = lambda _: True
     # Unavailable while the model cannot be asked.
     needs_model: bool = False
 
@@ -76,7 +80,7 @@ def _cooldown(group: CooldownGroup) -> OverseerSensorDescription:
         translation_key=f"cooldown_{group}",
         device_class=SensorDeviceClass.TIMESTAMP,
         value_fn=_ready_at(group),
-        group=group,
+        exists_fn=lambda world: group in configured_groups(world),
     )
 
 
@@ -142,11 +146,9 @@ async def async_setup_entry(
 ) -> None:
     """Add the room's sensors; a cooldown sensor only for a group the room has tools in."""
     coordinator = entry.runtime_data.coordinator
-    groups = configured_groups(coordinator.world())
     async_add_entities(
         OverseerSensor(coordinator, description)
-        for description in SENSORS
-        if description.group is None or description.group in groups
+        for description in existing(hass, entry, SENSOR_DOMAIN, SENSORS)
     )
 
 

@@ -1,10 +1,10 @@
 """Services: post a chat line, trigger a decision, write or clear memory.
 
 Each service has a voluptuous schema: Home Assistant applies it before the handler runs, so an
-unknown field, a wrong type or slot 4 is refused with the schema's message and changes nothing.
-What a schema cannot know (whether the overseer named exists and is loaded, which one is meant)
-is checked in the handler and refused with a translated ServiceValidationError, again before
-anything changes.
+unknown field, a wrong type or slot 4 is refused and changes nothing. The schema's refusal is
+a translated ServiceValidationError naming the field, like every other refusal here. What a
+schema cannot know (whether the overseer named exists and is loaded, which one is meant) is
+checked in the handler, again before anything changes.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, ServiceCall, callback
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import config_validation as cv
+from voluptuous.humanize import humanize_error
 
 from .const import (
     ATTR_CONFIG_ENTRY_ID,
@@ -60,10 +61,25 @@ def _entry_id(value: Any) -> str | None:
     return None if value is None else cv.string(value)
 
 
+class TranslatedSchema(vol.Schema):
+    """A service schema whose refusal reaches the user as a translated ServiceValidationError."""
+
+    def __call__(self, data: Any) -> Any:
+        """Validate; Home Assistant passes a ServiceValidationError through to the caller as it is."""
+        try:
+            return super().__call__(data)
+        except vol.Invalid as err:
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="invalid_input",
+                translation_placeholders={"error": humanize_error(data, err)[:300]},
+            ) from err
+
+
 TEXT = vol.All(cv.string, _not_blank)
 ENTRY_ID = {vol.Optional(ATTR_CONFIG_ENTRY_ID): _entry_id}
 
-POST_MESSAGE_SCHEMA = vol.Schema(
+POST_MESSAGE_SCHEMA = TranslatedSchema(
     {
         vol.Required(ATTR_USER): TEXT,
         vol.Required(ATTR_TEXT): TEXT,
@@ -71,15 +87,15 @@ POST_MESSAGE_SCHEMA = vol.Schema(
         **ENTRY_ID,
     }
 )
-TRIGGER_SCHEMA = vol.Schema(ENTRY_ID)
-MEMORY_WRITE_SCHEMA = vol.Schema(
+TRIGGER_SCHEMA = TranslatedSchema(ENTRY_ID)
+MEMORY_WRITE_SCHEMA = TranslatedSchema(
     {
         vol.Required(ATTR_SLOT): _slot,
         vol.Required(ATTR_TEXT): TEXT,
         **ENTRY_ID,
     }
 )
-MEMORY_CLEAR_SCHEMA = vol.Schema(
+MEMORY_CLEAR_SCHEMA = TranslatedSchema(
     {
         vol.Optional(ATTR_SLOT): _slot_or_all,
         **ENTRY_ID,

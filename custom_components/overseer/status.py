@@ -21,7 +21,7 @@ from .core.gate import Trigger
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
 from .core.reply import ModelReply
 from .core.tools import TOOLS, CooldownGroup, tools_in
-from .core.world import SiteMode
+from .core.world import SiteMode, World
 
 SCHEMA_CONTROL = "overseer.v2"
 SCHEMA_COMMENTARY = "overseer.commentary"
@@ -79,7 +79,8 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
     """Read the room once."""
     settings, state, cycle = coordinator.settings, coordinator.state, coordinator.last
     now = coordinator.now()
-    world = coordinator.world()
+    # Only the control view shows the room's tools; the other views need not read the room.
+    world = coordinator.world() if state.mode is OverseerMode.CONTROL else World()
     last = None
     if cycle is not None:
         last = LastDecision(

@@ -6,13 +6,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from homeassistant.components.switch import DOMAIN as SWITCH_DOMAIN
 from homeassistant.components.switch import SwitchEntity, SwitchEntityDescription
 from homeassistant.const import EntityCategory
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .coordinator import OverseerConfigEntry, OverseerCoordinator
-from .entity import OverseerEntity
+from .core.policy import configured_tools
+from .core.tools import TOOLS
+from .core.world import World
+from .entity import OverseerEntity, existing
 
 PARALLEL_UPDATES = 0
 
@@ -23,6 +27,8 @@ class OverseerSwitchDescription(SwitchEntityDescription):
 
     is_on_fn: Callable[[OverseerCoordinator], bool]
     set_fn: Callable[[OverseerCoordinator, bool], None]
+    # Whether the room has what the switch is about.
+    exists_fn: Callable[[World], bool] = lambda _: True
 
 
 SWITCHES: tuple[OverseerSwitchDescription, ...] = (
@@ -32,6 +38,8 @@ SWITCHES: tuple[OverseerSwitchDescription, ...] = (
         entity_category=EntityCategory.CONFIG,
         is_on_fn=lambda coordinator: coordinator.state.controls.lights_locked_on,
         set_fn=lambda coordinator, on: coordinator.controls.set_lights_locked_on(on),
+        # It holds off the room-control tools, so it exists where the room has one.
+        exists_fn=lambda world: any(TOOLS[name].room_control for name in configured_tools(world)),
     ),
     OverseerSwitchDescription(
         key="dry_run",
@@ -48,7 +56,10 @@ async def async_setup_entry(
 ) -> None:
     """Add the room's switches."""
     coordinator = entry.runtime_data.coordinator
-    async_add_entities(OverseerSwitch(coordinator, description) for description in SWITCHES)
+    async_add_entities(
+        OverseerSwitch(coordinator, description)
+        for description in existing(hass, entry, SWITCH_DOMAIN, SWITCHES)
+    )
 
 
 class OverseerSwitch(OverseerEntity, SwitchEntity):

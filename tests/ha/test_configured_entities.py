@@ -30,3 +30,18 @@ async def test_the_status_carries_each_tools_group_and_safety(hass, ollama_stub,
     assert status["tools"]["chat_say"] == {"group": None, "safety": "read"}
     lift = next(group for group in status["groups"] if group["group"] == "lift")
     assert lift["tools"] == ["lift_up", "lift_down"] and lift["cooldown_s"] == 60 and lift["remaining"] == 0
+
+
+async def test_an_entity_whose_target_was_removed_leaves_the_registry(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    registry = er.async_get(hass)
+    assert registry.async_get("sensor.arena_vacuum_cooldown") is not None
+    assert registry.async_get("switch.arena_lights_locked_on") is not None
+    options = {key: value for key, value in OPTIONS.items() if key not in ("vacuum_entity", "light_entities")}
+    hass.config_entries.async_update_entry(entry, options=options)  # the options flow's reload follows
+    await hass.async_block_till_done()
+    assert registry.async_get("sensor.arena_vacuum_cooldown") is None
+    assert registry.async_get("sensor.arena_lights_cooldown") is None
+    assert registry.async_get("switch.arena_lights_locked_on") is None  # nothing left for it to lock
+    assert registry.async_get("switch.arena_dry_run") is not None
+    assert hass.states.get("sensor.arena_lift_cooldown") is not None

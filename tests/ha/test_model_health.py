@@ -119,3 +119,25 @@ async def test_an_unexpected_error_while_listing_models_gives_the_form_back_with
     assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": "unknown"}
     result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
     assert result["step_id"] == "model"  # recovered: the same form works once the error is gone
+
+
+async def test_a_decision_refused_for_its_key_starts_reauth_and_checks_every_minute(
+    hass, freezer, ollama_stub, room
+):
+    ollama_stub.api_key = "old-key"
+    entry = await setup_overseer(hass, ollama_stub, data={**OPENAI, "url": f"{ollama_stub.url}/v1"})
+    await hass.async_block_till_done(wait_background_tasks=True)
+    ollama_stub.api_key = "new-key"
+    say(hass, "alex", "overseer hello")
+    await tick(hass, freezer)
+    assert health(entry) == "invalid_auth"
+    flows = [
+        flow
+        for flow in hass.config_entries.flow.async_progress()
+        if flow["context"]["source"] == SOURCE_REAUTH
+    ]
+    assert len(flows) == 1
+    # Not ten minutes: the model is checked again within the disconnected interval.
+    checks = ollama_stub.tags_requests
+    await later(hass, freezer, timedelta(seconds=61))
+    assert ollama_stub.tags_requests == checks + 1

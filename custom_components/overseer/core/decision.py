@@ -88,7 +88,7 @@ def normalise(
     intents: list[Intent] = []
     rejections = [
         Rejection(
-            call.name,
+            show(call.name),
             call.shown,
             Refusal.INVALID_ARGUMENTS if call.name in known else Refusal.NOT_ALLOWLISTED,
         )
@@ -98,16 +98,16 @@ def normalise(
     for call in reply.tool_calls:
         spec = TOOLS.get(call.name)
         if spec is None or call.name not in known:
-            rejections.append(Rejection(call.name, show(call.arguments), Refusal.NOT_ALLOWLISTED))
+            rejections.append(Rejection(show(call.name), show(call.arguments), Refusal.NOT_ALLOWLISTED))
             continue
         try:
             clean = spec.validate(call.arguments, vocabulary)
         except ArgumentError as err:
             rejections.append(Rejection(call.name, show(call.arguments), err.reason))
             continue
-        if spec.speaks:
+        if spec.speaks is not None:
             # The chat channel, not an action: the first line said is the line.
-            said = said if said is not None else next(iter(clean.values()))
+            said = said if said is not None else clean[spec.speaks]
             continue
         if len(intents) >= rules.max_tool_calls:
             rejections.append(Rejection(call.name, show(clean), Refusal.MAX_TOOL_CALLS))
@@ -144,10 +144,8 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _chat_line(text: Any, name: str, rules: DecisionRules, notes: list[str]) -> str | None:
+def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> str | None:
     """The chat line to post, or None: no SKIP words, no echoed name, no rambling."""
-    if not isinstance(text, str):
-        return None
     text = without_thinking(text[:RAW_TEXT_CHARS])
     if text.startswith(("{", "[")) and _is_json(text):
         # A small model wrote a tool call as text: it is not a chat line, and it is

@@ -9,6 +9,7 @@ from typing import Any
 
 from .tools import (
     DEFAULT_COOLDOWNS,
+    NAMED_TARGETS,
     TOOL_SPECS,
     TOOLS,
     ArgumentError,
@@ -20,7 +21,7 @@ from .tools import (
     ToolSpec,
     Vocabulary,
 )
-from .world import Entity, SiteMode, World
+from .world import SiteMode, World
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +166,7 @@ def tool_block(name: str, world: World, ledger: Ledger, limits: Limits, now: flo
         if all(entity.missing for entity in targets) or any(entity.missing for entity in required):
             return Block(Refusal.UNAVAILABLE)
         busy_sources = [entity for source in reach.busy_sources for entity in world.entities(source)]
-        if any(_is_busy(spec.busy_states, entity) for entity in busy_sources):
+        if any(entity.state in reach.busy_states for entity in busy_sources):
             return Block(Refusal.BUSY)
     remaining = ledger.remaining(spec.group, now)
     if remaining:
@@ -176,11 +177,6 @@ def tool_block(name: str, world: World, ledger: Ledger, limits: Limits, now: flo
             Refusal.RATE_LIMIT, max(1, math.ceil(min(recent, default=now) + limits.action_window - now))
         )
     return None
-
-
-def _is_busy(busy_states: frozenset[str], entity: Entity) -> bool:
-    """A cover or vacuum in a working state, or a lift script still running."""
-    return entity.state in busy_states or (entity.domain == "script" and entity.state == "on")
 
 
 def availability(world: World, ledger: Ledger, limits: Limits, now: float) -> Availability:
@@ -197,9 +193,12 @@ def availability(world: World, ledger: Ledger, limits: Limits, now: float) -> Av
 
 
 def vocabulary(world: World, limits: Limits, include_missing: bool = False) -> Vocabulary:
-    """What arguments may name; the model is only shown the lights present now."""
+    """What arguments may name; the model is only shown the entities present now."""
     entities = {
-        light.entity_id: light.domain for light in world.lights if include_missing or not light.missing
+        entity.entity_id: entity.domain
+        for target in NAMED_TARGETS
+        for entity in world.entities(target)
+        if include_missing or not entity.missing
     }
     return Vocabulary(entities, limits.colour_names)
 
@@ -242,9 +241,9 @@ def check_call(
         # Blocked when the context was built, fine now: still not the model's to call.
         return Verdict(clean, Block(Refusal.NOT_AVAILABLE))
     for param in spec.params:
-        if param.names_entity:
-            target = world.light(clean[param.name])
-            if target is None or target.missing:
+        if param.names is not None:
+            named = next((e for e in world.entities(param.names) if e.entity_id == clean[param.name]), None)
+            if named is None or named.missing:
                 return Verdict(clean, Block(Refusal.UNAVAILABLE))
     if limits.safety(name) is Safety.CONSEQUENTIAL:
         return Verdict(clean, Block(Refusal.NEEDS_APPROVAL))

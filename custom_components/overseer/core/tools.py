@@ -122,16 +122,23 @@ def _entity(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> str:
     return value
 
 
-def _entity_state(value: Any, clean: Mapping[str, Any], vocabulary: Vocabulary) -> str:
-    """on, off, or for a light a colour name (checked after the entity it applies to)."""
-    if not isinstance(value, str):
-        raise ArgumentError(Refusal.INVALID_ARGUMENTS, "state must be a string")
-    wanted = value.strip().lower().replace(" ", "")
-    if wanted in ("on", "off"):
-        return wanted
-    if vocabulary.entities.get(clean.get("entity_id", "")) == "light" and wanted in vocabulary.colours:
-        return wanted
-    raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"state {value[:40]!r} is not on, off or a colour name")
+def _state_of(entity_param: str) -> Callable[[Any, Mapping[str, Any], Vocabulary], str]:
+    """on, off, or for a light a colour name; checked after the entity argument it applies to."""
+
+    def check(value: Any, clean: Mapping[str, Any], vocabulary: Vocabulary) -> str:
+        if not isinstance(value, str):
+            raise ArgumentError(Refusal.INVALID_ARGUMENTS, "state must be a string")
+        wanted = value.strip().lower().replace(" ", "")
+        if wanted in ("on", "off"):
+            return wanted
+        domain = vocabulary.entities.get(clean.get(entity_param, ""))
+        if domain == "light" and wanted in vocabulary.colours:
+            return wanted
+        raise ArgumentError(
+            Refusal.INVALID_ARGUMENTS, f"state {value[:40]!r} is not on, off or a colour name"
+        )
+
+    return check
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +148,8 @@ class Param:
     name: str
     check: Callable[[Any, Mapping[str, Any], Vocabulary], Any]
     schema: Callable[[Vocabulary], dict[str, Any]]
-    # The argument names an entity that must be present when the call runs.
-    names_entity: bool = False
+    # The option whose entities this argument names; the one named must be present at run time.
+    names: Target | None = None
 
 
 def text_param(name: str, limit: int) -> Param:
@@ -163,9 +170,11 @@ def _entity_schema(vocabulary: Vocabulary) -> dict[str, Any]:
     return {"type": "string", "enum": entities, "description": ", ".join(entities)}
 
 
-ENTITY = Param("entity_id", _entity, _entity_schema, names_entity=True)
-ENTITY_STATE = Param(
-    "state", _entity_state, lambda _: {"type": "string", "description": "on, off or a CSS colour name"}
+LIGHT = Param("entity_id", _entity, _entity_schema, names=Target.LIGHTS)
+LIGHT_STATE = Param(
+    "state",
+    _state_of(LIGHT.name),
+    lambda _: {"type": "string", "description": "on, off or a CSS colour name"},
 )
 
 
@@ -223,6 +232,8 @@ class Binding:
     requires: tuple[Target, ...] = ()
     # Options whose entity being busy blocks the tool; by default the target itself.
     busy_from: tuple[Target, ...] | None = None
+    # States of those entities in which the call makes no sense right now.
+    busy_states: frozenset[str] = frozenset()
 
     @property
     def busy_sources(self) -> tuple[Target, ...]:
@@ -244,12 +255,10 @@ class ToolSpec:
     bindings: tuple[Binding, ...] = ()
     # What runs for a targetless tool.
     effect: ActionFn | None = None
-    # Device states in which the call makes no sense right now.
-    busy_states: frozenset[str] = frozenset()
     # Held off by the lights_locked_on switch.
     room_control: bool = False
-    # The chat channel: its text is the decision's line, not an action.
-    speaks: bool = False
+    # The chat channel: the argument whose text is the decision's line (not an action).
+    speaks: str | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -294,6 +303,7 @@ class ToolSpec:
 
 
 _MOVING = frozenset({"opening", "closing"})
+_SCRIPT_RUNNING = frozenset({"on"})
 _VACUUM_WORKING = frozenset({"cleaning", "returning"})
 _LIFT_SCRIPTS = (Target.LIFT_UP_SCRIPT, Target.LIFT_DOWN_SCRIPT)
 
@@ -306,10 +316,11 @@ def _lift(name: str, description: str, cover_service: str, script: Target) -> To
         Safety.REVERSIBLE,
         group=CooldownGroup.LIFT,
         bindings=(
-            Binding(Target.LIFT_COVER, service("cover", cover_service)),
-            Binding(script, service("script", "turn_on"), busy_from=_LIFT_SCRIPTS),
+            Binding(Target.LIFT_COVER, service("cover", cover_service), busy_states=_MOVING),
+            Binding(
+                script, service("script", "turn_on"), busy_from=_LIFT_SCRIPTS, busy_states=_SCRIPT_RUNNING
+            ),
         ),
-        busy_states=_MOVING,
     )
 
 
@@ -320,8 +331,7 @@ def _vacuum(name: str, description: str, action: str, busy_states: frozenset[str
         description,
         Safety.REVERSIBLE,
         group=CooldownGroup.NEATO,
-        bindings=(Binding(Target.VACUUM, service("vacuum", action)),),
-        busy_states=busy_states,
+        bindings=(Binding(Target.VACUUM, service("vacuum", action), busy_states=busy_states),),
     )
 
 
@@ -332,7 +342,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         Safety.READ,
         params=(text_param("text", CHAT_SAY_CHARS),),
         effect=lambda _, __: NoEffect(),
-        speaks=True,
+        speaks="text",
     ),
     _lift("lift_up", "Raise the lift.", "open_cover", Target.LIFT_UP_SCRIPT),
     _lift("lift_down", "Lower the lift.", "close_cover", Target.LIFT_DOWN_SCRIPT),
@@ -351,15 +361,15 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
                 service("script", "turn_on"),
                 requires=(Target.VACUUM,),
                 busy_from=(Target.VACUUM,),
+                busy_states=_VACUUM_WORKING,
             ),
         ),
-        busy_states=_VACUUM_WORKING,
     ),
     ToolSpec(
         "ha_set_entity",
         "Switch a room light on or off, or set a light to a CSS colour name.",
         Safety.REVERSIBLE,
-        params=(ENTITY, ENTITY_STATE),
+        params=(LIGHT, LIGHT_STATE),
         group=CooldownGroup.HA,
         bindings=(Binding(Target.LIGHTS, _set_entity),),
         room_control=True,
@@ -375,6 +385,10 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
 )
 
 TOOLS: Mapping[str, ToolSpec] = {spec.name: spec for spec in TOOL_SPECS}
+# The options whose entities some argument may name: the vocabulary's entities come from these.
+NAMED_TARGETS: tuple[Target, ...] = tuple(
+    dict.fromkeys(param.names for spec in TOOL_SPECS for param in spec.params if param.names is not None)
+)
 
 
 def tools_in(group: CooldownGroup) -> tuple[str, ...]:

@@ -91,10 +91,6 @@ class World:
     active_people: tuple[str, ...] = ()
     memory: tuple[str, ...] = field(default=("", "", ""))
 
-    def light(self, entity_id: str) -> Entity | None:
-        """One allowlisted light by entity id."""
-        return next((light for light in self.lights if light.entity_id == entity_id), None)
-
     def entities(self, target: Target) -> tuple[Entity, ...]:
         """The configured entities behind one target option; empty when it is not configured."""
         if target is Target.LIGHTS:

@@ -24,13 +24,13 @@ def make_client(url: str, timeout: float) -> ollama.AsyncClient:
 
 
 async def async_list_models(url: str) -> list[str]:
-    """Names of the models the server has; raises CannotConnect when it cannot be reached."""
+    """Names of the models the server has; raises CannotConnect or ModelTimeout."""
     client = make_client(url, LIST_TIMEOUT)
     try:
         async with asyncio.timeout(LIST_TIMEOUT):
             response = await client.list()
     except (TimeoutError, httpx.TimeoutException) as err:
-        raise CannotConnect("timed out listing models") from err
+        raise ModelTimeout("timed out listing models") from err
     except (ConnectionError, httpx.HTTPError, ollama.ResponseError, ValueError) as err:
         raise CannotConnect(str(err)) from err
     return sorted(str(model.model) for model in response.models if model.model)

@@ -54,7 +54,7 @@ def _error(err: Exception) -> ModelError:
 
 
 async def async_list_models(hass: HomeAssistant, url: str, api_key: str) -> list[str]:
-    """Model ids from /v1/models; raises CannotConnect or InvalidAuth."""
+    """Model ids from /v1/models; raises CannotConnect, ModelTimeout or InvalidAuth."""
     client = make_client(hass, url, api_key, LIST_TIMEOUT)
     try:
         async with asyncio.timeout(LIST_TIMEOUT):
@@ -62,7 +62,7 @@ async def async_list_models(hass: HomeAssistant, url: str, api_key: str) -> list
     except (openai.OpenAIError, TimeoutError, ValueError) as err:
         error = _error(err)
         # A 404 or a malformed answer on /models means this is not an OpenAI-compatible base URL.
-        if isinstance(error, ModelNotFound | BadResponse | ModelTimeout):
+        if isinstance(error, ModelNotFound | BadResponse):
             raise CannotConnect(error.detail) from err
         raise error from err
     return sorted(str(model.id) for model in page.data if model.id)

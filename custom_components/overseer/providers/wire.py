@@ -7,12 +7,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.decision import show
+from ..core.decision import RAW_TEXT_CHARS, show
 from ..core.reply import MalformedCall, ModelReply, ToolCall
-from ..core.text import one_line, without_thinking
+from ..core.text import without_thinking
 
 RAW_CHARS = 4000
-RAW_TEXT_CHARS = 20000
+# A name longer than this is no tool's; it is kept only to be shown in the audit.
+NAME_CHARS = 80
 # A model that loops can emit hundreds of calls; read a bounded number of them.
 MAX_CALLS = 32
 
@@ -45,7 +46,8 @@ def _read_call(raw: Any) -> ToolCall | MalformedCall:
         return MalformedCall(show(name) if name is not None else "", show(raw))
     if not isinstance(arguments, Mapping):
         return MalformedCall(name, show(raw.get("arguments", raw.get("parameters"))))
-    return ToolCall(one_line(name, 80), dict(arguments))
+    # The name is kept exactly as sent: a disguised name ("lift\u200b_up") is no tool's name.
+    return ToolCall(name[:NAME_CHARS], dict(arguments))
 
 
 def read_calls(raw_calls: Any) -> tuple[tuple[ToolCall, ...], tuple[MalformedCall, ...], bool]:
@@ -107,8 +109,6 @@ def json_decision_reply(text: Any) -> ModelReply:
     data = _loads(body[start : end + 1])
     if data is _INVALID:
         return typed_reply(body, None, raw=raw)
-    if not isinstance(data, Mapping):
-        return ModelReply(raw=raw)
     chat = data.get("chat", data.get("text", data.get("message")))
     calls = data.get("tool_calls", data.get("tools", data.get("actions")))
     if str(data.get("mode", "")).upper() == "SKIP":
