@@ -40,6 +40,8 @@ class Cycle:
     mode: OverseerMode
     state_update: str = ""
     model_input: InputSummary | None = None
+    # The bounded transcript the model read, for the card's chat panel.
+    transcript: tuple[ChatLine, ...] = ()
     tools: Availability = field(default_factory=lambda: Availability((), ()))
     reply: ModelReply | None = None
     decision: Decision | None = None
@@ -80,6 +82,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         world, cycle.trigger.kind.value, state.ledger, settings.limits, started
     )
     lines = select_transcript(transcript, started, settings.bounds)
+    cycle.transcript = tuple(lines)
     messages = build_messages(
         parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools
     )

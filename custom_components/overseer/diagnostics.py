@@ -12,7 +12,17 @@ from .coordinator import OverseerConfigEntry
 from .status import build_status
 
 # Credentials, and everything that quotes the prompt, the chat or the memory.
-TO_REDACT = {CONF_API_KEY, CONF_URL, "state_update", "model_output", "memory", "chat", "arguments", "detail"}
+TO_REDACT = {
+    CONF_API_KEY,
+    CONF_URL,
+    "state_update",
+    "model_output",
+    "memory",
+    "chat",
+    "transcript",
+    "arguments",
+    "detail",
+}
 
 
 async def async_get_config_entry_diagnostics(

@@ -15,7 +15,7 @@ from homeassistant.util import dt as dt_util
 
 from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode
 from .coordinator import OverseerCoordinator
-from .core.context import InputSummary
+from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
 from .core.gate import Trigger
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
@@ -26,6 +26,8 @@ from .core.world import SiteMode, World
 SCHEMA_CONTROL = "overseer.v2"
 SCHEMA_COMMENTARY = "overseer.commentary"
 SCHEMA_OFF = "overseer.off"
+# Chat lines the card's live tail shows.
+CHAT_TAIL = 20
 COMMENTARY_METRICS = ("llm_calls_per_minute", "llm_latency_avg_s", "chat_per_minute", "repeated_line_rate")
 
 
@@ -42,6 +44,7 @@ class LastDecision:
     latency: float | None
     stale: bool
     actions: tuple[Mapping[str, Any], ...]
+    transcript: tuple[ChatLine, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,8 @@ class StatusSnapshot:
     recent_actions: tuple[Mapping[str, Any], ...]
     memory: tuple[str, ...]
     last_error: str | None
+    # The newest lines of the room's chat, whatever the model saw.
+    chat_tail: tuple[ChatLine, ...]
 
 
 def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
@@ -93,6 +98,7 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
             cycle.latency,
             cycle.stale,
             tuple(dict(action) for action in cycle.actions),
+            cycle.transcript,
         )
     return StatusSnapshot(
         entry_id=coordinator.entry.entry_id,
@@ -120,6 +126,7 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
         recent_actions=tuple(state.audit.latest(RECENT_ACTIONS)),
         memory=tuple(state.memory.slots),
         last_error=coordinator.last_error,
+        chat_tail=tuple(coordinator.inputs.transcript)[-CHAT_TAIL:],
     )
 
 
@@ -200,6 +207,20 @@ def _model(snapshot: StatusSnapshot) -> dict[str, Any]:
     }
 
 
+def _chat(lines: tuple[ChatLine, ...]) -> list[dict[str, Any]]:
+    """Chat lines for the card: who said what, when, and whether a bot or the overseer said it."""
+    return [
+        {
+            "user": line.user,
+            "text": line.text[:CHAT_LINE_CHARS],
+            "bot": line.bot,
+            "own": line.own,
+            "ts": _iso(line.ts),
+        }
+        for line in lines
+    ]
+
+
 def _cooldown(snapshot: StatusSnapshot, group: CooldownGroup) -> dict[str, Any]:
     """Seconds left on a group's cooldown and when it ends."""
     return {
@@ -246,6 +267,8 @@ def render(snapshot: StatusSnapshot) -> dict[str, Any]:
             else None
         ),
         "model_output": reply.raw if reply else None,
+        "transcript": _chat(last.transcript) if last else [],
+        "chat": _chat(snapshot.chat_tail),
         "decision": _decision(last),
         "tool_calls": _tool_calls(last),
         "available_tools": list(snapshot.tools.available),

@@ -1,0 +1,153 @@
+"""Is an answer still right? Judged on what it is about, not on whether anything at all moved.
+
+A reply to someone who asked is posted unless the change since the question makes it wrong:
+it names something whose state is no longer what it was, or it announces an action that was
+then refused. An unsolicited comment is dropped when it is late or when the event it comments
+on was superseded. The overseer's own actions and their expected consequences (the lift it
+raised reaching the top) never make its answers stale.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .text import fold
+from .tools import TOOLS
+from .world import RoverField, Target, World
+
+_WORD = re.compile(r"\w+")
+
+
+class StaleReason(StrEnum):
+    """Why an answer was not posted; the metrics count each."""
+
+    TOO_LATE = "too_late"
+    STATE_CHANGED = "state_changed"
+    ACTION_REFUSED = "action_refused"
+    SUPERSEDED = "superseded"
+    LOCKED = "locked"
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One thing about the room an answer could be about: its value and the words that name it."""
+
+    value: str
+    words: frozenset[str]
+
+
+LOCK_FACTS = ("site_mode", "lights_locked_on")
+# Which fact a tool's target changes, so its consequences can be recognised as its own.
+_FACT_OF_TARGET = {
+    Target.LIFT_COVER: "lift",
+    Target.LIFT_UP_SCRIPT: "lift",
+    Target.LIFT_DOWN_SCRIPT: "lift",
+    Target.VACUUM: "vacuum",
+    Target.VACUUM_CLEAR_ERRORS_SCRIPT: "vacuum",
+}
+
+
+def _words(*names: str) -> frozenset[str]:
+    """The folded words a line would use to talk about something."""
+    return frozenset(word for name in names for word in _WORD.findall(fold(name)))
+
+
+def room_facts(world: World) -> dict[str, Fact]:
+    """The room's material facts, keyed; the same keys for the same room."""
+    facts = {
+        "site_mode": Fact(world.site_mode.value, frozenset()),
+        "lights_locked_on": Fact(str(world.lights_locked_on), frozenset()),
+    }
+    if world.lift is not None:
+        lift = world.lift
+        states = [entity.state for entity in (lift.cover, lift.up_script, lift.down_script) if entity]
+        facts["lift"] = Fact("/".join(states), _words("lift"))
+    if world.vacuum is not None:
+        facts["vacuum"] = Fact(world.vacuum.state, _words("vacuum", "neato", world.vacuum.name))
+    for rover in world.rovers:
+        for field, entity in rover.fields:
+            if field in (RoverField.DOCKED, RoverField.DRIVER):
+                facts[f"rover:{rover.name}:{field.value}"] = Fact(entity.state, _words(rover.name))
+    return facts
+
+
+@dataclass(frozen=True, slots=True)
+class OwnAction:
+    """Something the overseer itself executed, and when."""
+
+    tool: str
+    ts: float
+
+
+def _caused_by_overseer(key: str, own: Iterable[OwnAction]) -> bool:
+    """The fact is what one of the overseer's recent actions acts on: its change is expected."""
+    return any(
+        _FACT_OF_TARGET.get(binding.target) == key
+        for action in own
+        if (spec := TOOLS.get(action.tool)) is not None
+        for binding in spec.bindings
+    )
+
+
+def unexplained_changes(
+    before: Mapping[str, Fact], after: Mapping[str, Fact], own: Iterable[OwnAction]
+) -> dict[str, tuple[Fact, Fact]]:
+    """Facts that changed since the question and that the overseer did not cause itself.
+
+    own holds the overseer's executions recent enough to still be having their effect.
+    """
+    own = tuple(own)
+    changed: dict[str, tuple[Fact, Fact]] = {}
+    for key, old in before.items():
+        new = after.get(key)
+        if new is None or new.value == old.value:
+            continue
+        if _caused_by_overseer(key, own):
+            continue
+        changed[key] = (old, new)
+    return changed
+
+
+def mentions(line: str, fact: Fact) -> bool:
+    """The line names the thing the fact is about."""
+    return bool(fact.words & frozenset(_WORD.findall(fold(line))))
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What is judged: the question's kind and subject, the line, and what the decision did."""
+
+    solicited: bool
+    subject: str
+    line: str | None
+    age: float
+    # The decision announced an action (chat beside a tool call) that did not execute.
+    announced_refused: bool = False
+
+
+def judge(
+    answer: Answer,
+    before: Mapping[str, Fact],
+    after: Mapping[str, Fact],
+    own: Iterable[OwnAction],
+    stale_after: float,
+) -> StaleReason | None:
+    """Why the answer should not be posted now, or None when it still fits."""
+    changed = unexplained_changes(before, after, own)
+    line = answer.line or ""
+    if answer.announced_refused:
+        return StaleReason.ACTION_REFUSED
+    if not answer.solicited:
+        if answer.age > stale_after:
+            return StaleReason.TOO_LATE
+        if any(key in changed for key in LOCK_FACTS):
+            return StaleReason.LOCKED
+        subject = _words(answer.subject)
+        if any(fact.words & subject for key, (fact, _) in changed.items()):
+            return StaleReason.SUPERSEDED
+    if any(mentions(line, old) for old, _ in changed.values()):
+        return StaleReason.STATE_CHANGED
+    return None
