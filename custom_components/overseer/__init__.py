@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.translation import async_get_translations
 from homeassistant.helpers.typing import ConfigType
 from homeassistant.loader import async_get_integration
 
@@ -21,6 +23,7 @@ from .const import (
     OverseerMode,
 )
 from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData
+from .cycle import ASKER
 from .models import RoomState
 from .providers import Provider
 from .providers.conversation import ConversationProvider
@@ -86,9 +89,21 @@ def _check_agent(hass: HomeAssistant, entry: OverseerConfigEntry, settings: Sett
     )
 
 
+async def _async_default_fallback_line(hass: HomeAssistant) -> str:
+    """The built-in no-answer line, in Home Assistant's language (English when it has none)."""
+    key = f"component.{DOMAIN}.exceptions.no_answer.message"
+    for language in dict.fromkeys((hass.config.language, "en")):
+        translations = await async_get_translations(hass, language, "exceptions", {DOMAIN})
+        if line := translations.get(key):
+            return line.replace("{user}", ASKER)
+    return f"{ASKER}: no answer right now."
+
+
 async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
     """Set up one room's overseer."""
     settings = Settings.from_entry(entry.data, entry.options)
+    if not settings.fallback_line:
+        settings = replace(settings, fallback_line=await _async_default_fallback_line(hass))
     store = OverseerStore(hass, entry.entry_id)
     state = RoomState.from_dict(await store.async_load())
     config_dir = Path(hass.config.config_dir)

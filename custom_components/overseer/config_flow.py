@@ -39,6 +39,7 @@ from .const import (
     CONF_APPROVAL_TOOLS,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
+    CONF_FALLBACK_LINE,
     CONF_LIFT_COVER,
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
@@ -321,6 +322,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
     "addressing": {
         CONF_ALIASES: TextSelector(TextSelectorConfig(multiple=True)),
         CONF_CHALLENGE_PHRASES: TextSelector(TextSelectorConfig(multiple=True)),
+        CONF_FALLBACK_LINE: TextSelector(),
     },
     "guardrails": {
         **{

@@ -38,6 +38,8 @@ CONF_LIGHT_ENTITIES: Final = Target.LIGHTS.value
 CONF_STATE_ENTITIES: Final = "state_entities"
 CONF_ALIASES: Final = "aliases"
 CONF_CHALLENGE_PHRASES: Final = "challenge_phrases"
+# Posted when someone asked and the model, asked twice, had nothing usable; empty = translated default.
+CONF_FALLBACK_LINE: Final = "fallback_line"
 # Room tools a person must approve: proposed by the model, never executed directly.
 CONF_APPROVAL_TOOLS: Final = "approval_tools"
 

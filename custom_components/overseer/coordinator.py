@@ -69,6 +69,7 @@ class OverseerCoordinator:
             self.now,
             self._set_phase,
             self._model_answered,
+            self.gate.ask_again,
         )
         self.phase = Phase.IDLE
         self.running = False

@@ -10,25 +10,34 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from .chat import post_line, set_typing
-from .const import EVENT_DECISION, OverseerMode, Phase
+from .const import EVENT_DECISION, Outcome, OverseerMode, Phase
 from .core.context import (
     ChatLine,
     InputSummary,
     build_messages,
+    describe_trigger,
     render_state_update,
     select_transcript,
     summarise,
 )
 from .core.decision import NOTE_REPEAT_DROPPED, Decision, normalise
-from .core.gate import Trigger
-from .core.metrics import Metrics
+from .core.gate import SOLICITED, Trigger
+from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.reply import ModelReply
-from .core.world import World, material_state
+from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
+from .core.world import World
 from .executor import Executor
 from .models import RoomState
 from .providers import Provider
 from .settings import Settings
+
+# A question gets the model twice at most before the fallback line answers it.
+ASKS_PER_QUESTION = 2
+# Where the fallback line names who asked.
+ASKER = "[user]"
+# Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
+OWN_ACTIONS_LOOKED_AT = 20
 
 
 @dataclass
@@ -47,6 +56,7 @@ class Cycle:
     decision: Decision | None = None
     latency: float | None = None
     stale: bool = False
+    stale_reason: StaleReason | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -66,6 +76,8 @@ class CycleParts:
     set_phase: Callable[[Phase], None]
     # The model answered: whatever happens next, it is healthy again.
     model_answered: Callable[[], None]
+    # Put a question back for the model once more.
+    ask_again: Callable[[Trigger], None]
 
 
 async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[ChatLine]) -> None:
@@ -74,12 +86,12 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     parts.set_phase(Phase.GATE_CHECK)
     started = parts.now()
     world = parts.world()
-    before = material_state(world)
+    before = room_facts(world)
     control = cycle.mode is OverseerMode.CONTROL
     if control:
         cycle.tools = availability(world, state.ledger, settings.limits, started)
     cycle.state_update = render_state_update(
-        world, cycle.trigger.kind.value, state.ledger, settings.limits, started
+        world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )
     lines = select_transcript(transcript, started, settings.bounds)
     cycle.transcript = tuple(lines)
@@ -107,29 +119,76 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         recent_bot_lines=recent_bot,
         rules=settings.rules,
     )
-    finished = parts.now()
-    cycle.stale = (
-        finished - cycle.trigger.since > settings.stale_after or material_state(parts.world()) != before
-    )
-    parts.metrics.record_decision(finished, cycle.latency, decision.mode.value, cycle.stale)
+    # Run first: whether an announced action was refused decides whether its line still fits.
     await _async_execute(parts, cycle, decision)
+    finished = parts.now()
+    cycle.stale_reason = _judge(parts, cycle, decision, before, finished)
+    cycle.stale = cycle.stale_reason is not None
+    parts.metrics.record_decision(finished, cycle.latency, decision.mode.value, cycle.stale_reason)
     if NOTE_REPEAT_DROPPED in decision.notes:
         parts.metrics.record_chat(finished, repeated=True)
     posted = bool(decision.chat) and not cycle.stale and not state.dry_run
     if posted:
         parts.metrics.record_chat(finished, repeated=False)
         post_line(parts.hass, settings.room, settings.name, decision.chat or "", cycle.decision_id)
-    parts.hass.bus.async_fire(
-        EVENT_DECISION,
-        {
-            "decision_id": cycle.decision_id,
-            "trigger": cycle.trigger.kind.value,
-            "mode": decision.mode.value,
-            "latency_ms": round(cycle.latency * 1000),
-            "stale": cycle.stale,
-        },
-    )
+    if cycle.trigger.kind in SOLICITED and not state.dry_run:
+        posted = _answer_the_question(parts, cycle, posted, finished) or posted
+    event = {
+        "decision_id": cycle.decision_id,
+        "trigger": cycle.trigger.kind.value,
+        "mode": decision.mode.value,
+        "latency_ms": round(cycle.latency * 1000),
+        "stale": cycle.stale,
+    }
+    if cycle.stale_reason:
+        event["stale_reason"] = cycle.stale_reason.value
+    parts.hass.bus.async_fire(EVENT_DECISION, event)
     parts.set_phase(Phase.POSTED if posted else Phase.IDLE)
+
+
+def _judge(
+    parts: CycleParts, cycle: Cycle, decision: Decision, before: dict[str, Fact], finished: float
+) -> StaleReason | None:
+    """Whether the decision's line still fits the room it would be posted in."""
+    window = finished - parts.settings.stale_after
+    own = [
+        OwnAction(record["tool"], record["ts"])
+        for record in parts.state.audit.latest(OWN_ACTIONS_LOOKED_AT)
+        if record.get("outcome") == Outcome.EXECUTED and record.get("ts", 0) > window
+    ]
+    # The line went with calls and none of them ran: it announces something that did not happen.
+    # (Calls the normaliser refused were never offered: a line beside them announces nothing.)
+    outcomes = [action["outcome"] for action in cycle.actions[len(decision.rejections) :]]
+    refused = bool(outcomes) and Outcome.EXECUTED not in outcomes and Outcome.DRY_RUN not in outcomes
+    answer = Answer(
+        solicited=cycle.trigger.kind in SOLICITED,
+        subject=cycle.trigger.detail,
+        line=decision.chat,
+        age=finished - cycle.trigger.since,
+        announced_refused=bool(decision.chat) and refused,
+    )
+    return judge(answer, before, room_facts(parts.world()), own, parts.settings.stale_after)
+
+
+def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished: float) -> bool:
+    """Someone asked: a line, or the asked-for action, answers; otherwise ask again, then fall back.
+
+    Returns whether a fallback line was posted.
+    """
+    acted = any(action["outcome"] == Outcome.EXECUTED for action in cycle.actions)
+    if posted or acted:
+        outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
+        parts.metrics.record_address(finished, outcome)
+        return False
+    if cycle.trigger.attempt < ASKS_PER_QUESTION - 1:
+        parts.metrics.record_address(finished, AddressOutcome.ASKED_AGAIN)
+        parts.ask_again(cycle.trigger)
+        return False
+    parts.metrics.record_address(finished, AddressOutcome.FALLBACK)
+    line = parts.settings.fallback_line.replace(ASKER, cycle.trigger.detail or "")
+    settings = parts.settings
+    post_line(parts.hass, settings.room, settings.name, line, cycle.decision_id)
+    return True
 
 
 async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) -> None:

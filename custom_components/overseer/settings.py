@@ -16,6 +16,7 @@ from .const import (
     CONF_APPROVAL_TOOLS,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
+    CONF_FALLBACK_LINE,
     CONF_LIFT_COVER,
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
@@ -84,6 +85,8 @@ class Settings:
     gate_interval: float
     stale_after: float
     request_timeout: float
+    # [user] stands for who asked; the shell fills in the translated default when it is empty.
+    fallback_line: str = ""
 
     @classmethod
     def from_entry(cls, data: Mapping[str, Any], options: Mapping[str, Any]) -> Settings:
@@ -131,6 +134,7 @@ class Settings:
             gate_interval=number["gate_interval"],
             stale_after=number["stale_after"],
             request_timeout=number["request_timeout"],
+            fallback_line=one_line(str(options.get(CONF_FALLBACK_LINE) or ""), 280),
         )
 
     def watched(self) -> dict[str, Role]:

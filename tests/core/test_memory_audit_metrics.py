@@ -4,7 +4,7 @@ import pytest
 
 from custom_components.overseer.core.audit import AuditLog
 from custom_components.overseer.core.memory import Memory
-from custom_components.overseer.core.metrics import Metrics
+from custom_components.overseer.core.metrics import AddressOutcome, Metrics
 
 
 def test_memory_has_exactly_three_one_line_slots():
@@ -36,7 +36,7 @@ def test_audit_log_is_a_bounded_ring():
 def test_metrics_over_a_bounded_window():
     metrics = Metrics(started=0.0, window=600, size=100)
     metrics.record_decision(10, 2.0, "SKIP")
-    metrics.record_decision(20, 4.0, "ACTION", stale=True)
+    metrics.record_decision(20, 4.0, "ACTION", stale_reason="state_changed")
     metrics.record_failure(30, 6.0)
     metrics.record_action(20, "lift_up", "executed")
     metrics.record_action(21, "neato_start", "blocked", "cooldown")
@@ -46,11 +46,30 @@ def test_metrics_over_a_bounded_window():
     assert figures["llm_calls"] == 3 and figures["llm_calls_per_minute"] == 3.0
     assert figures["llm_latency_avg_s"] == 4.0
     assert figures["skip_ratio"] == 0.5 and figures["stale_rate"] == 0.5
+    assert figures["stale_by_reason"] == {"state_changed": 1}
     assert figures["blocked_rate"] == 0.5 and figures["blocked_by_reason"] == {"cooldown": 1}
     assert figures["executed_by_tool"] == {"lift_up": 1}
     assert figures["repeated_line_rate"] == 0.5
     later = metrics.snapshot(10_000)
     assert later["llm_calls"] == 0 and later["skip_ratio"] is None
+
+
+def test_addressed_questions_count_how_they_ended():
+    metrics = Metrics(started=0.0, window=600, size=100)
+    for ts, outcome in (
+        (1, AddressOutcome.MODEL_LINE),
+        (2, AddressOutcome.ASKED_AGAIN),
+        (3, AddressOutcome.MODEL_LINE),
+        (4, AddressOutcome.ASKED_AGAIN),
+        (5, AddressOutcome.FALLBACK),
+        (6, AddressOutcome.ACTED),
+    ):
+        metrics.record_address(ts, outcome)
+    figures = metrics.snapshot(60)
+    assert figures["addressed"] == {"model_line": 2, "asked_again": 2, "fallback": 1, "acted": 1}
+    # Four questions ended (asking again is a step, not an end); two with the model's own line.
+    assert figures["addressed_answered_by_model"] == 0.5
+    assert metrics.snapshot(10_000)["addressed"] == {}
 
 
 def test_metrics_memory_is_bounded():

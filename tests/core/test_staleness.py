@@ -81,3 +81,23 @@ def test_unsolicited_comments_are_dropped_when_late_locked_or_superseded():
 def test_facts_are_keyed_the_same_for_the_same_room():
     assert set(room_facts(BEFORE)) == set(room_facts(ROVER2_DOCKED))
     assert "rover:rover2:docked" in room_facts(BEFORE)
+
+
+def facts(world):
+    return {key: fact.value for key, fact in room_facts(world).items()}
+
+
+def test_material_facts_change_with_the_room_and_not_with_the_clock():
+    world = demo_world()
+    assert facts(replace(world, site_mode=SiteMode.ADMIN)) != facts(world)
+    assert facts(replace(world, lights_locked_on=True)) != facts(world)
+    docked = replace(
+        world.rovers[0],
+        fields=tuple(
+            (f, replace(e, state="on")) if f is RoverField.DOCKED else (f, e)
+            for f, e in world.rovers[0].fields
+        ),
+    )
+    assert facts(replace(world, rovers=(docked, *world.rovers[1:]))) != facts(world)
+    assert facts(replace(world, vacuum=Entity("vacuum.neato", "neato", "cleaning"))) != facts(world)
+    assert facts(replace(world, local_time="later", active_people=("zoe",))) == facts(world)

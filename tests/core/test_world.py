@@ -1,21 +1,14 @@
 """Which room changes are worth a decision, and what makes an answer stale."""
 
-from dataclasses import replace
-
 import pytest
 
 from custom_components.overseer.core.world import (
-    Entity,
     Role,
     RoverField,
-    SiteMode,
     colour_name,
-    material_state,
     rover_field,
     world_event,
 )
-
-from .worlds import demo_world
 
 
 @pytest.mark.parametrize(
@@ -45,24 +38,6 @@ def test_rover_fields_from_ids_and_names():
     assert rover_field("binary_sensor.rover1_dock", "At dock") is RoverField.DOCKED
     assert rover_field("sensor.rover1_driver", "Driver") is RoverField.DRIVER
     assert rover_field("sensor.rover1_battery", "Battery") is RoverField.OTHER
-
-
-def test_material_changes_make_an_answer_stale_small_ones_do_not():
-    world = demo_world()
-    assert material_state(replace(world, site_mode=SiteMode.ADMIN)) != material_state(world)
-    assert material_state(replace(world, lights_locked_on=True)) != material_state(world)
-    docked = replace(
-        world.rovers[0],
-        fields=tuple(
-            (f, replace(e, state="on")) if f is RoverField.DOCKED else (f, e)
-            for f, e in world.rovers[0].fields
-        ),
-    )
-    assert material_state(replace(world, rovers=(docked, *world.rovers[1:]))) != material_state(world)
-    assert material_state(
-        replace(world, vacuum=Entity("vacuum.neato", "neato", "cleaning"))
-    ) != material_state(world)
-    assert material_state(replace(world, local_time="later", active_people=("zoe",))) == material_state(world)
 
 
 def test_colour_names_for_light_details():

@@ -1,9 +1,11 @@
 """The debug card in the real Home Assistant frontend, in headless Chromium.
 
 Signs in as the demo user, opens the demo dashboard and checks that the card shows the loop
-phase, a blocked tool with its reason and a cooldown that counts down live, and that the
-status pushes of a running cooldown update it in place: an opened section stays open, keeps
-its scroll position and its focus. Saves a screenshot under test-output/browser/.
+phase, a blocked tool with its reason and a cooldown that counts down live, the conversation
+(the room chat with the overseer's own reply marked, and what the model saw) with the server's
+token count beside the estimate, and that the status pushes of a running cooldown update it in
+place: an opened section stays open, keeps its scroll position and its focus. Saves
+screenshots under test-output/browser/.
 """
 
 from __future__ import annotations
@@ -81,9 +83,9 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
     ha = home_assistant
     configure_overseer(ha, "ollama", ollama.url, MODEL)
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
-    ha.post(
-        "/api/services/overseer/post_message", {"user": "alex", "text": "overseer raise the lift"}
-    ).raise_for_status()
+    # Markup in a chat line is text to the card, never HTML.
+    asked = "<b>hey</b> overseer raise the lift"
+    ha.post("/api/services/overseer/post_message", {"user": "alex", "text": asked}).raise_for_status()
     ha.wait_for(
         lambda: state(ha, "input_text.overseer_last_action") == "lift_up executed", what="the lift call"
     )
@@ -119,6 +121,9 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
                 (shots / "console.log").write_text("\n".join(console))
             card = page.locator("overseer-card")
             expect(card).to_be_visible(timeout=60_000)
+            # The demo dashboard shows the three rovers, and its chat box starts empty.
+            expect(page.locator("hui-glance-card", has_text=re.compile(r"Rover [123]"))).to_have_count(3)
+            expect(page.locator("hui-input-text-entity-row input")).to_have_value("")
 
             # After posting, the loop goes back to idle at the next gate tick.
             expect(card.locator(".phase.active")).to_have_text(re.compile("^(posted|idle)$"), timeout=20_000)
@@ -135,6 +140,28 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
             # now; the audit keeps the call.
             expect(card.locator("[data-field='decision']")).not_to_contain_text("none yet")
             expect(card.locator("[data-section='recent'] tr", has_text="lift_up")).to_contain_text("executed")
+
+            # The conversation: the room chat live, the human line as typed, the overseer's
+            # reply marked as its own; then what the model read in its last decision.
+            room_chat = card.locator("[data-section='room_chat']")
+            expect(room_chat).to_be_visible()
+            human = room_chat.locator("[data-line='human'][data-user='alex'] .text")
+            expect(human).to_have_text(asked)
+            assert room_chat.locator("b").count() == 0, "a chat line's markup became HTML"
+            own = room_chat.locator("[data-line='own']")
+            expect(own).to_contain_text("Going up.")
+            expect(own.locator(".tag")).to_have_text("overseer")
+            expect(own.locator("time")).to_have_text(re.compile(r"^\d+[smh] ago$"))
+            card.locator("button[data-tab='transcript']").click()
+            transcript = card.locator("[data-section='transcript']")
+            expect(transcript.locator("[data-line='human'][data-user='alex'] .text")).to_have_text(asked)
+            expect(room_chat).to_be_hidden()
+            card.locator("button[data-tab='room_chat']").click()
+            expect(transcript).to_be_hidden()
+            # The stub reports prompt_eval_count, as Ollama does: the server's count beside the estimate.
+            expect(card.locator("[data-field='model_input']")).to_contain_text(
+                re.compile(r"\d+ msgs · [\d\u202f]+ chars · 321 tok \(server\) / ~[\d\u202f]+ est\.")
+            )
 
             # Pushes update the card in place: open a section, scroll it and keep the focus on
             # it, then push three status changes (the dry-run switch) while the cooldown runs.

@@ -8,6 +8,8 @@ import pytest
 from homeassistant.core import HomeAssistant
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
+from custom_components.overseer.status import build_status
+
 from ..ollama_stub import call
 from .harness import OPTIONS, ready_in, say, setup_overseer, tick
 
@@ -325,15 +327,22 @@ async def test_single_flight_and_an_address_while_busy_is_answered_next(hass, fr
     assert transcript == ["alex: overseer one", "sam: overseer two", "Overseer: First."]
 
 
-async def test_an_answer_after_stale_after_is_not_posted(hass, freezer, ollama_stub, room):
+async def test_a_late_reply_to_a_question_is_posted_a_late_comment_is_not(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "stale_after": 30})
     chat = async_capture_events(hass, "overseer_chat_message")
     decisions = async_capture_events(hass, "overseer_decision")
-    ollama_stub.reply("Late.", before=lambda: freezer.tick(31))
+    ollama_stub.reply("Late, but here.", before=lambda: freezer.tick(31))
     say(hass, "alex", "overseer?")
     await tick(hass, freezer)
-    assert bot_lines(chat) == []
-    assert decisions[0].data["stale"] is True
+    assert [line["text"] for line in bot_lines(chat)] == ["Late, but here."]
+    assert decisions[0].data["stale"] is False
+    ollama_stub.reply("Nice docking.", before=lambda: freezer.tick(31))
+    hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
+    await hass.async_block_till_done()
+    await tick(hass, freezer, seconds=20)
+    assert decisions[1].data["trigger"] == "world_event"
+    assert (decisions[1].data["stale"], decisions[1].data["stale_reason"]) == (True, "too_late")
+    assert len(bot_lines(chat)) == 1
 
 
 async def test_bot_lines_never_trigger_and_other_rooms_are_ignored(hass, freezer, ollama_stub, room):
@@ -423,17 +432,84 @@ async def test_a_failing_service_is_audited_as_failed_and_starts_no_cooldown(
     assert hass.states.get("sensor.arena_vacuum_cooldown").state == "unknown"  # never started
 
 
-async def test_a_rover_docking_while_the_model_thinks_makes_the_line_stale(hass, freezer, ollama_stub, room):
+async def test_a_reply_about_a_rover_that_docked_meanwhile_is_asked_again(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     decisions = async_capture_events(hass, "overseer_decision")
     ollama_stub.reply(
-        "Rover one, keep driving.",
+        "Rover1, keep driving.",
         before=lambda: hass.states.async_set(
             "binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"}
         ),
     )
+    ollama_stub.reply("Rover1 just docked: nice parking.")
     say(hass, "alex", "overseer watch rover one")
     await tick(hass, freezer)
     assert bot_lines(chat) == []
-    assert decisions[0].data["stale"] is True
+    assert (decisions[0].data["stale"], decisions[0].data["stale_reason"]) == (True, "state_changed")
+    await tick(hass, freezer)  # asked again, with who is waiting made explicit
+    retry = ollama_stub.requests[1]["messages"][1]["content"]
+    assert "trigger: direct_address from alex, asked again: answer alex now in one chat line" in retry
+    assert [line["text"] for line in bot_lines(chat)] == ["Rover1 just docked: nice parking."]
+
+
+async def test_a_change_that_does_not_touch_the_reply_does_not_drop_it(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply(
+        "Alex is on a roll tonight.",
+        before=lambda: hass.states.async_set(
+            "binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"}
+        ),
+    )
+    say(hass, "alex", "overseer how am I doing")
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["Alex is on a roll tonight."]
+
+
+async def test_the_lift_the_overseer_raised_moving_never_makes_its_answer_stale(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+
+    async def open_cover(call):
+        hass.states.async_set("cover.lift", "opening", {"friendly_name": "Lift"})
+
+    hass.services.async_register("cover", "open_cover", open_cover)
+    ollama_stub.reply("The lift is going up.", call("lift_up"))
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert hass.states.get("cover.lift").state == "opening"
+    assert [line["text"] for line in bot_lines(chat)] == ["The lift is going up."]
+
+
+async def test_nothing_usable_twice_gets_the_fallback_line(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "fallback_line": "Give me a second, [user]."})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("SKIP")
+    ollama_stub.reply("")
+    say(hass, "alex", "overseer what's the score")
+    await tick(hass, freezer)
+    assert bot_lines(chat) == []  # a SKIP to someone who asked is a miss: asked again
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["Give me a second, alex."]
+    assert len(ollama_stub.requests) == 2
+    await tick(hass, freezer, seconds=10)
+    assert len(ollama_stub.requests) == 2  # bounded: the question is answered, not asked forever
+    metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data.coordinator)["metrics"]
+    assert metrics["addressed"] == {"asked_again": 1, "fallback": 1}
+    assert metrics["addressed_answered_by_model"] == 0.0
+
+
+async def test_the_built_in_fallback_line_is_translated(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("SKIP")
+    ollama_stub.reply("SKIP")
+    say(hass, "alex", "overseer?")
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == [
+        "Sorry alex, I have nothing useful to say to that right now."
+    ]

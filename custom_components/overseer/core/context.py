@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from .gate import Trigger, TriggerKind
 from .policy import Availability, Ledger, Limits, configured_groups
 from .text import cut, fold, one_line, quote_chat
 from .tools import TOOLS
@@ -152,6 +153,14 @@ def _lift_line(world: World) -> str | None:
         return "lift: unavailable"
     running = any(s.state == "on" for s in scripts)
     return f"lift: {'moving' if running else 'still'}, busy={str(running).lower()}"
+
+
+def describe_trigger(trigger: Trigger) -> str:
+    """The STATE_UPDATE's trigger line; a question asked again says plainly who is waiting."""
+    if trigger.attempt and trigger.kind is TriggerKind.DIRECT_ADDRESS:
+        asker = _label(trigger.detail) or "someone"
+        return f"{trigger.kind.value} from {asker}, asked again: answer {asker} now in one chat line"
+    return trigger.kind.value
 
 
 def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limits, now: float) -> str:

@@ -67,6 +67,8 @@ class Trigger:
     since: float
     detail: str = ""
     coalesced: tuple[TriggerKind, ...] = ()
+    # How often this question was asked again because the model gave no usable answer.
+    attempt: int = 0
 
 
 class AddressMatcher:
@@ -91,7 +93,7 @@ class Gate:
         self.config = config
         self._matcher = AddressMatcher(config.name, config.aliases)
         self._challenges = tuple(fold(phrase) for phrase in config.challenge_phrases if fold(phrase))
-        self._pending: dict[TriggerKind, tuple[float, str]] = {}
+        self._pending: dict[TriggerKind, tuple[float, str, int]] = {}
         self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
         self.last_activity: float | None = None
         self.last_decision: float | None = None
@@ -121,14 +123,19 @@ class Gate:
         """Someone asked for a decision now."""
         self._add(TriggerKind.MANUAL, now, "")
 
-    def _add(self, kind: TriggerKind, now: float, detail: str) -> None:
+    def _add(self, kind: TriggerKind, now: float, detail: str, attempt: int = 0) -> None:
         """Coalesce: keep the earliest arrival of each kind, and its detail."""
-        self._pending.setdefault(kind, (now, detail))
+        self._pending.setdefault(kind, (now, detail, attempt))
 
     def requeue(self, trigger: Trigger) -> None:
         """Put back a solicited trigger whose decision failed, so it is answered later."""
         if trigger.kind in SOLICITED:
-            self._add(trigger.kind, trigger.since, trigger.detail)
+            self._add(trigger.kind, trigger.since, trigger.detail, trigger.attempt)
+
+    def ask_again(self, trigger: Trigger) -> None:
+        """The model answered a question with nothing usable: ask it once more, counted."""
+        if trigger.kind in SOLICITED:
+            self._add(trigger.kind, trigger.since, trigger.detail, trigger.attempt + 1)
 
     @property
     def addressed_pending(self) -> bool:
@@ -138,7 +145,7 @@ class Gate:
     def tick(self, now: float, busy: bool = False) -> Trigger | None:
         """Name the trigger for a decision starting now, or None; consumes what it names."""
         config = self.config
-        for kind, (since, _) in list(self._pending.items()):
+        for kind, (since, _, _) in list(self._pending.items()):
             if kind not in SOLICITED and now - since > config.pending_ttl:
                 del self._pending[kind]
         if busy:
@@ -148,13 +155,13 @@ class Gate:
         counting_from = max(now - config.burst_window, previous)
         burst = [t for t in self._human_times if t > counting_from]
         if len(burst) >= config.burst_messages:
-            candidates[TriggerKind.CHAT_BURST] = (burst[0], f"{len(burst)} messages")
+            candidates[TriggerKind.CHAT_BURST] = (burst[0], f"{len(burst)} messages", 0)
         if (
             self.last_activity is not None
             and now - self.last_activity <= config.activity_window
             and now - previous >= config.heartbeat
         ):
-            candidates[TriggerKind.HEARTBEAT] = (now, "")
+            candidates[TriggerKind.HEARTBEAT] = (now, "", 0)
         if not candidates:
             return None
         kind = next(k for k in PRIORITY if k in candidates)
@@ -166,10 +173,11 @@ class Gate:
             return None
         self._pending.clear()
         self.last_decision = now
-        since, detail = candidates[kind]
+        since, detail, attempt = candidates[kind]
         return Trigger(
             kind=kind,
             since=since,
             detail=detail,
             coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind),
+            attempt=attempt,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 METRICS_WINDOW = 600.0
@@ -15,8 +16,23 @@ class _DecisionSample:
     ts: float
     latency: float
     mode: str
-    stale: bool
+    stale_reason: str | None
     failed: bool
+
+
+class AddressOutcome(StrEnum):
+    """How a decision for someone who asked ended."""
+
+    MODEL_LINE = "model_line"  # the model's own line was posted
+    ACTED = "acted"  # no line, but the asked-for action ran
+    ASKED_AGAIN = "asked_again"  # nothing usable: the question goes to the model once more
+    FALLBACK = "fallback"  # still nothing: the honest fallback line was posted
+
+
+@dataclass(frozen=True, slots=True)
+class _AddressSample:
+    ts: float
+    outcome: AddressOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +59,19 @@ class Metrics:
         self._decisions: deque[_DecisionSample] = deque(maxlen=size)
         self._actions: deque[_ActionSample] = deque(maxlen=size)
         self._chats: deque[_ChatSample] = deque(maxlen=size)
+        self._addresses: deque[_AddressSample] = deque(maxlen=size)
 
-    def record_decision(self, ts: float, latency: float, mode: str, stale: bool = False) -> None:
-        """One model call that produced a decision."""
-        self._add(self._decisions, _DecisionSample(ts, latency, mode, stale, False))
+    def record_decision(self, ts: float, latency: float, mode: str, stale_reason: str | None = None) -> None:
+        """One model call that produced a decision, and why its line was judged stale, if it was."""
+        self._add(self._decisions, _DecisionSample(ts, latency, mode, stale_reason, False))
 
     def record_failure(self, ts: float, latency: float) -> None:
         """One model call that failed."""
-        self._add(self._decisions, _DecisionSample(ts, latency, "", False, True))
+        self._add(self._decisions, _DecisionSample(ts, latency, "", None, True))
+
+    def record_address(self, ts: float, outcome: AddressOutcome) -> None:
+        """How one decision for someone who asked ended."""
+        self._add(self._addresses, _AddressSample(ts, outcome))
 
     def record_action(self, ts: float, tool: str, outcome: str, reason: str | None = None) -> None:
         """One attempted tool call and how it ended."""
@@ -60,7 +81,9 @@ class Metrics:
         """One chat line the model proposed: posted, or dropped as a repeat."""
         self._add(self._chats, _ChatSample(ts, repeated))
 
-    def _add(self, samples: deque, sample: _DecisionSample | _ActionSample | _ChatSample) -> None:
+    def _add(
+        self, samples: deque, sample: _DecisionSample | _ActionSample | _ChatSample | _AddressSample
+    ) -> None:
         """Append, dropping samples that left the window: memory follows the window, not uptime."""
         samples.append(sample)
         while samples[0].ts <= sample.ts - self._window:
@@ -76,6 +99,10 @@ class Metrics:
         chats = [c for c in self._chats if c.ts > since]
         blocked = [a for a in actions if a.outcome == "blocked"]
         modes = Counter(d.mode for d in answered)
+        stale = Counter(d.stale_reason for d in answered if d.stale_reason)
+        addresses = Counter(a.outcome.value for a in self._addresses if a.ts > since)
+        # Questions that ended: asked_again is a step on the way, not an end.
+        ended = sum(addresses.values()) - addresses[AddressOutcome.ASKED_AGAIN]
         return {
             "window_s": int(self._window),
             "llm_calls": len(decisions),
@@ -87,7 +114,10 @@ class Metrics:
             "decisions_by_mode": dict(modes),
             "skip_ratio": _ratio(modes["SKIP"], len(answered)),
             "act_ratio": _ratio(len(answered) - modes["SKIP"], len(answered)),
-            "stale_rate": _ratio(sum(d.stale for d in answered), len(answered)),
+            "stale_rate": _ratio(sum(stale.values()), len(answered)),
+            "stale_by_reason": dict(stale),
+            "addressed": dict(addresses),
+            "addressed_answered_by_model": _ratio(addresses[AddressOutcome.MODEL_LINE], ended),
             "tool_calls": len(actions),
             "blocked_rate": _ratio(len(blocked), len(actions)),
             "blocked_by_reason": dict(Counter(a.reason or "" for a in blocked)),

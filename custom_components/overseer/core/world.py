@@ -151,26 +151,6 @@ def world_event(role: Role, rover: RoverField | None, old: str | None, new: str)
     return None
 
 
-def material_state(world: World) -> tuple[object, ...]:
-    """What must not change between a trigger and its answer for the answer to still fit.
-
-    A lock flipping, a rover docking or changing driver, the lift or the vacuum moving:
-    a line written for the old room would be stale in the new one.
-    """
-    rovers = tuple(
-        (rover.name, field, entity.state)
-        for rover in world.rovers
-        for field, entity in rover.fields
-        if field in (RoverField.DOCKED, RoverField.DRIVER)
-    )
-    lift = world.lift
-    lift_states = tuple(
-        entity.state for entity in ((lift.cover, lift.up_script, lift.down_script) if lift else ()) if entity
-    )
-    vacuum = world.vacuum.state if world.vacuum else None
-    return (world.site_mode, world.lights_locked_on, rovers, lift_states, vacuum)
-
-
 _PALETTE = {
     "red": (255, 0, 0),
     "orange": (255, 165, 0),

@@ -21,6 +21,9 @@ const ago = (iso) => {
   return `${Math.round(seconds / 3600)}h ago`;
 };
 
+// Thousands apart by a narrow no-break space: "3 845".
+const num = (value) => (typeof value === "number" ? Math.round(value).toLocaleString("en-US").replace(/,/g, "\u202f") : String(value ?? "?"));
+
 const remaining = (cooldown) => {
   if (!cooldown || !cooldown.until) return 0;
   return Math.max(0, Math.ceil((Date.parse(cooldown.until) - Date.now()) / 1000));
@@ -48,6 +51,13 @@ const SKELETONS = {
     <div data-slot="phases"></div>
     <div class="grid" data-slot="summary"></div>
     <div data-block="chat" hidden><h3>Said</h3><div class="v" data-field="chat" data-text="chat"></div></div>
+    <h3>Conversation</h3>
+    <div class="tabs" role="tablist">
+      <button type="button" role="tab" data-tab="room_chat">Room chat (live)</button>
+      <button type="button" role="tab" data-tab="transcript">What the model saw</button>
+    </div>
+    <div class="chat" data-section="room_chat" data-slot="room_chat" data-list="room_chat" role="tabpanel"></div>
+    <div class="chat" data-section="transcript" data-slot="transcript" data-list="transcript" role="tabpanel"></div>
     <h3>Cooldowns</h3><div class="cooldowns" data-slot="cooldowns"></div>
     <h3>Tools</h3>
     <div class="tools" data-section="available" data-slot="available"></div>
@@ -114,6 +124,22 @@ const STYLE = `
           background: var(--secondary-background-color); }
   .tool.blocked { border: 1px solid var(--warning-color, #ffa600); color: var(--primary-text-color); }
   .muted { color: var(--secondary-text-color); font-style: italic; }
+  .tabs { display: flex; gap: 4px; margin-bottom: 6px; }
+  .tabs button { flex: 1; font: inherit; font-size: 0.8em; padding: 4px 8px; border-radius: 6px; cursor: pointer;
+                 border: 1px solid var(--divider-color); background: var(--secondary-background-color); color: var(--secondary-text-color); }
+  .tabs button[aria-selected="true"] { background: var(--primary-color, #03a9f4); color: var(--text-primary-color, #fff); border-color: transparent; }
+  .chat { max-height: 260px; overflow: auto; display: flex; flex-direction: column; gap: 4px; padding: 6px;
+          border-radius: 6px; border: 1px solid var(--divider-color); }
+  .chat[hidden] { display: none; }
+  .line { padding: 3px 8px; border-radius: 8px; background: var(--secondary-background-color); max-width: 92%; align-self: flex-start; }
+  .line .meta { display: flex; gap: 6px; align-items: baseline; font-size: 0.75em; color: var(--secondary-text-color); }
+  .line .who { font-weight: 600; color: var(--primary-text-color); }
+  .line .text { font-size: 0.9em; overflow-wrap: anywhere; white-space: pre-wrap; }
+  .line .tag { border-radius: 4px; padding: 0 4px; border: 1px solid var(--divider-color); font-size: 0.9em; }
+  .line.bot .text { color: var(--secondary-text-color); }
+  .line.own { align-self: flex-end; background: var(--primary-color, #03a9f4); color: var(--text-primary-color, #fff); }
+  .line.own .meta, .line.own .who, .line.own .text { color: var(--text-primary-color, #fff); }
+  .line.own .tag { border-color: currentColor; }
   details summary { cursor: pointer; color: var(--secondary-text-color); font-size: 0.85em; margin: 6px 0; }
 `;
 
@@ -132,6 +158,7 @@ class OverseerCard extends HTMLElement {
     this._open = {}; // details key -> open, kept across pushes and view switches
     this._renders = 0;
     this._builds = 0;
+    this._chatTab = "room_chat"; // the conversation tab shown, kept across pushes and view switches
   }
 
   setConfig(config) {
@@ -161,7 +188,10 @@ class OverseerCard extends HTMLElement {
     this._subscribe();
     // Only the countdowns tick locally; everything else arrives pushed from Home Assistant.
     window.clearInterval(this._timer);
-    this._timer = window.setInterval(() => this._tickCooldowns(), 1000);
+    this._timer = window.setInterval(() => {
+      this._tickCooldowns();
+      this._tickTimes();
+    }, 1000);
   }
 
   disconnectedCallback() {
@@ -222,6 +252,7 @@ class OverseerCard extends HTMLElement {
     this._renders += 1;
     this.dataset.renders = String(this._renders);
     this._tickCooldowns();
+    this._tickTimes();
   }
 
   _build(view) {
@@ -245,14 +276,85 @@ class OverseerCard extends HTMLElement {
       });
     }
     this._cooldownCells = undefined;
+    // The conversation: two chat lists behind tabs. Each follows its newest line unless the
+    // user scrolled up in it to read; then it stays where they are.
+    this._stick = {};
+    this._tops = {};
+    for (const list of this.shadowRoot.querySelectorAll("[data-list]")) {
+      const name = list.dataset.list;
+      list.addEventListener("scroll", () => {
+        if (list.hidden || !list.getClientRects().length) return;
+        this._tops[name] = list.scrollTop;
+        this._stick[name] = list.scrollHeight - list.scrollTop - list.clientHeight < 8;
+      });
+    }
+    for (const button of this.shadowRoot.querySelectorAll("button[data-tab]")) {
+      button.addEventListener("click", () => this._showTab(button.dataset.tab));
+    }
+    if (this.shadowRoot.querySelector("[data-list]")) this._showTab(this._chatTab);
   }
 
   _setHtml(name, html) {
     const slot = this._slots[name];
     if (!slot || this._html[name] === html) return;
     this._html[name] = html;
+    const top = slot.scrollTop;
     slot.innerHTML = html;
     if (name === "cooldowns" || name === "blocked") this._cooldownCells = undefined;
+    if (slot.dataset.list !== undefined) {
+      this._tickTimes(slot);
+      this._follow(slot, top);
+    }
+  }
+
+  _showTab(tab) {
+    this._chatTab = tab;
+    for (const button of this.shadowRoot.querySelectorAll("button[data-tab]")) {
+      button.setAttribute("aria-selected", String(button.dataset.tab === tab));
+    }
+    for (const list of this.shadowRoot.querySelectorAll("[data-list]")) {
+      list.hidden = list.dataset.list !== tab;
+      if (!list.hidden) this._follow(list, this._tops[list.dataset.list] || 0);
+    }
+  }
+
+  // To the newest line, or back to where the user had scrolled.
+  _follow(list, top) {
+    list.scrollTop = this._stick[list.dataset.list] === false ? top : list.scrollHeight;
+  }
+
+  // Relative times of the chat lines, kept current every second without rewriting the lists.
+  _tickTimes(root = this.shadowRoot) {
+    if (!root) return;
+    for (const time of root.querySelectorAll("time[data-ts]")) {
+      const text = ago(time.dataset.ts);
+      if (time.textContent !== text) time.textContent = text;
+    }
+  }
+
+  // Chat lines as the room saw them: who, when, a bot or the overseer itself, and the text
+  // (untrusted: escaped). The time is filled in by _tickTimes.
+  _lines(lines, empty) {
+    if (!Array.isArray(lines) || !lines.length) return `<div class="muted">${esc(empty)}</div>`;
+    return lines
+      .map((line) => {
+        const kind = line.own ? "own" : line.bot ? "bot" : "human";
+        const tag = line.own ? '<span class="tag">overseer</span>' : line.bot ? '<span class="tag">bot</span>' : "";
+        const at = Date.parse(line.ts);
+        const when = Number.isNaN(at) ? "" : `<time data-ts="${esc(line.ts)}" datetime="${esc(line.ts)}" title="${esc(new Date(at).toLocaleString())}"></time>`;
+        return `<div class="line ${kind}" data-line="${kind}" data-user="${esc(line.user)}"><div class="meta"><span class="who">${esc(line.user)}</span>${tag}${when}</div><div class="text">${esc(line.text)}</div></div>`;
+      })
+      .join("");
+  }
+
+  // The model input's size: the server's prompt token count beside the estimate when the
+  // backend reports it.
+  _input(input, decision) {
+    if (!input) return "–";
+    const size = `${num(input.messages)} msgs · ${num(input.characters)} chars`;
+    const counted = decision && typeof decision.prompt_tokens === "number";
+    if (!counted) return `${size} · ~${num(input.estimated_tokens)} tok (est.)`;
+    return `${size} · ${num(decision.prompt_tokens)} tok (server) / ~${num(input.estimated_tokens)} est.`;
   }
 
   // Text for a data-text element; null hides its data-block, if it has one.
@@ -422,7 +524,7 @@ class OverseerCard extends HTMLElement {
           ${this._kv("Decision", decision ? decision.mode + (decision.stale ? " (stale)" : "") : "none yet", 'data-field="decision"')}
           ${this._kv("Latency", decision ? `${decision.latency_ms} ms` : "–")}
           ${this._kv("Tokens in / out", decision ? `${decision.prompt_tokens ?? "?"} / ${decision.completion_tokens ?? "?"}` : "–")}
-          ${this._kv("Model input", input ? `${input.messages} msgs · ${input.characters} chars · ~${input.estimated_tokens} tok` : "–")}
+          ${this._kv("Model input", this._input(input, decision), 'data-field="model_input"')}
           ${this._kv("Budget", s.budget ? `${s.budget.used}/${s.budget.limit} in ${s.budget.window_s}s` : "–")}`,
         cooldowns: this._cooldownTiles(s),
         available,
@@ -430,6 +532,8 @@ class OverseerCard extends HTMLElement {
         counts: `attempted ${esc(calls.attempted ?? 0)} · executed ${esc(calls.executed ?? 0)} · blocked ${esc(calls.blocked ?? 0)} · failed ${esc(calls.failed ?? 0)} · dry run ${esc(calls.dry_run ?? 0)}`,
         calls: `<table data-section="calls"><tr><th>tool</th><th>outcome</th><th>reason</th></tr>${callRows}</table>`,
         recent: `<table data-section="recent"><tr><th>when</th><th>tool</th><th>outcome</th><th>reason</th></tr>${recent}</table>`,
+        room_chat: this._lines(s.chat, "no chat yet"),
+        transcript: this._lines(s.transcript, decision || input ? "the model saw no chat lines" : "no decision yet"),
         memory: (s.memory || []).map((m, i) => this._kv(`Slot ${i + 1}`, m || "(empty)")).join(""),
         metrics: this._metrics(s.metrics),
       },
