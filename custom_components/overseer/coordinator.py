@@ -54,7 +54,10 @@ class OverseerCoordinator:
         self.gate = Gate(settings.gate, now)
         self.metrics = Metrics(started=now)
         self.health = ModelHealthCoordinator(hass, entry, provider)
-        self.inputs = RoomInputs(hass, settings, self.gate, self.now, self._listening)
+        # Chat and world events reach the gate only while an overseer runs.
+        self.inputs = RoomInputs(
+            hass, settings, self.gate, self.now, lambda: self.state.mode is not OverseerMode.OFF
+        )
         self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
         self._parts = CycleParts(
@@ -77,7 +80,7 @@ class OverseerCoordinator:
         self.last_error: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._retry_at = 0.0
-        self._waits: tuple[frozenset[str], int] = (frozenset(), 0)
+        self._shown: tuple[frozenset[str], int, int] = (frozenset(), 0, 0)
         self._unsubscribe: list[CALLBACK_TYPE] = []
 
     @staticmethod
@@ -156,10 +159,6 @@ class OverseerCoordinator:
 
     # The loop
 
-    def _listening(self) -> bool:
-        """Chat and world events reach the gate only while an overseer runs."""
-        return self.state.mode is not OverseerMode.OFF
-
     @property
     def busy(self) -> bool:
         """A decision is in flight."""
@@ -170,14 +169,16 @@ class OverseerCoordinator:
         """Every gate_interval: maybe start a decision; say when a cooldown has run out."""
         now = self.now()
         ledger = self.state.ledger
-        # What runs out with time alone: a cooldown ending, or a spent action leaving the window.
-        waits = (
+        # What changes with no decision: a cooldown ending, a spent action leaving the window,
+        # new chat for the card's live tail (told once a tick, however busy the chat).
+        shown = (
             frozenset(group for group in ledger.cooldown_until if ledger.remaining(group, now)),
             len(ledger.spent(now, self.settings.limits)),
+            self.inputs.received,
         )
-        if waits != self._waits:
+        if shown != self._shown:
             self._notify()
-        self._waits = waits
+        self._shown = shown
         if self.state.mode is OverseerMode.OFF:
             return
         trigger = self.gate.tick(now, busy=self.busy or now < self._retry_at)

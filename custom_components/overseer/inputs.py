@@ -39,6 +39,8 @@ class RoomInputs:
         self._listening = listening
         self._watched = settings.watched()
         self.transcript: deque[ChatLine] = deque(maxlen=TRANSCRIPT_BUFFER)
+        # Lines taken in since start: the card's live tail is refreshed when it moves.
+        self.received = 0
 
     @callback
     def async_listen(self) -> list[CALLBACK_TYPE]:
@@ -60,6 +62,7 @@ class RoomInputs:
         # Our own lines come back on the bus with the decision that wrote them.
         own = chat.bot and chat.user == self._settings.name and event.data.get("decision_id") is not None
         self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own))
+        self.received += 1
         if self._listening():
             self._gate.observe_chat(chat.user, chat.text, chat.bot, now)
 

@@ -211,3 +211,27 @@ def test_json_decision_parser_never_raises(text):
 def test_deeply_nested_json_is_refused_not_raised():
     deep = "[" * 100_000 + "]" * 100_000
     assert decide(deep, [{"name": "lift_up", "arguments": deep}]).mode is Mode.SKIP
+
+
+def test_a_small_models_near_miss_keeps_its_line_and_the_call_stays_refused():
+    misnamed = decide(None, [call("chat_say", message="Good lap, Sam.")])
+    assert (misnamed.mode, misnamed.chat) == (Mode.CHAT, "Good lap, Sam.")
+    assert "chat_salvaged" in misnamed.notes
+    assert misnamed.rejections[0].reason is Refusal.INVALID_ARGUMENTS  # still audited as refused
+    unparsable = decide("", [{"name": "chat_say", "arguments": "Nice one, alex"}])
+    assert unparsable.chat == "Nice one, alex"
+    # The salvaged line passes the same rules as any other: no JSON, no SKIP, no repeat.
+    assert decide(None, [call("chat_say", message='{"a": 1}')]).mode is Mode.SKIP
+    assert decide(None, [call("chat_say", message="SKIP")]).mode is Mode.SKIP
+    assert decide(None, [call("chat_say", message="Same old.")], recent=["Same old."]).chat is None
+    # A real text beside it wins; tool calls stay strict either way.
+    assert decide("Hello.", [call("chat_say", message="Other.")]).chat == "Hello."
+    assert decide(None, [call("lift_up", speed="fast")]).intents == ()
+
+
+def test_a_tool_call_written_as_text_is_not_posted():
+    for text in ("functions.lift_up:", "lift_up()", "neato_start: {}", " functions.chat_say: "):
+        decision = decide(text)
+        assert decision.mode is Mode.SKIP and "tool_text_dropped" in decision.notes, text
+    assert decide("lift up, please").chat == "lift up, please"  # words, not a call
+    assert decide("Raise: the lift").chat == "Raise: the lift"

@@ -94,3 +94,21 @@ async def test_the_card_is_added_when_the_frontend_loads_after_the_overseer(hass
     from homeassistant.components.frontend import DATA_EXTRA_MODULE_URL
 
     assert any(url.startswith(CARD_URL) for url in hass.data[DATA_EXTRA_MODULE_URL].urls)
+
+
+async def test_the_live_chat_tail_is_pushed_without_a_decision(
+    hass, hass_ws_client, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    client = await hass_ws_client(hass)
+    await client.send_json_auto_id({"type": "overseer/status/subscribe", "entry_id": "room1"})
+    assert (await client.receive_json())["success"]
+    first = (await client.receive_json())["event"]
+    assert first["chat"] == [] and first["transcript"] == []
+    say(hass, "sam", "nice <b>lap</b>")  # not addressed: no decision, still news for the card
+    await tick(hass, freezer)
+    event = (await client.receive_json())["event"]
+    assert [(line["user"], line["text"], line["bot"], line["own"]) for line in event["chat"]] == [
+        ("sam", "nice <b>lap</b>", False, False)
+    ]
+    assert ollama_stub.requests == []

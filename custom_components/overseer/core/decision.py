@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -20,6 +21,11 @@ NOTE_CHAT_CUT = "chat_cut"
 NOTE_REPEAT_DROPPED = "repeat_dropped"
 NOTE_JSON_TEXT_DROPPED = "json_text_dropped"
 NOTE_CALLS_IGNORED = "calls_ignored"
+NOTE_CHAT_SALVAGED = "chat_salvaged"
+NOTE_TOOL_TEXT_DROPPED = "tool_text_dropped"
+
+# "functions.lift_up:", "lift_up()", "lift_up: {}": a call a small model wrote as text.
+_TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 
 _SKIP_WORDS = frozenset(
     {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
@@ -95,6 +101,8 @@ def normalise(
         for call in reply.malformed
     ]
     said: str | None = None
+    # A small model's near miss: chat_say with arguments that do not check, beside no text.
+    near_miss = next((call.shown for call in reply.malformed if _speaks(call.name)), None)
     for call in reply.tool_calls:
         spec = TOOLS.get(call.name)
         if spec is None or call.name not in known:
@@ -104,6 +112,10 @@ def normalise(
             clean = spec.validate(call.arguments, vocabulary)
         except ArgumentError as err:
             rejections.append(Rejection(call.name, show(call.arguments), err.reason))
+            if spec.speaks is not None and near_miss is None:
+                near_miss = next(
+                    (v for v in call.arguments.values() if isinstance(v, str) and v.strip()), None
+                )
             continue
         if spec.speaks is not None:
             # The chat channel, not an action: the first line said is the line.
@@ -114,6 +126,11 @@ def normalise(
             continue
         intents.append(Intent(call.name, clean))
     chat = _chat_line(said if said is not None else reply.text, name, rules, notes)
+    if chat is None and near_miss is not None:
+        # The line is kept only if it passes the same rules; the call itself stays refused.
+        chat = _chat_line(near_miss, name, rules, notes)
+        if chat is not None:
+            notes.append(NOTE_CHAT_SALVAGED)
     if chat is not None and _is_repeat(chat, recent_bot_lines, rules.repeat_threshold):
         notes.append(NOTE_REPEAT_DROPPED)
         chat = None
@@ -122,6 +139,12 @@ def normalise(
     else:
         mode = Mode.CHAT if chat else Mode.SKIP
     return Decision(mode, tuple(intents), chat, tuple(rejections), tuple(notes))
+
+
+def _speaks(name: str) -> bool:
+    """The tool is the chat channel."""
+    spec = TOOLS.get(name)
+    return spec is not None and spec.speaks is not None
 
 
 def show(value: Any) -> str:
@@ -159,6 +182,9 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
         line = rest.strip()
         head, colon, rest = line.partition(":")
     if not line or fold(line) in _SKIP_WORDS:
+        return None
+    if (match := _TOOL_AS_TEXT.fullmatch(line)) and match.group(1) in TOOLS:
+        notes.append(NOTE_TOOL_TEXT_DROPPED)
         return None
     if len(line) > rules.max_chat_chars:
         notes.append(NOTE_CHAT_CUT)
