@@ -42,7 +42,7 @@ from custom_components.overseer.providers.openai import OpenAIProvider
 from custom_components.overseer.providers.wire import typed_reply
 from devtools.tiny_model import MODEL_ALIAS
 
-from ..contract import REASONS
+from ..contract import REASONS, ROOM_TOOLS
 from ..core.worlds import demo_world, light
 from ..processes import OUTPUT
 
@@ -78,6 +78,9 @@ LINES = (
 RULES = DecisionRules()  # one action per decision, lines of at most 280 characters
 CALLS_READ = 32  # of one answer's calls, at most this many are even looked at
 PARAMS = {"chat_say": ("text",), "ha_set_entity": ("entity_id", "state"), "memory_write": ("slot", "text")}
+# A call written as text ("functions.lift_up:", "lift_up()"), read here without the integration's code.
+TOOL_NAMES = ROOM_TOOLS | {"chat_say", "memory_read", "memory_write"}
+CALL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 SKIP_WORDS = {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
@@ -144,12 +147,40 @@ def visible(text: str) -> str:
 
 
 def says_something(text: str) -> bool:
-    """Whether the text holds a line for the room (not empty, not a skip word, not JSON)."""
+    """Whether the text holds a line for the room (not empty, not a skip word, not JSON, not a call)."""
     seen = visible(text)
     stripped = THINKING.sub(" ", text).strip()
     if stripped.startswith(("{", "[")) and parses_as_json(stripped):
         return False
+    if (call := CALL_AS_TEXT.fullmatch(plain(seen))) and call.group(1) in TOOL_NAMES:
+        return False
     return bool(plain(seen)) and plain(seen) not in SKIP_WORDS
+
+
+def near_miss(calls: list[tuple[str, str]], known: frozenset[str], entities: dict[str, str]) -> str:
+    """The text of a chat_say whose arguments did not check: a small model's line, kept if it is one."""
+    for name, arguments in calls:
+        if name != "chat_say" or expected_call(name, arguments, known, entities) == "accept":
+            continue
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            parsed = arguments  # unparsable arguments are the text itself
+        texts = (
+            [parsed]
+            if isinstance(parsed, str)
+            else list((parsed or {}).values())
+            if isinstance(parsed, dict)
+            else []
+        )
+        for candidate in texts:
+            if (
+                isinstance(candidate, str)
+                and candidate.strip()
+                and not candidate.lstrip().startswith(("{", "["))
+            ):
+                return candidate
+    return ""
 
 
 def expected_call(name: str, arguments: str, known: frozenset[str], entities: dict[str, str]) -> str:
@@ -224,6 +255,8 @@ def judge(
         problems.append(f"refusal reasons outside the contract: {decision.rejections}")
     # The line: the model's own words, never invented, never lost, and fit to post.
     source = said[0] if said else text
+    if not said and not says_something(text) and (missed := near_miss(calls, known, entities)):
+        source = missed
     line = decision.chat
     if line is not None:
         if plain(line.removesuffix(CUT)) not in plain(source):

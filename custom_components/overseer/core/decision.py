@@ -126,7 +126,8 @@ def normalise(
             continue
         intents.append(Intent(call.name, clean))
     chat = _chat_line(said if said is not None else reply.text, name, rules, notes)
-    if chat is None and near_miss is not None:
+    # Broken JSON ('{"text": "Hal') is a cut-off call, not a line.
+    if chat is None and near_miss is not None and not near_miss.lstrip().startswith(("{", "[")):
         # The line is kept only if it passes the same rules; the call itself stays refused.
         chat = _chat_line(near_miss, name, rules, notes)
         if chat is not None:
