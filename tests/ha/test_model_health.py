@@ -22,6 +22,11 @@ def health(entry) -> str:
     return build_status(entry.runtime_data.coordinator)["model"]["health"]
 
 
+def reauth_flows(hass) -> list:
+    """The reauthentication flows Home Assistant has started."""
+    return [f for f in hass.config_entries.flow.async_progress() if f["context"]["source"] == SOURCE_REAUTH]
+
+
 async def later(hass, freezer, delta: timedelta) -> None:
     """Let time pass, and every check it starts finish."""
     freezer.tick(delta)
@@ -81,11 +86,7 @@ async def test_a_refused_api_key_starts_reauth_and_a_new_key_fixes_it(hass, free
     ollama_stub.api_key = "new-key"
     await later(hass, freezer, timedelta(minutes=11))
     assert health(entry) == "invalid_auth"
-    flows = [
-        flow
-        for flow in hass.config_entries.flow.async_progress()
-        if flow["context"]["source"] == SOURCE_REAUTH
-    ]
+    flows = reauth_flows(hass)
     assert len(flows) == 1
     flow_id = flows[0]["flow_id"]
 
@@ -131,11 +132,7 @@ async def test_a_decision_refused_for_its_key_starts_reauth_and_checks_every_min
     say(hass, "alex", "overseer hello")
     await tick(hass, freezer)
     assert health(entry) == "invalid_auth"
-    flows = [
-        flow
-        for flow in hass.config_entries.flow.async_progress()
-        if flow["context"]["source"] == SOURCE_REAUTH
-    ]
+    flows = reauth_flows(hass)
     assert len(flows) == 1
     # Not ten minutes: the model is checked again within the disconnected interval.
     checks = ollama_stub.tags_requests
