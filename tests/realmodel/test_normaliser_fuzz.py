@@ -343,7 +343,8 @@ async def test_real_model_outputs_never_crash_or_stall_the_normaliser(hass, tiny
         print(
             f"\nNormaliser fuzzed by SmolLM2-135M: {DECISIONS} decisions; modes {dict(modes)}; "
             f"refused calls by reason {dict(rejections) or 'none'}; "
-            f"model latency median {latencies[len(latencies) // 2]:.2f} s, max {latencies[-1]:.2f} s"
+            f"model latency median {latencies[len(latencies) // 2]:.2f} s, max {latencies[-1]:.2f} s; "
+            f"all (s): {' '.join(f'{latency:.2f}' for latency in latencies)}"
         )
     assert failures == [], "the model stalled or failed the pipeline"
     assert crashes == [], "the normaliser crashed"
