@@ -21,7 +21,7 @@ from .core.context import (
     summarise,
 )
 from .core.decision import NOTE_REPEAT_DROPPED, Decision, normalise
-from .core.gate import SOLICITED, Trigger
+from .core.gate import SOLICITED, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.reply import ModelReply
@@ -131,7 +131,8 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     if posted:
         parts.metrics.record_chat(finished, repeated=False)
         post_line(parts.hass, settings.room, settings.name, decision.chat or "", cycle.decision_id)
-    if cycle.trigger.kind in SOLICITED and not state.dry_run:
+    # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
+    if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished) or posted
     event = {
         "decision_id": cycle.decision_id,

@@ -513,3 +513,14 @@ async def test_the_built_in_fallback_line_is_translated(hass, freezer, ollama_st
     assert [line["text"] for line in bot_lines(chat)] == [
         "Sorry alex, I have nothing useful to say to that right now."
     ]
+
+
+async def test_a_manual_trigger_may_end_in_silence(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("SKIP")
+    await hass.services.async_call("overseer", "trigger", {}, blocking=True)
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    assert len(ollama_stub.requests) == 1  # nobody asked a question: not asked again
+    assert bot_lines(chat) == []  # and no fallback line
