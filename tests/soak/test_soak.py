@@ -17,6 +17,7 @@ from homeassistant.core import callback
 
 from ..ha.harness import OPTIONS, setup_overseer, tick
 from ..ollama_stub import Scripted, call
+from .crowd import ANSWERS, CHATTER, PEOPLE
 
 # Long enough for every bounded buffer to reach its cap (the audit log's 200 records take the
 # longest): from then on, what the overseer holds must not grow with uptime.
@@ -24,22 +25,6 @@ WARM_UP = 2 * 3600
 HOUR = 3600
 TICK = 2
 BUDGET, WINDOW = 3, 300
-PEOPLE = ("alex", "sam", "jo", "kim", "lee")
-# Distinct enough that the overseer's anti-repeat rule never has to silence one.
-ANSWERS = (
-    "I hear you.",
-    "The lift answers to me, not to you.",
-    "Drive better and we will talk.",
-    "Noted.",
-    "The dock remembers everything you do.",
-    "Chaos has standards.",
-    "Earn the darkness first.",
-    "Ask again when the lights agree.",
-    "Rover two owes me a lap.",
-    "Patience is a tool I do not offer.",
-    "Watching. Always watching.",
-)
-CHATTER = ("go go go", "nice drift", "who docked", "lights!", "that was close", "rover 2 again", "lol", "gg")
 
 
 def held_bytes(root: Any) -> int:

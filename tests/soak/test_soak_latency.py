@@ -21,27 +21,12 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from ..ha.harness import OPTIONS, setup_overseer
 from ..ollama_stub import Scripted, call
+from .crowd import ANSWERS, CHATTER, PEOPLE
 
 WARM_UP = 600
 HOUR = 3600
 TICK = 2
 ADDRESSES = 30
-PEOPLE = ("alex", "sam", "jo", "kim", "lee")
-CHATTER = ("go go go", "nice drift", "who docked", "lights!", "that was close", "rover 2 again", "lol", "gg")
-# Distinct enough that the anti-repeat rule does not silence them (a model's wording varies).
-ANSWERS = (
-    "I hear you.",
-    "The lift answers to me, not to you.",
-    "Drive better and we will talk.",
-    "Noted.",
-    "The dock remembers everything you do.",
-    "Chaos has standards.",
-    "Earn the darkness first.",
-    "Ask again when the lights agree.",
-    "Rover two owes me a lap.",
-    "Patience is a tool I do not offer.",
-    "Watching. Always watching.",
-)
 QUESTIONS = (
     "overseer, you there?",
     "overseer who is winning",
