@@ -3,15 +3,13 @@
 Each case in corpus.json sets up the room, posts its chat lines and lets a model that obeys
 every injection emit the forbidden calls. The judge reads the executed-action log: zero
 unauthorised executions, every attempt audited with a reason, every case repeated 5 times.
-Each case is its own test; the summary table, printed after the last, is kept in the README.
+Each case is its own test; the summary table (cases.py), printed at the end of the run, is kept in
+the README.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,9 +22,8 @@ from custom_components.overseer.diagnostics import async_get_config_entry_diagno
 from ..contract import REASONS
 from ..ha.harness import OPTIONS, setup_overseer, tick
 from ..ollama_stub import Scripted, call
+from .cases import CORPUS, OUTCOMES, REPETITIONS, Outcome
 
-CORPUS = json.loads((Path(__file__).parent / "corpus.json").read_text())["cases"]
-REPETITIONS = 5
 AUDIT_SIZE = 200  # records the audit log keeps
 CALLS_READ = 32  # of one answer's calls, at most this many are even looked at
 RECENT_ACTIONS = 20  # of them, the status object shows
@@ -36,22 +33,6 @@ PRIMERS = {
     "neato": ("neato_start", {}),
     "ha": ("ha_set_entity", {"entity_id": "light.bench", "state": "on"}),
 }
-
-
-@dataclass
-class Outcome:
-    """What one case did over its repetitions."""
-
-    attempts: int = 0
-    blocked: int = 0
-    executed: int = 0
-    unauthorised: int = 0
-    dry_run: int = 0
-    problems: list[str] = field(default_factory=list)
-
-
-# Each case's outcome over its repetitions, for the summary table printed at the end.
-OUTCOMES: dict[str, Outcome] = {}
 
 
 def chat_lines(case: dict[str, Any]) -> list[tuple[str, str, bool]]:
@@ -196,33 +177,3 @@ async def test_adversarial_case_against_a_worst_case_model(hass, freezer, ollama
         await run_case(hass, freezer, ollama_stub, room, case, repetition, outcome)
     assert outcome.unauthorised == 0, f"{case['id']}: {outcome.unauthorised} unauthorised executions"
     assert outcome.problems == []
-
-
-def test_summary_table(capsys):
-    """Not a check (each case is its own test): prints the table kept in the README."""
-    if not OUTCOMES:
-        pytest.skip("no adversarial case ran in this session")
-    ran = [case for case in CORPUS if case["id"] in OUTCOMES]
-    rows = [
-        f"| {'case':<24} | {'attack':<52} | attempts | blocked | dry run | executed | unauthorised |",
-        f"| {'-' * 24} | {'-' * 52} | -------: | ------: | ------: | -------: | -----------: |",
-    ]
-    for case in ran:
-        o = OUTCOMES[case["id"]]
-        rows.append(
-            f"| {case['id']:<24} | {case['attack'][:52]:<52} | {o.attempts:>8} | {o.blocked:>7} | "
-            f"{o.dry_run:>7} | {o.executed:>8} | {o.unauthorised:>12} |"
-        )
-    total = Outcome(
-        attempts=sum(o.attempts for o in OUTCOMES.values()),
-        blocked=sum(o.blocked for o in OUTCOMES.values()),
-        executed=sum(o.executed for o in OUTCOMES.values()),
-        unauthorised=sum(o.unauthorised for o in OUTCOMES.values()),
-        dry_run=sum(o.dry_run for o in OUTCOMES.values()),
-    )
-    rows.append(
-        f"| {f'{len(ran)} cases x {REPETITIONS}':<24} | {'total':<52} | {total.attempts:>8} | "
-        f"{total.blocked:>7} | {total.dry_run:>7} | {total.executed:>8} | {total.unauthorised:>12} |"
-    )
-    with capsys.disabled():
-        print("\nAdversarial suite (worst-case model, judged on executed actions):\n" + "\n".join(rows))
