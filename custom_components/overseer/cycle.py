@@ -55,9 +55,13 @@ class Cycle:
     reply: ModelReply | None = None
     decision: Decision | None = None
     latency: float | None = None
-    stale: bool = False
     stale_reason: StaleReason | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def stale(self) -> bool:
+        """The line was judged not to fit the room any more."""
+        return self.stale_reason is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +124,9 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         rules=settings.rules,
     )
     # Run first: whether an announced action was refused decides whether its line still fits.
-    await _async_execute(parts, cycle, decision)
+    ran = await _async_execute(parts, cycle, decision)
     finished = parts.now()
-    cycle.stale_reason = _judge(parts, cycle, decision, before, finished)
-    cycle.stale = cycle.stale_reason is not None
+    cycle.stale_reason = _judge(parts, cycle, ran, before, finished)
     parts.metrics.record_decision(finished, cycle.latency, decision.mode.value, cycle.stale_reason)
     if NOTE_REPEAT_DROPPED in decision.notes:
         parts.metrics.record_chat(finished, repeated=True)
@@ -148,7 +151,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
 
 
 def _judge(
-    parts: CycleParts, cycle: Cycle, decision: Decision, before: dict[str, Fact], finished: float
+    parts: CycleParts, cycle: Cycle, ran: list[dict[str, Any]], before: dict[str, Fact], finished: float
 ) -> StaleReason | None:
     """Whether the decision's line still fits the room it would be posted in."""
     window = finished - parts.settings.stale_after
@@ -159,14 +162,14 @@ def _judge(
     ]
     # The line went with calls and none of them ran: it announces something that did not happen.
     # (Calls the normaliser refused were never offered: a line beside them announces nothing.)
-    outcomes = [action["outcome"] for action in cycle.actions[len(decision.rejections) :]]
+    outcomes = [action["outcome"] for action in ran]
     refused = bool(outcomes) and Outcome.EXECUTED not in outcomes and Outcome.DRY_RUN not in outcomes
     answer = Answer(
         solicited=cycle.trigger.kind in SOLICITED,
         subject=cycle.trigger.detail,
-        line=decision.chat,
+        line=cycle.decision.chat if cycle.decision else None,
         age=finished - cycle.trigger.since,
-        announced_refused=bool(decision.chat) and refused,
+        announced_refused=bool(cycle.decision and cycle.decision.chat) and refused,
     )
     return judge(answer, before, room_facts(parts.world()), own, parts.settings.stale_after)
 
@@ -192,15 +195,20 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
     return True
 
 
-async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) -> None:
-    """Audit what the normaliser refused, then run each intent through the guarded executor."""
+async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) -> list[dict[str, Any]]:
+    """Audit what the normaliser refused, then run each intent through the guarded executor.
+
+    Returns the records of the intents, the calls the decision really asked to run.
+    """
     parts.set_phase(Phase.TOOL_EXEC)
     offered = frozenset(cycle.tools.available)
     for rejection in decision.rejections:
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+    ran = []
     for intent in decision.intents:
-        cycle.actions.append(
-            await parts.executor.async_execute(
-                cycle.decision_id, intent.name, intent.arguments, offered, parts.state.dry_run
-            )
+        record = await parts.executor.async_execute(
+            cycle.decision_id, intent.name, intent.arguments, offered, parts.state.dry_run
         )
+        ran.append(record)
+        cycle.actions.append(record)
+    return ran
