@@ -83,3 +83,11 @@ def ready_in(hass: HomeAssistant, entity_id: str) -> float:
     ready_at = dt_util.parse_datetime(hass.states.get(entity_id).state)
     # The state holds whole seconds, so the seconds left round up.
     return math.ceil((ready_at - dt_util.utcnow()).total_seconds())
+
+
+async def status(client: Any, entry_id: str = "room1") -> dict[str, Any]:
+    """The room's status object, as the debug card reads it."""
+    await client.send_json_auto_id({"type": "overseer/status", "entry_id": entry_id})
+    response = await client.receive_json()
+    assert response["success"], response
+    return response["result"]

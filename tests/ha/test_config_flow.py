@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from homeassistant import config_entries
 from homeassistant.data_entry_flow import FlowResultType, InvalidData
@@ -12,15 +10,7 @@ from custom_components.overseer.const import DOMAIN
 
 from ..contract import options_sections
 from .agents import AGENT_ID, async_setup_agent
-from .harness import MODEL, OPTIONS, say, setup_overseer, tick
-
-
-async def status(client) -> dict[str, Any]:
-    """The room's status object, as the debug card reads it."""
-    await client.send_json_auto_id({"type": "overseer/status", "entry_id": "room1"})
-    response = await client.receive_json()
-    assert response["success"], response
-    return response["result"]
+from .harness import MODEL, OPTIONS, say, setup_overseer, status, tick
 
 
 async def start(hass, name="Overseer", room="Arena", backend="ollama"):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from itertools import pairwise
-from typing import Any
 
 import pytest
 from homeassistant.helpers import issue_registry as ir
@@ -16,19 +15,12 @@ from custom_components.overseer.providers import CannotConnect, ModelTimeout
 from custom_components.overseer.providers.ollama import OllamaProvider
 
 from ..ollama_stub import Scripted, call
-from .harness import MODEL, say, setup_overseer, tick
+from .harness import MODEL, say, setup_overseer, status, tick
 
 ISSUE = "model_unreachable_room1"
 GATE_INTERVAL = 2  # seconds, the default
 BACKOFF = GATE_INTERVAL  # the n-th failure in a row waits BACKOFF * 2**n seconds
 
-
-async def status(client) -> dict[str, Any]:
-    """The room's status object, as the debug card reads it."""
-    await client.send_json_auto_id({"type": "overseer/status", "entry_id": "room1"})
-    response = await client.receive_json()
-    assert response["success"], response
-    return response["result"]
 
 
 def attempts(changes) -> list[float]:

@@ -10,16 +10,8 @@ import pytest
 from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
-from ..ha.harness import say, setup_overseer, tick
+from ..ha.harness import say, setup_overseer, status, tick
 from ..ollama_stub import call
-
-
-async def status(client) -> dict[str, Any]:
-    """The room's status object, as the debug card reads it."""
-    await client.send_json_auto_id({"type": "overseer/status", "entry_id": "room1"})
-    response = await client.receive_json()
-    assert response["success"], response
-    return response["result"]
 
 
 def kept(shown: dict[str, Any]) -> dict[str, Any]:
