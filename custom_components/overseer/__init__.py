@@ -9,6 +9,7 @@ from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers import llm
 from homeassistant.helpers.translation import async_get_translations
 from homeassistant.helpers.typing import ConfigType
 from homeassistant.loader import async_get_integration
@@ -24,6 +25,7 @@ from .const import (
 )
 from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData
 from .cycle import ASKER
+from .llm_api import GuardrailsAPI
 from .models import RoomState
 from .providers import Provider
 from .providers.conversation import ConversationProvider
@@ -34,7 +36,7 @@ from .settings import Settings
 from .store import OverseerStore
 from .websocket import async_register_websocket
 
-PLATFORMS = [Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
+PLATFORMS = [Platform.CONVERSATION, Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 CARD_URL = f"/{DOMAIN}_static/overseer-card.js"
 CARD_FILE = Path(__file__).parent / "frontend" / "overseer-card.js"
@@ -117,6 +119,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> 
     )
     entry.runtime_data = OverseerRuntimeData(coordinator)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    entry.async_on_unload(llm.async_register_api(hass, GuardrailsAPI(hass, coordinator)))
     coordinator.async_start()
     entry.async_on_unload(entry.add_update_listener(_async_reload))
     return True

@@ -44,6 +44,18 @@ def existing[D: ConditionalDescription](
     return kept
 
 
+def room_device(coordinator: OverseerCoordinator) -> DeviceInfo:
+    """The room's service device, which every entity of the room belongs to."""
+    entry = coordinator.entry
+    return DeviceInfo(
+        identifiers={(DOMAIN, entry.entry_id)},
+        name=entry.title,
+        entry_type=DeviceEntryType.SERVICE,
+        manufacturer="Overseer",
+        model=coordinator.settings.backend,
+    )
+
+
 class OverseerEntity(Entity):
     """Reads the coordinator and refreshes when it says something changed."""
 
@@ -56,13 +68,7 @@ class OverseerEntity(Entity):
         self.entity_description = description
         entry = coordinator.entry
         self._attr_unique_id = f"{entry.entry_id}_{description.key}"
-        self._attr_device_info = DeviceInfo(
-            identifiers={(DOMAIN, entry.entry_id)},
-            name=entry.title,
-            entry_type=DeviceEntryType.SERVICE,
-            manufacturer="Overseer",
-            model=coordinator.settings.backend,
-        )
+        self._attr_device_info = room_device(coordinator)
 
     async def async_added_to_hass(self) -> None:
         """Follow the coordinator."""

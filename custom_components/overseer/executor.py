@@ -43,9 +43,15 @@ class Executor:
         self._changed = changed
 
     def record(
-        self, decision_id: str, tool: str, arguments: Any, outcome: Outcome, reason: str | None = None
+        self,
+        decision_id: str,
+        tool: str,
+        arguments: Any,
+        outcome: Outcome,
+        reason: str | None = None,
+        remaining: int | None = None,
     ) -> dict[str, Any]:
-        """Audit one attempt, count it, and tell automations on overseer_action."""
+        """Audit one attempt (with the seconds to wait, when waiting helps), count it, tell automations."""
         now = dt_util.utcnow().timestamp()
         record = self._state.audit.add(
             {
@@ -55,6 +61,7 @@ class Executor:
                 "arguments": arguments,
                 "outcome": outcome.value,
                 "reason": reason,
+                "remaining_s": remaining,
             }
         )
         self._metrics.record_action(now, tool, outcome.value, reason)
@@ -80,7 +87,10 @@ class Executor:
         limits = self._settings.limits
         verdict = check_call(name, arguments, offered, world, self._state.ledger, limits, now)
         if verdict.refusal is not None:
-            return self.record(decision_id, name, arguments, Outcome.BLOCKED, verdict.refusal.reason.value)
+            refusal = verdict.refusal
+            return self.record(
+                decision_id, name, arguments, Outcome.BLOCKED, refusal.reason.value, refusal.remaining
+            )
         clean = verdict.arguments
         if dry_run:
             return self.record(decision_id, name, clean, Outcome.DRY_RUN)

@@ -81,6 +81,14 @@ class RoomInputs:
         if happened:
             self._gate.observe_world(happened, name, self._now())
 
+    @callback
+    def take_address(self, user: str, text: str) -> None:
+        """A line said to the overseer directly: on the chat bus like any line, and a direct address."""
+        self._hass.bus.async_fire(
+            EVENT_CHAT_MESSAGE, {"room": self._settings.room, "user": user, "text": text, "bot": False}
+        )
+        self._gate.request_address(user, self._now())
+
     def active_people(self) -> tuple[str, ...]:
         """Humans who spoke recently, newest first."""
         now = self._now()

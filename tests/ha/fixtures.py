@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from homeassistant.core import HomeAssistant, ServiceCall
+from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_mock_service
 
 from ..ollama_stub import OllamaStub
@@ -11,9 +12,10 @@ from .harness import ROOM_SERVICES
 
 
 @pytest.fixture(autouse=True)
-def auto_enable_custom_integrations(enable_custom_integrations):
-    """Let the harness load custom_components/overseer."""
-    return
+async def auto_enable_custom_integrations(hass: HomeAssistant, enable_custom_integrations) -> None:
+    """Let the harness load custom_components/overseer, beside the core integration every real
+    Home Assistant runs (Assist's agents need it)."""
+    assert await async_setup_component(hass, "homeassistant", {})
 
 
 @pytest.fixture

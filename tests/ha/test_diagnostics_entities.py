@@ -32,6 +32,7 @@ async def test_entities_have_translated_names_unique_ids_and_one_service_device(
     assert {e.unique_id for e in entities} == {
         f"room1_{key}"
         for key in (
+            "agent",
             "loop_phase",
             "last_trigger",
             "last_decision",

@@ -119,6 +119,10 @@ class Gate:
         self.last_activity = now
         self._add(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", 80))
 
+    def request_address(self, user: str, now: float) -> None:
+        """Someone spoke to the overseer directly (through Assist), whatever the words."""
+        self._add(TriggerKind.DIRECT_ADDRESS, now, one_line(user, 40))
+
     def request_manual(self, now: float) -> None:
         """Someone asked for a decision now."""
         self._add(TriggerKind.MANUAL, now, "")

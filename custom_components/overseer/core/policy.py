@@ -108,6 +108,13 @@ class Availability:
     available: tuple[str, ...]
     blocked: tuple[tuple[str, Block], ...]
 
+    def only(self, names: tuple[str, ...]) -> Availability:
+        """The same split, narrowed to some of the tools."""
+        return Availability(
+            tuple(name for name in self.available if name in names),
+            tuple((name, block) for name, block in self.blocked if name in names),
+        )
+
 
 def binding(spec: ToolSpec, world: World) -> Binding | None:
     """The first way the tool can reach this room, or None when none is configured."""
@@ -136,6 +143,11 @@ def planned_effect(name: str, arguments: Mapping[str, Any], world: World) -> Eff
 def configured_tools(world: World) -> tuple[str, ...]:
     """The room's tools, in registry order."""
     return tuple(spec.name for spec in TOOL_SPECS if is_configured(spec, world))
+
+
+def room_tools(world: World) -> tuple[str, ...]:
+    """The configured tools that act on the room (those with a cooldown group)."""
+    return tuple(name for name in configured_tools(world) if TOOLS[name].group is not None)
 
 
 def configured_groups(world: World) -> tuple[CooldownGroup, ...]:

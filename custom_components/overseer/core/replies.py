@@ -1,0 +1,34 @@
+"""Plain words for what a decision did, for someone who asked through Assist and got no line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .tools import Refusal
+
+# A phrase by translation key, with its placeholders filled in.
+Phrase = Callable[..., str]
+
+
+def reason_key(reason: str | None) -> str:
+    """The translation key of a refusal's plain words ("reason_cooldown", ...)."""
+    try:
+        return f"reason_{Refusal(reason).name.lower()}"
+    except ValueError:
+        return "reason_failed"
+
+
+def describe_actions(records: Iterable[Mapping[str, Any]], phrase: Phrase) -> str | None:
+    """One sentence per attempted call, from its audit record; None when nothing was attempted."""
+    sentences = []
+    for record in records:
+        tool, outcome = str(record.get("tool")), record.get("outcome")
+        if outcome == "executed":
+            sentences.append(phrase("reply_executed", tool=tool))
+        elif outcome == "dry_run":
+            sentences.append(phrase("reply_dry_run", tool=tool))
+        else:
+            because = phrase(reason_key(record.get("reason")), seconds=record.get("remaining_s") or 0)
+            sentences.append(phrase("reply_refused", tool=tool, reason=because))
+    return " ".join(sentences) or None

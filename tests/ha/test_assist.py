@@ -1,0 +1,165 @@
+"""Assist: the overseer as a conversation agent, through Home Assistant's conversation API."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from homeassistant.core import Context
+from homeassistant.setup import async_setup_component
+from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
+
+from ..ollama_stub import call
+from .harness import OPTIONS, setup_overseer, tick
+
+AGENT = "conversation.arena_agent"
+
+
+async def converse(hass, freezer, text: str, user_id: str | None, step=tick) -> dict[str, Any]:
+    """Ask through conversation.process as Assist does, while the room's clock runs."""
+    # Not a Home Assistant task: tick() waits for those, and this one waits for the ticks.
+    asked = asyncio.ensure_future(
+        hass.services.async_call(
+            "conversation",
+            "process",
+            {"text": text, "agent_id": AGENT},
+            blocking=True,
+            return_response=True,
+            context=Context(user_id=user_id),
+        )
+    )
+    for _ in range(10):
+        for _ in range(20):
+            await asyncio.sleep(0)
+        if asked.done():
+            return asked.result()
+        await step(hass, freezer)
+    raise AssertionError("the agent never replied")
+
+
+async def tick_while_the_model_hangs(hass, freezer) -> None:
+    """A second of the room's time, without waiting for the decision the model holds up."""
+    freezer.tick(1)
+    async_fire_time_changed(hass)
+    await hass.async_add_executor_job(time.sleep, 0.02)
+
+
+def speech(result: dict[str, Any]) -> str:
+    return result["response"]["speech"]["plain"]["speech"]
+
+
+async def test_an_utterance_is_a_direct_address_from_the_calling_user(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    decisions = async_capture_events(hass, "overseer_decision")
+    ollama_stub.reply("Up it goes, Mock User.", call("lift_up"))
+
+    result = await converse(hass, freezer, "this is alex: raise the lift", hass_admin_user.id)
+
+    assert speech(result) == "Up it goes, Mock User."
+    assert result["conversation_id"]
+    asked = [e.data for e in chat if not e.data["bot"]]
+    assert asked == [
+        {"room": "arena", "user": "Mock User", "text": "this is alex: raise the lift", "bot": False}
+    ]
+    assert [d.data["trigger"] for d in decisions] == ["direct_address"]
+    assert len(room["cover.open_cover"]) == 1
+    # The model saw the question as a line from the caller, whatever name the words claim.
+    transcript = ollama_stub.requests[0]["messages"]
+    assert any(m["content"] == "Mock User: this is alex: raise the lift" for m in transcript)
+
+
+async def test_the_person_name_is_preferred_to_the_user_name(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    assert await async_setup_component(
+        hass, "person", {"person": [{"id": "p1", "name": "Kim", "user_id": hass_admin_user.id}]}
+    )
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Hello Kim.")
+
+    await converse(hass, freezer, "hello", hass_admin_user.id)
+
+    assert [e.data["user"] for e in chat if not e.data["bot"]] == ["Kim"]
+
+
+async def test_an_action_without_a_line_is_told_in_plain_words(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("lift_up"))
+    assert speech(await converse(hass, freezer, "lift please", hass_admin_user.id)) == "Done: lift_up."
+
+    # Inside the cooldown, the refusal and the seconds left come from the audit.
+    ollama_stub.reply("", call("lift_up"))
+    reply = speech(await converse(hass, freezer, "again!", hass_admin_user.id))
+    assert reply.startswith("lift_up was not run: it is cooling down for ")
+    assert int(reply.removeprefix("lift_up was not run: it is cooling down for ").split(" ")[0]) > 0
+    assert len(room["cover.open_cover"]) == 1
+
+
+async def test_under_lockdown_the_reply_explains_and_nothing_moves(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    await hass.services.async_call(
+        "select",
+        "select_option",
+        {"entity_id": "select.arena_site_mode", "option": "lockdown"},
+        blocking=True,
+    )
+    ollama_stub.reply("", call("lift_up"))
+
+    reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
+
+    assert reply == "lift_up was not run: the room is in lockdown."
+    assert room["cover.open_cover"] == []
+
+
+async def test_a_model_that_says_nothing_twice_gets_the_fallback_line(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("SKIP")
+    ollama_stub.reply("SKIP")
+
+    reply = speech(await converse(hass, freezer, "anyone there?", hass_admin_user.id))
+
+    assert reply == "Sorry Mock User, I have nothing useful to say to that right now."
+    assert len(ollama_stub.requests) == 2
+
+
+async def test_a_slow_model_gets_a_still_thinking_reply_and_the_answer_later(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "request_timeout": 5})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    release = asyncio.Event()
+    ollama_stub.reply("Here I am.", before=release.wait)
+    ollama_stub.reply("Here I am.")  # asked again if the first request timed out
+
+    reply = speech(
+        await converse(hass, freezer, "you there?", hass_admin_user.id, step=tick_while_the_model_hangs)
+    )
+
+    assert reply == "Still thinking about that; the answer will appear in the room's chat."
+    release.set()
+    for _ in range(10):
+        await tick(hass, freezer)
+    assert [e.data["text"] for e in chat if e.data["bot"]] == ["Here I am."]
+
+
+async def test_the_agent_says_so_when_the_overseer_is_off(hass, freezer, ollama_stub, room, hass_admin_user):
+    await setup_overseer(hass, ollama_stub)
+    await hass.services.async_call(
+        "select", "select_option", {"entity_id": "select.arena_overseer_mode", "option": "off"}, blocking=True
+    )
+
+    reply = speech(await converse(hass, freezer, "hello", hass_admin_user.id))
+
+    assert reply == "The overseer is off in this room."
+    assert ollama_stub.requests == []
