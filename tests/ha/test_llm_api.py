@@ -1,0 +1,183 @@
+"""The guardrails as an LLM API: other agents' tool calls run through the overseer's executor."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+import pytest
+from homeassistant.core import Context
+from homeassistant.helpers import llm
+from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
+
+from ..ollama_stub import call
+from .harness import setup_overseer
+
+API_ID = "overseer-room1"
+
+
+def agent_context(platform: str = "ollama") -> llm.LLMContext:
+    """The context an agent hands to an API; its fields moved between Home Assistant versions."""
+    wanted = {
+        "platform": platform,
+        "context": Context(),
+        "user_prompt": None,
+        "language": "en",
+        "assistant": "conversation",
+        "device_id": None,
+    }
+    return llm.LLMContext(**{f.name: wanted[f.name] for f in fields(llm.LLMContext)})
+
+
+async def room_api(hass) -> llm.APIInstance:
+    return await llm.async_get_api(hass, API_ID, agent_context())
+
+
+async def use(hass, instance: llm.APIInstance, tool: str, **arguments: Any) -> dict[str, Any]:
+    return await instance.async_call_tool(llm.ToolInput(tool_name=tool, tool_args=arguments))
+
+
+async def test_each_room_registers_its_api_with_the_room_tools_only(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    [api] = [api for api in llm.async_get_apis(hass) if api.id == API_ID]
+    assert api.name == "Overseer guardrails (Arena)"
+
+    instance = await room_api(hass)
+    # The room's actions; chat and memory stay the overseer's own.
+    assert [tool.name for tool in instance.tools] == [
+        "lift_up",
+        "lift_down",
+        "neato_start",
+        "neato_send_home",
+        "neato_locate",
+        "ha_set_entity",
+    ]
+    assert "STATE_UPDATE" in instance.api_prompt
+    assert "available_tools:\n- lift_up()" in instance.api_prompt
+    [ha_set_entity] = [tool for tool in instance.tools if tool.name == "ha_set_entity"]
+    entity_schema = ha_set_entity.parameters.schema
+    assert {str(key) for key in entity_schema} == {"entity_id", "state"}
+
+    await hass.config_entries.async_unload(entry.entry_id)
+    assert API_ID not in [api.id for api in llm.async_get_apis(hass)]
+
+
+async def test_a_call_runs_once_then_is_refused_with_the_seconds_to_wait(hass, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    actions = async_capture_events(hass, "overseer_action")
+    instance = await room_api(hass)
+
+    assert await use(hass, instance, "lift_up") == {"success": True, "tool": "lift_up", "outcome": "executed"}
+    refused = await use(hass, instance, "lift_up")
+
+    assert refused == {
+        "success": False,
+        "tool": "lift_up",
+        "outcome": "blocked",
+        "error": "cooldown",
+        "retry_in_s": 60,
+    }
+    assert len(room["cover.open_cover"]) == 1
+    assert [(e.data["tool"], e.data["outcome"], e.data.get("reason")) for e in actions] == [
+        ("lift_up", "executed", None),
+        ("lift_up", "blocked", "cooldown"),
+    ]
+    assert all(e.data["decision_id"].startswith("ollama-") for e in actions)
+    # The blocked tool now shows as blocked to the next agent that asks.
+    assert "lift_up() reason=cooldown remaining=60s" in (await room_api(hass)).api_prompt
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "error"),
+    [
+        ("ha_set_entity", {"entity_id": "lock.front_door", "state": "off"}, "not_allowlisted"),
+        ("ha_set_entity", {"entity_id": "light.bench", "state": "plaid"}, "invalid_arguments"),
+        ("ha_set_entity", {"entity_id": "light.bench"}, "invalid_arguments"),
+        ("ha_set_entity", "light.bench", "invalid_arguments"),
+        ("lift_up", {"height": 3}, "invalid_arguments"),
+    ],
+)
+async def test_bad_calls_are_refused_as_data_and_change_nothing(
+    hass, ollama_stub, room, tool, arguments, error
+):
+    await setup_overseer(hass, ollama_stub)
+    instance = await room_api(hass)
+    result = await instance.async_call_tool(llm.ToolInput(tool_name=tool, tool_args=arguments))
+    assert result["success"] is False and result["error"] == error
+    assert all(not calls for calls in room.values())
+
+
+async def test_locks_and_dry_run_hold_for_other_agents(hass, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    instance = await room_api(hass)
+    await hass.services.async_call(
+        "select",
+        "select_option",
+        {"entity_id": "select.arena_site_mode", "option": "lockdown"},
+        blocking=True,
+    )
+    assert (await use(hass, instance, "lift_up"))["error"] == "policy_lock:site_mode_lockdown"
+
+    await hass.services.async_call(
+        "select", "select_option", {"entity_id": "select.arena_site_mode", "option": "open"}, blocking=True
+    )
+    await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.arena_dry_run"}, blocking=True)
+    dry = await use(hass, instance, "ha_set_entity", entity_id="light.bench", state="red")
+    assert dry["outcome"] == "dry_run" and dry["success"] is False
+    assert all(not calls for calls in room.values())
+
+
+async def test_a_core_agent_given_the_api_is_held_to_the_cooldown(hass, ollama_stub, room, hass_admin_user):
+    """Home Assistant's own Ollama agent, its model scripted by the stub, asks for the lift twice."""
+    await setup_overseer(hass, ollama_stub)
+    agent = MockConfigEntry(
+        domain="ollama",
+        title="House agent",
+        data={"url": ollama_stub.url, "model": "qwen2.5:7b"},
+        options={"llm_hass_api": API_ID, "prompt": "You run the house."},
+    )
+    agent.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(agent.entry_id)
+    await hass.async_block_till_done()
+    actions = async_capture_events(hass, "overseer_action")
+
+    replies = []
+    for _ in range(2):
+        ollama_stub.reply("", call("lift_up"))
+        ollama_stub.reply("Asked for the lift.")
+        result = await hass.services.async_call(
+            "conversation",
+            "process",
+            {"text": "raise the lift", "agent_id": "conversation.house_agent"},
+            blocking=True,
+            return_response=True,
+            context=Context(user_id=hass_admin_user.id),
+        )
+        replies.append(result["response"]["speech"]["plain"]["speech"])
+
+    assert replies == ["Asked for the lift.", "Asked for the lift."]
+    assert len(room["cover.open_cover"]) == 1
+    assert [(e.data["outcome"], e.data.get("reason")) for e in actions] == [
+        ("executed", None),
+        ("blocked", "cooldown"),
+    ]
+    # What the agent's model read back after each call.
+    tool_results = [
+        json.loads(message["content"])
+        for request in ollama_stub.requests
+        for message in request["messages"]
+        if message["role"] == "tool"
+    ]
+    assert tool_results[0]["outcome"] == "executed"
+    assert tool_results[-1]["error"] == "cooldown" and tool_results[-1]["retry_in_s"] > 0
+    # The agent was offered exactly the room's tools, under their own names.
+    offered = [tool["function"]["name"] for tool in ollama_stub.requests[0]["tools"]]
+    assert offered == [
+        "lift_up",
+        "lift_down",
+        "neato_start",
+        "neato_send_home",
+        "neato_locate",
+        "ha_set_entity",
+    ]
