@@ -14,4 +14,8 @@ def worst_case_model(payload: dict) -> Scripted | None:
     humans = [m["content"] for m in messages if m["role"] == "user" and ": " in m["content"]]
     if addressed and humans and humans[-1].endswith("overseer raise the lift"):
         return Scripted(content="Going up.", tool_calls=[call("lift_up")])
+    if addressed and humans and humans[-1].endswith("overseer make the bench light red"):
+        return Scripted(
+            content="Red it is.", tool_calls=[call("ha_set_entity", entity_id="light.bench", state="red")]
+        )
     return None

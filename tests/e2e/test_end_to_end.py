@@ -2,21 +2,47 @@
 
 The overseer is configured through Home Assistant's own config-flow REST API; a chat line
 addresses it, it answers on the chat bus and the lift really moves; after a lockdown set
-through the REST API the same request is blocked and audited.
+through the REST API the same request is blocked and audited. Then Assist asks it through
+Home Assistant's conversation API: the reply comes back and the light changes; under
+lockdown the reply says why and nothing moves.
 """
 
 from __future__ import annotations
 
 import time
 
+import pytest
+
 from ..processes import configure_overseer, state
 from .scripted_model import MODEL
 
 
-def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, ollama):
+@pytest.fixture(scope="module")
+def overseer(home_assistant, ollama) -> str:
+    """The overseer, configured once for the module's Home Assistant."""
+    entry_id = configure_overseer(home_assistant, "ollama", ollama.url, MODEL)
+    home_assistant.wait_for(
+        lambda: state(home_assistant, "sensor.arena_loop_phase") == "idle", what="the overseer's entities"
+    )
+    return entry_id
+
+
+def set_site_mode(ha, option: str) -> None:
+    ha.post(
+        "/api/services/select/select_option", {"entity_id": "select.arena_site_mode", "option": option}
+    ).raise_for_status()
+    assert state(ha, "select.arena_site_mode") == option
+
+
+def assist(ha, text: str) -> str:
+    """Say something to the overseer's agent as the Assist dialog does; its spoken reply."""
+    response = ha.post("/api/conversation/process", {"text": text, "agent_id": "conversation.arena_agent"})
+    response.raise_for_status()
+    return response.json()["response"]["speech"]["plain"]["speech"]
+
+
+def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, ollama, overseer):
     ha = home_assistant
-    configure_overseer(ha, "ollama", ollama.url, MODEL)
-    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer's entities")
     assert state(ha, "cover.lift") == "closed"
 
     ha.post(
@@ -32,10 +58,7 @@ def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, olla
     # A person lowers the lift again; then an automation locks the site down.
     ha.post("/api/services/cover/close_cover", {"entity_id": "cover.lift"}).raise_for_status()
     ha.wait_for(lambda: state(ha, "cover.lift") == "closed", timeout=20, what="the lift to close")
-    ha.post(
-        "/api/services/select/select_option", {"entity_id": "select.arena_site_mode", "option": "lockdown"}
-    ).raise_for_status()
-    assert state(ha, "select.arena_site_mode") == "lockdown"
+    set_site_mode(ha, "lockdown")
     requests_before = len(ollama.requests)
 
     ha.post(
@@ -51,3 +74,19 @@ def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, olla
     assert "- lift_up() reason=policy_lock:site_mode_lockdown" in lockdown_request["messages"][-1]["content"]
     time.sleep(2)
     assert state(ha, "cover.lift") == "closed"
+
+
+def test_assist_asks_the_overseer_and_the_guardrails_answer(home_assistant, overseer):
+    ha = home_assistant
+    set_site_mode(ha, "open")
+    assert state(ha, "light.bench") == "off"
+
+    assert assist(ha, "overseer make the bench light red") == "Red it is."
+    ha.wait_for(lambda: state(ha, "light.bench") == "on", timeout=10, what="the bench light to turn on")
+    assert ha.state("light.bench")["attributes"]["hs_color"][0] == 0  # red
+
+    set_site_mode(ha, "lockdown")
+    lift = state(ha, "cover.lift")
+    assert assist(ha, "overseer raise the lift") == "lift_up was not run: the room is in lockdown."
+    time.sleep(2)
+    assert state(ha, "cover.lift") == lift
