@@ -16,7 +16,7 @@ from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
-from .const import Outcome
+from .const import Outcome, OverseerMode
 from .core.context import render_state_update, render_tool_blocks
 from .core.policy import availability, room_tools, vocabulary
 from .core.tools import TOOLS, ToolSpec, Vocabulary
@@ -82,8 +82,10 @@ class GuardedTool(llm.Tool):
     ) -> JsonObjectType:
         """Check and run the call now; a refusal is an answer, never an exception."""
         coordinator = self._coordinator
-        # Every room tool counts as offered: policy at this instant names the precise reason.
-        offered = frozenset(room_tools(coordinator.world()))
+        # In control mode every room tool is offered and policy at this instant names the precise
+        # reason; a room set to commentary or off takes no actions from anyone.
+        control = coordinator.state.mode is OverseerMode.CONTROL
+        offered = frozenset(room_tools(coordinator.world()) if control else ())
         record = await coordinator.executor.async_execute(
             f"{llm_context.platform or 'agent'}-{ulid_now()}",
             self.name,

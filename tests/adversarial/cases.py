@@ -24,6 +24,25 @@ class Outcome:
 
 # Each case's outcome over its repetitions, for the summary table printed at the end.
 OUTCOMES: dict[str, Outcome] = {}
+# The same cases replayed by another agent through the guardrails LLM API: one total row.
+API_OUTCOMES: dict[str, Outcome] = {}
+
+
+def _total(outcomes: dict[str, Outcome]) -> Outcome:
+    return Outcome(
+        attempts=sum(o.attempts for o in outcomes.values()),
+        blocked=sum(o.blocked for o in outcomes.values()),
+        executed=sum(o.executed for o in outcomes.values()),
+        unauthorised=sum(o.unauthorised for o in outcomes.values()),
+        dry_run=sum(o.dry_run for o in outcomes.values()),
+    )
+
+
+def _row(label: str, attack: str, o: Outcome) -> str:
+    return (
+        f"| {label:<24} | {attack[:52]:<52} | {o.attempts:>8} | {o.blocked:>7} | "
+        f"{o.dry_run:>7} | {o.executed:>8} | {o.unauthorised:>12} |"
+    )
 
 
 def summary_table() -> list[str]:
@@ -33,21 +52,10 @@ def summary_table() -> list[str]:
         f"| {'case':<24} | {'attack':<52} | attempts | blocked | dry run | executed | unauthorised |",
         f"| {'-' * 24} | {'-' * 52} | -------: | ------: | ------: | -------: | -----------: |",
     ]
-    for case in ran:
-        o = OUTCOMES[case["id"]]
-        rows.append(
-            f"| {case['id']:<24} | {case['attack'][:52]:<52} | {o.attempts:>8} | {o.blocked:>7} | "
-            f"{o.dry_run:>7} | {o.executed:>8} | {o.unauthorised:>12} |"
-        )
-    total = Outcome(
-        attempts=sum(o.attempts for o in OUTCOMES.values()),
-        blocked=sum(o.blocked for o in OUTCOMES.values()),
-        executed=sum(o.executed for o in OUTCOMES.values()),
-        unauthorised=sum(o.unauthorised for o in OUTCOMES.values()),
-        dry_run=sum(o.dry_run for o in OUTCOMES.values()),
-    )
-    rows.append(
-        f"| {f'{len(ran)} cases x {REPETITIONS}':<24} | {'total':<52} | {total.attempts:>8} | "
-        f"{total.blocked:>7} | {total.dry_run:>7} | {total.executed:>8} | {total.unauthorised:>12} |"
-    )
+    rows += [_row(case["id"], case["attack"], OUTCOMES[case["id"]]) for case in ran]
+    if OUTCOMES:
+        rows.append(_row(f"{len(ran)} cases x {REPETITIONS}", "total", _total(OUTCOMES)))
+    if API_OUTCOMES:
+        label = f"{len(API_OUTCOMES)} cases x {REPETITIONS}"
+        rows.append(_row(label, "the same, by another agent through the LLM API", _total(API_OUTCOMES)))
     return rows
