@@ -3,7 +3,8 @@
 1. The context per decision against Home Assistant's own Assist API prompt and tool schemas
    for the same room with 50 exposed entities, built through homeassistant.helpers.llm.
 2. The overseer's own overhead per decision cycle with a zero-latency model.
-3. State-change ingestion throughput, against Home Assistant alone.
+3. An agent's tool call through the guardrails LLM API against calling the service directly.
+4. State-change ingestion throughput, against Home Assistant alone.
 
 Prints medians and ratios; asserts nothing about time.
 """
@@ -13,11 +14,10 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
-from homeassistant.core import Context
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_mock_service
@@ -26,9 +26,11 @@ from voluptuous_openapi import convert
 from custom_components.overseer.const import DOMAIN
 from custom_components.overseer.core.gate import Trigger, TriggerKind
 from custom_components.overseer.core.reply import ModelReply, ToolCall
+from tests.ha.harness import llm_context
 
 CYCLES = 300
 CHANGES = 10_000
+AGENT_CALLS = 99  # under the room's budget of 100 actions in its window
 
 
 def room_states() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -55,19 +57,6 @@ def room_states() -> dict[str, tuple[str, dict[str, Any]]]:
 def compact(value: Any) -> str:
     """JSON as the HTTP clients put it on the wire."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def assist_context(hass) -> llm.LLMContext:
-    """An LLMContext with just the fields this Home Assistant has (user_prompt left in 2025.7)."""
-    values = {
-        "platform": "overseer_bench",
-        "context": Context(),
-        "user_prompt": None,
-        "language": "en",
-        "assistant": "conversation",
-        "device_id": None,
-    }
-    return llm.LLMContext(**{f.name: values[f.name] for f in fields(llm.LLMContext) if f.name in values})
 
 
 class InstantModel:
@@ -135,7 +124,7 @@ async def test_bench_context_against_assist(hass, socket_enabled, capsys):
     entry, coordinator, model = await setup_room(hass)
     for entity_id in room_states():
         async_expose_entity(hass, "conversation", entity_id, True)
-    api = await llm.async_get_api(hass, llm.LLM_API_ASSIST, assist_context(hass))
+    api = await llm.async_get_api(hass, llm.LLM_API_ASSIST, llm_context("overseer_bench"))
     assist_tools = [
         {
             "type": "function",
@@ -190,6 +179,42 @@ async def test_bench_overhead_per_cycle(hass, socket_enabled, capsys):
             f"  median {statistics.median(timings) * 1000:.2f} ms, "
             f"p90 {timings[int(0.9 * len(timings))] * 1000:.2f} ms "
             f"(target < 5 ms)"
+        )
+
+
+async def test_bench_guardrails_overhead_per_agent_tool_call(hass, socket_enabled, capsys):
+    """An agent's light change through the guardrails API against the same service called directly."""
+    entry, coordinator, _ = await setup_room(hass)
+    api = await llm.async_get_api(hass, f"overseer-{entry.entry_id}", llm_context("overseer_bench"))
+    direct, guarded, refused = [], [], []
+    # Interleaved, so both sides see the same machine; under the budget (100 in its window).
+    for index in range(AGENT_CALLS):
+        state = "on" if index % 2 else "off"
+        started = time.perf_counter()
+        await hass.services.async_call("light", f"turn_{state}", {"entity_id": "light.bench"}, blocking=True)
+        direct.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        result = await api.async_call_tool(
+            llm.ToolInput(tool_name="ha_set_entity", tool_args={"entity_id": "light.bench", "state": state})
+        )
+        guarded.append(time.perf_counter() - started)
+        assert result["outcome"] == "executed", result
+    # The 100th action spends the budget and starts the lift's cooldown: what a refusal costs.
+    assert (await api.async_call_tool(llm.ToolInput(tool_name="lift_up", tool_args={})))["success"]
+    for _ in range(AGENT_CALLS):
+        started = time.perf_counter()
+        result = await api.async_call_tool(llm.ToolInput(tool_name="lift_up", tool_args={}))
+        refused.append(time.perf_counter() - started)
+        assert result["outcome"] == "blocked", result
+    await hass.config_entries.async_unload(entry.entry_id)
+    median_direct, median_guarded = statistics.median(direct) * 1000, statistics.median(guarded) * 1000
+    with capsys.disabled():
+        print(
+            f"\nAn agent's tool call through the guardrails API ({AGENT_CALLS} light changes, "
+            "interleaved with the same service called directly):\n"
+            f"  direct median {median_direct:.3f} ms, through the guardrails {median_guarded:.3f} ms "
+            f"(+{median_guarded - median_direct:.3f} ms: the service is a no-op here, so that is the "
+            f"guardrails' own cost); a refusal {statistics.median(refused) * 1000:.3f} ms"
         )
 
 

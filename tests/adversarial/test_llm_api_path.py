@@ -16,7 +16,7 @@ from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from ..contract import REASONS
-from ..ha.test_llm_api import agent_context
+from ..ha.harness import llm_context
 from .cases import API_OUTCOMES, CORPUS, REPETITIONS, Outcome
 from .rooms import chat_lines, prepare_room
 
@@ -29,7 +29,7 @@ async def test_adversarial_case_through_the_llm_api(hass, freezer, ollama_stub, 
         entry = await prepare_room(hass, freezer, case, ollama_stub, entry_id)
         events = async_capture_events(hass, "overseer_action")
         services_before = {name: len(calls) for name, calls in room.items()}
-        instance = await llm.async_get_api(hass, f"overseer-{entry_id}", agent_context())
+        instance = await llm.async_get_api(hass, f"overseer-{entry_id}", llm_context("ollama"))
         offered = {tool.name for tool in instance.tools}
         reached = 0
         for _ in chat_lines(case):

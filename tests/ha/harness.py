@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import llm
 from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
 
@@ -91,3 +93,17 @@ async def status(client: Any, entry_id: str = "room1") -> dict[str, Any]:
     response = await client.receive_json()
     assert response["success"], response
     return response["result"]
+
+
+def llm_context(platform: str) -> llm.LLMContext:
+    """The context an agent hands to an LLM API, with the fields this version has (user_prompt
+    was dropped from LLMContext by 2026.2)."""
+    values = {
+        "platform": platform,
+        "context": Context(),
+        "user_prompt": None,
+        "language": "en",
+        "assistant": "conversation",
+        "device_id": None,
+    }
+    return llm.LLMContext(**{f.name: values[f.name] for f in fields(llm.LLMContext)})

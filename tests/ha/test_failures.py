@@ -22,7 +22,6 @@ GATE_INTERVAL = 2  # seconds, the default
 BACKOFF = GATE_INTERVAL  # the n-th failure in a row waits BACKOFF * 2**n seconds
 
 
-
 def attempts(changes) -> list[float]:
     """When the loop called the model: each time its phase sensor went to awaiting_model."""
     return [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 from typing import Any
 
 import pytest
@@ -12,26 +11,13 @@ from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
 from ..ollama_stub import call
-from .harness import setup_overseer
+from .harness import llm_context, setup_overseer
 
 API_ID = "overseer-room1"
 
 
-def agent_context(platform: str = "ollama") -> llm.LLMContext:
-    """The context an agent hands to an API; its fields moved between Home Assistant versions."""
-    wanted = {
-        "platform": platform,
-        "context": Context(),
-        "user_prompt": None,
-        "language": "en",
-        "assistant": "conversation",
-        "device_id": None,
-    }
-    return llm.LLMContext(**{f.name: wanted[f.name] for f in fields(llm.LLMContext)})
-
-
 async def room_api(hass) -> llm.APIInstance:
-    return await llm.async_get_api(hass, API_ID, agent_context())
+    return await llm.async_get_api(hass, API_ID, llm_context("ollama"))
 
 
 async def use(hass, instance: llm.APIInstance, tool: str, **arguments: Any) -> dict[str, Any]:
