@@ -17,6 +17,7 @@ from typing import Any, Literal
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import Context, Event, HomeAssistant, callback
+from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 from homeassistant.helpers.translation import async_get_translations
@@ -27,7 +28,7 @@ from .core.gate import TriggerKind
 from .core.replies import describe_actions
 from .entity import room_device
 
-# Someone who speaks through Assist with no Home Assistant user behind it (a satellite).
+# Someone who speaks through Assist with no Home Assistant user or device behind it.
 UNKNOWN_CALLER = "Assist"
 # Audit records searched for one decision's: it writes a few, and they are the newest.
 AUDIT_LOOKBACK = 40
@@ -40,16 +41,17 @@ async def async_setup_entry(
     async_add_entities([OverseerAgent(entry.runtime_data.coordinator)])
 
 
-async def caller_name(hass: HomeAssistant, context: Context | None) -> str:
-    """The calling user's person name, else their user name."""
-    user_id = context.user_id if context else None
-    if not user_id:
-        return UNKNOWN_CALLER
-    for person in hass.states.async_all("person"):
-        if person.attributes.get("user_id") == user_id:
-            return person.name
-    user = await hass.auth.async_get_user(user_id)
-    return user.name if user and user.name else UNKNOWN_CALLER
+async def caller_name(hass: HomeAssistant, context: Context | None, device_id: str | None) -> str:
+    """Who is speaking: the user's person name, else their user name, else the satellite's name."""
+    if user_id := context.user_id if context else None:
+        for person in hass.states.async_all("person"):
+            if person.attributes.get("user_id") == user_id:
+                return person.name
+        user = await hass.auth.async_get_user(user_id)
+        if user and user.name:
+            return user.name
+    device = dr.async_get(hass).async_get(device_id) if device_id else None
+    return (device.name_by_user or device.name if device else None) or UNKNOWN_CALLER
 
 
 class _Answer:
@@ -122,9 +124,8 @@ class OverseerAgent(conversation.ConversationEntity):
             answer = _Answer(self.hass, coordinator)
             unsubscribe = answer.listen()
             try:
-                coordinator.inputs.take_address(
-                    await caller_name(self.hass, user_input.context), user_input.text
-                )
+                caller = await caller_name(self.hass, user_input.context, user_input.device_id)
+                coordinator.inputs.take_address(caller, user_input.text)
                 async with asyncio.timeout(coordinator.settings.request_timeout):
                     decision_id, line = await answer.done
                 speech = line or _from_audit(coordinator, decision_id, phrases)

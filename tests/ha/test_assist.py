@@ -6,7 +6,9 @@ import asyncio
 import time
 from typing import Any
 
+from homeassistant.components import conversation
 from homeassistant.core import Context
+from homeassistant.helpers import device_registry as dr
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
@@ -163,3 +165,31 @@ async def test_the_agent_says_so_when_the_overseer_is_off(hass, freezer, ollama_
 
     assert reply == "The overseer is off in this room."
     assert ollama_stub.requests == []
+
+
+async def test_a_satellite_with_no_user_speaks_under_its_own_name(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    satellite = dr.async_get(hass).async_get_or_create(
+        config_entry_id=entry.entry_id, identifiers={("test", "kitchen")}, name="Kitchen satellite"
+    )
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Heard you, kitchen.")
+    asked = asyncio.ensure_future(
+        conversation.async_converse(
+            hass=hass,
+            text="hello",
+            conversation_id=None,
+            context=Context(),
+            language="en",
+            agent_id=AGENT,
+            device_id=satellite.id,
+        )
+    )
+    for _ in range(20):
+        await asyncio.sleep(0)
+    await tick(hass, freezer)
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+    assert asked.result().response.speech["plain"]["speech"] == "Heard you, kitchen."
+    assert [e.data["user"] for e in chat if not e.data["bot"]] == ["Kitchen satellite"]
