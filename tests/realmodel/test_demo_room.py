@@ -85,6 +85,7 @@ async def set_up_demo(hass: HomeAssistant, tiny_model: TinyModelServer, monkeypa
     monkeypatch.setenv("OVERSEER_DEMO_BACKEND", "openai")
     monkeypatch.setenv("OVERSEER_DEMO_URL", tiny_model.url)
     monkeypatch.setenv("OVERSEER_DEMO_MODEL", MODEL_ALIAS)
+    assert await async_setup_component(hass, "homeassistant", {})  # as in every real Home Assistant
     assert await async_setup_component(hass, "overseer_demo", {"overseer_demo": {}})
     await hass.async_block_till_done()
     await hass.async_block_till_done()
