@@ -37,6 +37,7 @@ from .const import (
     CONF_AGENT_ID,
     CONF_ALIASES,
     CONF_APPROVAL_TOOLS,
+    CONF_ASSET_ENTITIES,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
     CONF_FALLBACK_LINE,
@@ -318,6 +319,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
         CONF_VACUUM_CLEAR_ERRORS_SCRIPT: _entities(False, "script"),
         CONF_LIGHT_ENTITIES: _entities(True, "light", "switch", "input_boolean"),
         CONF_STATE_ENTITIES: _entities(True),
+        CONF_ASSET_ENTITIES: _entities(True),
     },
     "addressing": {
         CONF_ALIASES: TextSelector(TextSelectorConfig(multiple=True)),
@@ -351,6 +353,7 @@ SECTIONS: dict[str, dict[str, Any]] = {
 }
 LIST_OPTIONS = {
     CONF_APPROVAL_TOOLS,
+    CONF_ASSET_ENTITIES,
     CONF_ROVER_ENTITIES,
     CONF_LIGHT_ENTITIES,
     CONF_STATE_ENTITIES,

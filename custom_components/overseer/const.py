@@ -36,6 +36,7 @@ CONF_VACUUM_ENTITY: Final = Target.VACUUM.value
 CONF_VACUUM_CLEAR_ERRORS_SCRIPT: Final = Target.VACUUM_CLEAR_ERRORS_SCRIPT.value
 CONF_LIGHT_ENTITIES: Final = Target.LIGHTS.value
 CONF_STATE_ENTITIES: Final = "state_entities"
+CONF_ASSET_ENTITIES: Final = "asset_entities"
 CONF_ALIASES: Final = "aliases"
 CONF_CHALLENGE_PHRASES: Final = "challenge_phrases"
 # Posted when someone asked and the model, asked twice, had nothing usable; empty = translated default.
@@ -86,6 +87,7 @@ EVENT_CHAT_MESSAGE: Final = "overseer_chat_message"
 EVENT_CHAT_TYPING: Final = "overseer_chat_typing"
 EVENT_DECISION: Final = "overseer_decision"
 EVENT_ACTION: Final = "overseer_action"
+EVENT_INCIDENT: Final = "overseer_incident"
 
 # Services
 SERVICE_POST_MESSAGE: Final = "post_message"

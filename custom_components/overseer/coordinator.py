@@ -23,6 +23,7 @@ from .core.world import World
 from .cycle import Cycle, CycleParts, async_run_cycle
 from .executor import Executor
 from .health import ModelHealthCoordinator
+from .incidents import IncidentDesk
 from .inputs import RoomInputs
 from .models import RoomState
 from .providers import ModelError, Provider
@@ -50,9 +51,8 @@ class OverseerCoordinator:
         self.settings = settings
         self.state = state
         self._store = store
-        now = self.now()
-        self.gate = Gate(settings.gate, now)
-        self.metrics = Metrics(started=now)
+        self.gate = Gate(settings.gate, self.now())
+        self.metrics = Metrics(started=self.now())
         self.health = ModelHealthCoordinator(hass, entry, provider)
         # Chat and world events reach the gate only while an overseer runs.
         self.inputs = RoomInputs(
@@ -60,6 +60,7 @@ class OverseerCoordinator:
         )
         self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
+        self.incidents = IncidentDesk(hass, settings, state, self.world, self.now, self._changed)
         self._parts = CycleParts(
             hass,
             settings,
@@ -88,14 +89,13 @@ class OverseerCoordinator:
         """Wall-clock seconds; persisted cooldowns must survive a restart."""
         return dt_util.utcnow().timestamp()
 
-    # Lifecycle
-
     @callback
     def async_start(self) -> None:
         """Listen to the room, check the model in the background and start the gate timer."""
         self._unsubscribe = [
             *self.inputs.async_listen(),
             self.health.async_add_listener(self._notify),
+            self.incidents.async_track(),
             async_track_time_interval(
                 self.hass,
                 self._tick,
@@ -157,8 +157,6 @@ class OverseerCoordinator:
         """The trigger service: a decision at the next tick, whatever the gate thinks."""
         self.gate.request_manual(self.now())
 
-    # The loop
-
     @property
     def busy(self) -> bool:
         """A decision is in flight."""
@@ -198,6 +196,7 @@ class OverseerCoordinator:
             self.state.controls,
             self.state.memory.slots,
             self.inputs.active_people(),
+            self.incidents.summaries(),
         )
 
     def _set_phase(self, phase: Phase) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .const import OverseerMode
 from .core.audit import AuditLog
+from .core.faults import Incident, incident_as_dict, incident_from_dict, next_incident_number
 from .core.memory import Memory
 from .core.policy import Ledger
 from .core.world import SiteMode
@@ -32,6 +33,9 @@ class RoomState:
     controls: Controls = field(default_factory=Controls)
     mode: OverseerMode = OverseerMode.CONTROL
     dry_run: bool = False
+    incidents: dict[str, Incident] = field(default_factory=dict)
+    # The number the next incident gets: ids are never reused.
+    incident_number: int = 1
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON for the store."""
@@ -43,6 +47,8 @@ class RoomState:
             "lights_locked_on": self.controls.lights_locked_on,
             "mode": self.mode.value,
             "dry_run": self.dry_run,
+            "incidents": [incident_as_dict(incident) for incident in self.incidents.values()],
+            "incident_number": self.incident_number,
         }
 
     @classmethod
@@ -50,6 +56,10 @@ class RoomState:
         """Rebuild from the store; anything malformed falls back to its default."""
         memory = data.get("memory")
         audit = data.get("audit")
+        stored = data.get("incidents")
+        incidents = [incident_from_dict(item) for item in (stored if isinstance(stored, list) else ())]
+        kept = {incident.incident_id: incident for incident in incidents if incident is not None}
+        number = data.get("incident_number")
         return cls(
             memory=Memory(memory if isinstance(memory, list) else ()),
             audit=AuditLog(audit if isinstance(audit, list) else ()),
@@ -60,4 +70,6 @@ class RoomState:
             ),
             mode=_enum(OverseerMode, data.get("mode"), OverseerMode.CONTROL),
             dry_run=data.get("dry_run") is True,
+            incidents=kept,
+            incident_number=max(number if isinstance(number, int) else 1, next_incident_number(kept)),
         )

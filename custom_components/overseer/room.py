@@ -86,6 +86,7 @@ def build_world(
     controls: Controls,
     memory: tuple[str, ...],
     active_people: tuple[str, ...],
+    incidents: tuple[str, ...] = (),
 ) -> World:
     """The room as it is at this instant."""
     lift = None
@@ -112,4 +113,5 @@ def build_world(
         extras=tuple(_entity(hass, entity_id) for entity_id in settings.state_entities),
         active_people=active_people,
         memory=memory,
+        incidents=incidents,
     )

@@ -138,6 +138,12 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         entity_category=EntityCategory.DIAGNOSTIC,
         value_fn=_metric("blocked_rate", 100),
     ),
+    OverseerSensorDescription(
+        key="open_incidents",
+        translation_key="open_incidents",
+        state_class=SensorStateClass.MEASUREMENT,
+        value_fn=lambda coordinator: len(coordinator.incidents.active),
+    ),
 )
 
 

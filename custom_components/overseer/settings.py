@@ -14,6 +14,7 @@ from .const import (
     CONF_AGENT_ID,
     CONF_ALIASES,
     CONF_APPROVAL_TOOLS,
+    CONF_ASSET_ENTITIES,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
     CONF_FALLBACK_LINE,
@@ -78,6 +79,8 @@ class Settings:
     vacuum_clear_errors_script: str | None
     light_entities: tuple[str, ...]
     state_entities: tuple[str, ...]
+    # Entities watched for faults beyond the room's own devices.
+    asset_entities: tuple[str, ...]
     gate: GateConfig
     limits: Limits
     bounds: TranscriptBounds
@@ -110,6 +113,7 @@ class Settings:
             vacuum_clear_errors_script=options.get(CONF_VACUUM_CLEAR_ERRORS_SCRIPT) or None,
             light_entities=tuple(options.get(CONF_LIGHT_ENTITIES, ())),
             state_entities=tuple(options.get(CONF_STATE_ENTITIES, ())),
+            asset_entities=tuple(options.get(CONF_ASSET_ENTITIES, ())),
             gate=GateConfig(
                 name=name,
                 aliases=split_words(options.get(CONF_ALIASES)),

@@ -7,7 +7,7 @@ The schemas never share one object.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode
 from .coordinator import OverseerCoordinator
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
+from .core.faults import ACTIVE, Incident, incident_as_dict
 from .core.gate import Trigger
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
 from .core.reply import ModelReply
@@ -28,6 +29,8 @@ SCHEMA_COMMENTARY = "overseer.commentary"
 SCHEMA_OFF = "overseer.off"
 # Chat lines the card's live tail shows.
 CHAT_TAIL = 20
+# Closed incidents shown beside the open ones.
+RECENT_INCIDENTS = 10
 COMMENTARY_METRICS = ("llm_calls_per_minute", "llm_latency_avg_s", "chat_per_minute", "repeated_line_rate")
 
 
@@ -78,6 +81,8 @@ class StatusSnapshot:
     last_error: str | None
     # The newest lines of the room's chat, whatever the model saw.
     chat_tail: tuple[ChatLine, ...]
+    # Open incidents and the newest closed ones, newest first.
+    incidents: tuple[Incident, ...]
 
 
 def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
@@ -127,7 +132,24 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
         memory=tuple(state.memory.slots),
         last_error=coordinator.last_error,
         chat_tail=tuple(coordinator.inputs.transcript)[-CHAT_TAIL:],
+        incidents=_shown_incidents(state.incidents.values()),
     )
+
+
+def _shown_incidents(incidents: Iterable[Incident]) -> tuple[Incident, ...]:
+    """Every active incident and the newest closed ones, newest first."""
+    newest = sorted(incidents, key=lambda incident: incident.incident_id, reverse=True)
+    closed = [incident for incident in newest if incident.status not in ACTIVE][:RECENT_INCIDENTS]
+    return tuple(incident for incident in newest if incident.status in ACTIVE or incident in closed)
+
+
+def _incident(incident: Incident) -> dict[str, Any]:
+    """One incident for the card, its times as ISO timestamps."""
+    shown = incident_as_dict(incident)
+    for key in ("opened", "since", "cleared_at"):
+        shown[key] = _iso(shown[key])
+    shown["timeline"] = [{**step, "ts": _iso(step["ts"])} for step in shown["timeline"]]
+    return shown
 
 
 def _iso(ts: float | None) -> str | None:
@@ -301,6 +323,7 @@ def render(snapshot: StatusSnapshot) -> dict[str, Any]:
         "recent_actions": [{**record, "ts": _iso(record.get("ts"))} for record in snapshot.recent_actions],
         "metrics": dict(snapshot.metrics),
         "memory": list(snapshot.memory),
+        "incidents": [_incident(incident) for incident in snapshot.incidents],
         "last_error": snapshot.last_error,
     }
 

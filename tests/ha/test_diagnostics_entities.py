@@ -42,6 +42,7 @@ async def test_entities_have_translated_names_unique_ids_and_one_service_device(
             "llm_calls_per_minute",
             "llm_latency",
             "blocked_rate",
+            "open_incidents",
             "site_mode",
             "mode",
             "lights_locked_on",

@@ -22,6 +22,8 @@ SYSTEM_PROMPT_CHARS = 6000
 MAX_ROVERS = 8
 MAX_LIGHTS = 24
 MAX_EXTRAS = 30
+MAX_INCIDENTS = 5
+INCIDENT_CHARS = 120
 # Lines older than this many messages are never looked at, whatever the history holds.
 LOOKBACK = 1000
 CHARS_PER_TOKEN = 4
@@ -199,6 +201,11 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
         extras, more = _bounded(world.extras, MAX_EXTRAS)
         lines.append("other:")
         lines.append("- " + ", ".join(_entity(entity) for entity in extras))
+        lines.extend([more] if more else [])
+    if world.incidents:
+        incidents, more = _bounded(world.incidents, MAX_INCIDENTS)
+        lines.append("open incidents:")
+        lines.extend(f"- {quote_chat(incident, INCIDENT_CHARS)}" for incident in incidents)
         lines.extend([more] if more else [])
     memory = ", ".join(
         f"{slot}={_label(text) if text else '(empty)'}" for slot, text in enumerate(world.memory, 1)

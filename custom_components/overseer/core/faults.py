@@ -165,6 +165,19 @@ class IncidentStatus(StrEnum):
     NEEDS_HUMAN = "needs_human"
 
 
+# Steps kept in one incident's timeline, newest last.
+TIMELINE_SIZE = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One line of an incident's timeline."""
+
+    ts: float
+    what: str
+    detail: str = ""
+
+
 ACTIVE = frozenset(
     {IncidentStatus.OPEN, IncidentStatus.TRIAGING, IncidentStatus.AWAITING_APPROVAL, IncidentStatus.VERIFYING}
 )
@@ -185,6 +198,16 @@ class Incident:
     # When the fault was last seen cleared (None while it holds).
     cleared_at: float | None = None
     reopened: int = 0
+    timeline: tuple[Step, ...] = ()
+
+    def noted(self, ts: float, what: str, detail: str = "") -> Incident:
+        """The incident with one more step in its (bounded) timeline."""
+        return replace(self, timeline=(*self.timeline, Step(ts, what, detail))[-TIMELINE_SIZE:])
+
+    def summary(self) -> str:
+        """One line for the chat loop's STATE_UPDATE."""
+        detail = f" ({self.fault.detail})" if self.fault.detail else ""
+        return f"{self.incident_id} {self.asset_id} {self.code.value}{detail}: {self.status.value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +258,7 @@ def reconcile(
             continue
         incident = Incident(
             f"INC-{next_number:04d}", fault.asset_id, fault.kind, fault.code, IncidentStatus.OPEN, now, fault
-        )
+        ).noted(now, "opened", _checks_text(fault))
         next_number += 1
         book[incident.incident_id] = latest[key] = incident
         changes.append(Change(incident, "opened"))
@@ -243,13 +266,79 @@ def reconcile(
         if (incident.asset_id, incident.code) in seen:
             continue
         if incident.cleared_at is None:
-            book[incident.incident_id] = cleared = replace(incident, cleared_at=now)
+            book[incident.incident_id] = cleared = replace(incident, cleared_at=now).noted(now, "cleared")
             if incident.status in ACTIVE:
                 changes.append(Change(cleared, "cleared"))
         elif incident.status in ACTIVE and now - incident.cleared_at >= rules.reopen_window:
-            book[incident.incident_id] = resolved = replace(incident, status=IncidentStatus.RESOLVED)
+            book[incident.incident_id] = resolved = replace(incident, status=IncidentStatus.RESOLVED).noted(
+                now, "resolved", "cleared by itself"
+            )
             changes.append(Change(resolved, "resolved"))
     return book, changes, next_number
+
+
+def _checks_text(fault: Fault) -> str:
+    """The failed checks in a few words, for the timeline."""
+    failed = ", ".join(check for check, passed in fault.checks.items() if not passed)
+    return "; ".join(part for part in (f"failed: {failed}" if failed else "", fault.detail) if part)
+
+
+def incident_as_dict(incident: Incident) -> dict[str, Any]:
+    """Plain JSON for the store, the status object and diagnostics."""
+    fault = incident.fault
+    return {
+        "incident_id": incident.incident_id,
+        "asset_id": incident.asset_id,
+        "kind": incident.kind.value,
+        "fault": incident.code.value,
+        "status": incident.status.value,
+        "opened": incident.opened,
+        "since": fault.since,
+        "checks": dict(fault.checks),
+        "detail": fault.detail,
+        "cleared_at": incident.cleared_at,
+        "reopened": incident.reopened,
+        "timeline": [{"ts": s.ts, "what": s.what, "detail": s.detail} for s in incident.timeline],
+    }
+
+
+def incident_from_dict(data: Any) -> Incident | None:
+    """An incident back from the store; None for anything malformed."""
+    try:
+        kind, code = AssetKind(data["kind"]), FaultCode(data["fault"])
+        fault = Fault(
+            str(data["asset_id"]),
+            kind,
+            code,
+            float(data["since"]),
+            {str(k): bool(v) for k, v in dict(data.get("checks") or {}).items()},
+            str(data.get("detail") or ""),
+        )
+        cleared = data.get("cleared_at")
+        steps = tuple(
+            Step(float(s["ts"]), str(s["what"]), str(s.get("detail") or ""))
+            for s in list(data.get("timeline") or ())[-TIMELINE_SIZE:]
+        )
+        return Incident(
+            str(data["incident_id"]),
+            fault.asset_id,
+            kind,
+            code,
+            IncidentStatus(data["status"]),
+            float(data["opened"]),
+            fault,
+            None if cleared is None else float(cleared),
+            int(data.get("reopened") or 0),
+            steps,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def next_incident_number(incidents: Iterable[str]) -> int:
+    """One past the highest number among incident ids: ids are never reused."""
+    numbers = [int(key[4:]) for key in incidents if key.startswith("INC-") and key[4:].isdigit()]
+    return max(numbers, default=0) + 1
 
 
 def prune(incidents: Mapping[str, Incident], keep_closed: int) -> dict[str, Incident]:

@@ -90,6 +90,8 @@ class World:
     extras: tuple[Entity, ...] = ()
     active_people: tuple[str, ...] = ()
     memory: tuple[str, ...] = field(default=("", "", ""))
+    # Open incidents, one line each (core/faults.py Incident.summary).
+    incidents: tuple[str, ...] = ()
 
     def entities(self, target: Target) -> tuple[Entity, ...]:
         """The configured entities behind one target option; empty when it is not configured."""
