@@ -4,9 +4,9 @@ The demo integration (config/custom_components/overseer_demo) sets the overseer 
 `scripts/develop` does, pointed at the real SmolLM2-135M. Simulated time runs fast while the
 overseer waits for nothing and at the real pace while the model thinks, so the crowd and the
 rovers go on during every answer as they do in the demo. Someone asks the overseer something
-every half minute. Each question must be answered before the next one (a posted line, or the
-asked-for action). Printed: the share of questions answered by the model's own line, how
-often the overseer spoke unprompted, the stale rate and why.
+every half minute. Each question must get its own answer (a posted line, or the asked-for
+action), in order, by the time the room settles. Printed: the share of questions answered by
+the model's own line, how often the overseer spoke unprompted, the stale rate and why.
 
 Not asserted: an unprompted line. The 135M model mostly echoes the prompt's last message
 ("blocked_tools: ...") once the transcript fills, which the chat rules rightly drop; it speaks
@@ -105,7 +105,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     clock = 0.0
     lines: list[Line] = []
     decisions: dict[str, dict] = {}
-    executed: list[float] = []
+    executed: dict[str, float] = {}
 
     @callback
     def heard(event: Event) -> None:
@@ -119,7 +119,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     @callback
     def acted(event: Event) -> None:
         if event.data["outcome"] == "executed":
-            executed.append(clock)
+            executed.setdefault(event.data["decision_id"], clock)
 
     hass.bus.async_listen("overseer_chat_message", heard)
     hass.bus.async_listen("overseer_decision", decided)
@@ -129,7 +129,8 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         return hass.states.get("sensor.arena_loop_phase").state
 
     asked: list[float] = []
-    end = FIRST_QUESTION + QUESTION_EVERY * len(QUESTIONS)
+    # After the last question, time for it to be asked again and answered.
+    end = FIRST_QUESTION + QUESTION_EVERY * len(QUESTIONS) + QUESTION_EVERY
     while clock < end or phase() not in (Phase.IDLE, Phase.POSTED):
         if len(asked) < len(QUESTIONS) and clock >= FIRST_QUESTION + QUESTION_EVERY * len(asked):
             hass.bus.async_fire(
@@ -147,15 +148,25 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         assert clock < end + 600, "the overseer never settled after the last question"
 
     own = [line for line in lines if line.bot and line.user == NAME]
+    # Each decision for a direct address that answered (a line, or the asked-for action), once,
+    # in order; each question takes the first answer not yet taken that came after it.
     fallback = fallback_pattern()
-    windows = list(zip(asked, [*asked[1:], clock + 1], strict=True))
+    answers: dict[str, tuple[float, bool]] = {}
+    for line in own:
+        if decisions.get(line.decision_id, {}).get("trigger") == "direct_address":
+            answers.setdefault(line.decision_id, (line.at, not fallback.fullmatch(line.text)))
+    for decision_id, at in executed.items():
+        if decisions.get(decision_id, {}).get("trigger") == "direct_address":
+            answers.setdefault(decision_id, (at, False))
+    pending = sorted(answers.values())
     unanswered, by_model = [], 0
-    for question, (start, until) in zip(QUESTIONS, windows, strict=True):
-        replies = [line for line in own if start <= line.at < until]
-        if any(not fallback.fullmatch(line.text) for line in replies):
-            by_model += 1
-        elif not replies and not any(start <= at < until for at in executed):
+    for question, at in zip(QUESTIONS, asked, strict=True):
+        taken = next((answer for answer in pending if answer[0] >= at), None)
+        if taken is None:
             unanswered.append(question)
+            continue
+        pending.remove(taken)
+        by_model += taken[1]
 
     unsolicited = [
         line for line in own if decisions.get(line.decision_id, {}).get("trigger") != "direct_address"
