@@ -155,6 +155,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     for line in own:
         if decisions.get(line.decision_id, {}).get("trigger") == "direct_address":
             answers.setdefault(line.decision_id, (line.at, not fallback.fullmatch(line.text)))
+    model_lines = [line.text[:50] for line in own if not fallback.fullmatch(line.text)]
     for decision_id, at in executed.items():
         if decisions.get(decision_id, {}).get("trigger") == "direct_address":
             answers.setdefault(decision_id, (at, False))
@@ -182,6 +183,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             f"({by_model / len(QUESTIONS):.0%}), unanswered {len(unanswered)}; "
             f"overseer lines {len(own)}, unsolicited {len(unsolicited)}; "
             f"stale {stale[True]}/{len(decisions)} ({stale[True] / len(decisions):.0%}) "
-            f"by reason {metrics['stale_by_reason']}; addressed {metrics['addressed']}"
+            f"by reason {metrics['stale_by_reason']}; addressed {metrics['addressed']}; "
+            f"the model's lines: {model_lines}"
         )
     assert not unanswered, f"asked and never answered: {unanswered}"
