@@ -165,6 +165,7 @@ class IncidentStatus(StrEnum):
     NEEDS_HUMAN = "needs_human"
 
 
+SELF_CLEARED = "cleared by itself"
 # Steps kept in one incident's timeline, newest last.
 TIMELINE_SIZE = 30
 
@@ -199,6 +200,9 @@ class Incident:
     cleared_at: float | None = None
     reopened: int = 0
     timeline: tuple[Step, ...] = ()
+    # Filled in when it is resolved: evidence for the next incident of this asset or kind.
+    root_cause: str = ""
+    resolution: str = ""
 
     def noted(self, ts: float, what: str, detail: str = "") -> Incident:
         """The incident with one more step in its (bounded) timeline."""
@@ -270,9 +274,13 @@ def reconcile(
             if incident.status in ACTIVE:
                 changes.append(Change(cleared, "cleared"))
         elif incident.status in ACTIVE and now - incident.cleared_at >= rules.reopen_window:
-            book[incident.incident_id] = resolved = replace(incident, status=IncidentStatus.RESOLVED).noted(
-                now, "resolved", "cleared by itself"
+            resolved = replace(
+                incident,
+                status=IncidentStatus.RESOLVED,
+                root_cause=incident.code.value,
+                resolution=SELF_CLEARED,
             )
+            book[incident.incident_id] = resolved = resolved.noted(now, "resolved", SELF_CLEARED)
             changes.append(Change(resolved, "resolved"))
     return book, changes, next_number
 
@@ -299,6 +307,8 @@ def incident_as_dict(incident: Incident) -> dict[str, Any]:
         "cleared_at": incident.cleared_at,
         "reopened": incident.reopened,
         "timeline": [{"ts": s.ts, "what": s.what, "detail": s.detail} for s in incident.timeline],
+        "root_cause": incident.root_cause,
+        "resolution": incident.resolution,
     }
 
 
@@ -330,6 +340,8 @@ def incident_from_dict(data: Any) -> Incident | None:
             None if cleared is None else float(cleared),
             int(data.get("reopened") or 0),
             steps,
+            str(data.get("root_cause") or ""),
+            str(data.get("resolution") or ""),
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
