@@ -10,7 +10,6 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers import llm
-from homeassistant.helpers.translation import async_get_translations
 from homeassistant.helpers.typing import ConfigType
 from homeassistant.loader import async_get_integration
 
@@ -27,6 +26,7 @@ from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRunti
 from .cycle import ASKER
 from .llm_api import GuardrailsAPI
 from .models import RoomState
+from .phrases import async_phrases
 from .providers import Provider
 from .providers.conversation import ConversationProvider
 from .providers.ollama import OllamaProvider
@@ -93,12 +93,8 @@ def _check_agent(hass: HomeAssistant, entry: OverseerConfigEntry, settings: Sett
 
 async def _async_default_fallback_line(hass: HomeAssistant) -> str:
     """The built-in no-answer line, in Home Assistant's language (English when it has none)."""
-    key = f"component.{DOMAIN}.exceptions.no_answer.message"
-    for language in dict.fromkeys((hass.config.language, "en")):
-        translations = await async_get_translations(hass, language, "exceptions", {DOMAIN})
-        if line := translations.get(key):
-            return line.replace("{user}", ASKER)
-    return f"{ASKER}: no answer right now."
+    phrase = await async_phrases(hass, hass.config.language)
+    return phrase("no_answer", user=ASKER)
 
 
 async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:

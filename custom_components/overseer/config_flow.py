@@ -15,6 +15,7 @@ from homeassistant.config_entries import (
 from homeassistant.const import CONF_API_KEY, CONF_MODEL, CONF_NAME, CONF_URL
 from homeassistant.core import callback
 from homeassistant.data_entry_flow import section
+from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.selector import (
     EntitySelector,
     EntitySelectorConfig,
@@ -264,8 +265,12 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             agent_id = str(user_input[CONF_AGENT_ID])
+            registered = er.async_get(self.hass).async_get(agent_id)
             if agent_id == BUILTIN_AGENT:
                 errors[CONF_AGENT_ID] = "agent_not_llm"
+            elif registered is not None and registered.platform == DOMAIN:
+                # An overseer asking an overseer would post its whole context as a human line.
+                errors[CONF_AGENT_ID] = "agent_is_overseer"
             elif not conversation_agent_exists(self.hass, agent_id):
                 errors[CONF_AGENT_ID] = "agent_not_found"
             else:

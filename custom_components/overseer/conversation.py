@@ -11,27 +11,26 @@ and the answer appears in the room's chat when it comes.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
-from homeassistant.core import Context, Event, HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
-from homeassistant.helpers.translation import async_get_translations
 
-from .const import DOMAIN, EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode
+from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
 from .coordinator import OverseerConfigEntry, OverseerCoordinator
 from .core.gate import TriggerKind
 from .core.replies import describe_actions
+from .cycle import Cycle
 from .entity import room_device
+from .phrases import Phrase, async_phrases
 
 # Someone who speaks through Assist with no Home Assistant user or device behind it.
 UNKNOWN_CALLER = "Assist"
-# Audit records searched for one decision's: it writes a few, and they are the newest.
-AUDIT_LOOKBACK = 40
 
 
 async def async_setup_entry(
@@ -55,7 +54,11 @@ async def caller_name(hass: HomeAssistant, context: Context | None, device_id: s
 
 
 class _Answer:
-    """Waits for the first decision that answers a question asked now."""
+    """Waits for this room's first decision that answers a question asked now.
+
+    Resolves with the decision and the line it posted, or with None when the overseer is
+    switched off or stopped meanwhile.
+    """
 
     def __init__(self, hass: HomeAssistant, coordinator: OverseerCoordinator) -> None:
         """A decision already in flight started before the question: it cannot answer it."""
@@ -63,15 +66,17 @@ class _Answer:
         self._coordinator = coordinator
         self._skip = coordinator.last.decision_id if coordinator.busy and coordinator.last else None
         self._lines: dict[str, str] = {}
-        self.done: asyncio.Future[tuple[str, str | None]] = hass.loop.create_future()
+        self.done: asyncio.Future[tuple[Cycle, str | None] | None] = hass.loop.create_future()
 
     @callback
-    def listen(self) -> list[Any]:
-        """Follow the room's lines and decisions; returns the unsubscribers."""
+    def listen(self) -> list[CALLBACK_TYPE]:
+        """Follow the room's lines, decisions and controls; returns the unsubscribers."""
         bus = self._hass.bus
+        signal = status_signal(self._coordinator.entry.entry_id)
         return [
             bus.async_listen(EVENT_CHAT_MESSAGE, self._line),
             bus.async_listen(EVENT_DECISION, self._decided),
+            async_dispatcher_connect(self._hass, signal, self._room_changed),
         ]
 
     @callback
@@ -80,18 +85,25 @@ class _Answer:
             self._lines[decision_id] = str(event.data.get("text", ""))
 
     @callback
+    def _room_changed(self) -> None:
+        coordinator = self._coordinator
+        if not self.done.done() and (coordinator.state.mode is OverseerMode.OFF or not coordinator.running):
+            self.done.set_result(None)
+
+    @callback
     def _decided(self, event: Event) -> None:
+        # Decision ids are this room's only when they are its coordinator's last decision.
+        cycle = self._coordinator.last
         decision_id = event.data["decision_id"]
-        if self.done.done() or decision_id == self._skip:
+        if self.done.done() or cycle is None or cycle.decision_id != decision_id or decision_id == self._skip:
             return
-        if event.data.get("trigger") != TriggerKind.DIRECT_ADDRESS:
+        if cycle.trigger.kind is not TriggerKind.DIRECT_ADDRESS:
             return
         line = self._lines.get(decision_id)
-        acted = bool(records_of(self._coordinator, decision_id))
         # Nothing said and nothing tried: the question is being asked again (dry run aside).
-        if line is None and not acted and not self._coordinator.state.dry_run:
+        if line is None and not cycle.actions and not self._coordinator.state.dry_run:
             return
-        self.done.set_result((decision_id, line))
+        self.done.set_result((cycle, line))
 
 
 class OverseerAgent(conversation.ConversationEntity):
@@ -112,28 +124,34 @@ class OverseerAgent(conversation.ConversationEntity):
         """Whatever the model speaks."""
         return MATCH_ALL
 
+    async def _async_ask(self, user_input: conversation.ConversationInput, phrase: Phrase) -> str:
+        """Put the words to the room as a direct address and wait, bounded, for the answer."""
+        coordinator = self.coordinator
+        answer = _Answer(self.hass, coordinator)
+        unsubscribe = answer.listen()
+        try:
+            caller = await caller_name(self.hass, user_input.context, user_input.device_id)
+            coordinator.inputs.take_address(caller, user_input.text)
+            async with asyncio.timeout(coordinator.settings.request_timeout):
+                return _reply(await answer.done, coordinator.state.dry_run, phrase)
+        except TimeoutError:
+            return phrase("reply_still_thinking")
+        finally:
+            for stop in unsubscribe:
+                stop()
+
     async def _async_handle_message(
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
     ) -> conversation.ConversationResult:
         """Ask the room's overseer and wait, bounded, for its answer."""
         coordinator = self.coordinator
-        phrases = await _async_phrases(self.hass, user_input.language)
+        phrase = await async_phrases(self.hass, user_input.language)
         if coordinator.state.mode is OverseerMode.OFF or not coordinator.running:
-            speech = phrases("reply_off")
+            speech = phrase("reply_off")
+        elif not user_input.text.strip():
+            speech = phrase("reply_nothing")
         else:
-            answer = _Answer(self.hass, coordinator)
-            unsubscribe = answer.listen()
-            try:
-                caller = await caller_name(self.hass, user_input.context, user_input.device_id)
-                coordinator.inputs.take_address(caller, user_input.text)
-                async with asyncio.timeout(coordinator.settings.request_timeout):
-                    decision_id, line = await answer.done
-                speech = line or _from_audit(coordinator, decision_id, phrases)
-            except TimeoutError:
-                speech = phrases("reply_still_thinking")
-            finally:
-                for stop in unsubscribe:
-                    stop()
+            speech = await self._async_ask(user_input, phrase)
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
         )
@@ -142,28 +160,15 @@ class OverseerAgent(conversation.ConversationEntity):
         return conversation.ConversationResult(response=response, conversation_id=chat_log.conversation_id)
 
 
-def _from_audit(coordinator: OverseerCoordinator, decision_id: str, phrases: Any) -> str:
-    """What the decision tried, in plain words, when it said nothing."""
-    return describe_actions(records_of(coordinator, decision_id), phrases) or phrases("reply_nothing")
-
-
-def records_of(coordinator: OverseerCoordinator, decision_id: str) -> list[dict[str, Any]]:
-    """One decision's audit records, oldest first (they are among the newest)."""
-    latest = coordinator.state.audit.latest(AUDIT_LOOKBACK)
-    return [record for record in reversed(latest) if record.get("decision_id") == decision_id]
-
-
-async def _async_phrases(hass: HomeAssistant, language: str | None) -> Any:
-    """The reply phrases in the caller's language, English where it has none."""
-    prefix = f"component.{DOMAIN}.exceptions."
-    found: Mapping[str, str] = {}
-    for candidate in dict.fromkeys((language or hass.config.language, "en")):
-        found = {**await async_get_translations(hass, candidate, "exceptions", {DOMAIN}), **found}
-
-    def phrase(key: str, **placeholders: Any) -> str:
-        text = found.get(f"{prefix}{key}.message", key)
-        for name, value in placeholders.items():
-            text = text.replace(f"{{{name}}}", str(value))
-        return text
-
-    return phrase
+def _reply(answer: tuple[Cycle, str | None] | None, dry_run: bool, phrase: Phrase) -> str:
+    """The decision's line; else what it tried, in plain words from its audit records."""
+    if answer is None:
+        return phrase("reply_off")
+    cycle, line = answer
+    if line:
+        return line
+    tried = describe_actions(cycle.actions, phrase)
+    would_say = cycle.decision.chat if dry_run and cycle.decision else None
+    if would_say:
+        return " ".join(part for part in (phrase("reply_dry_run_line", line=would_say), tried) if part)
+    return tried or phrase("reply_nothing")

@@ -27,7 +27,7 @@ from .core.policy import Availability, availability, configured_tools, tool_sche
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.world import World
-from .executor import Executor
+from .executor import OWN, Executor
 from .models import RoomState
 from .providers import Provider
 from .settings import Settings
@@ -158,7 +158,10 @@ def _judge(
     own = [
         OwnAction(record["tool"], record["ts"])
         for record in parts.state.audit.latest(OWN_ACTIONS_LOOKED_AT)
-        if record.get("outcome") == Outcome.EXECUTED and record.get("ts", 0) > window
+        if record.get("outcome") == Outcome.EXECUTED
+        and record.get("ts", 0) > window
+        # Another agent's action changes the room under the overseer like a person's would.
+        and record.get("source") in (None, OWN)
     ]
     # The line went with calls and none of them ran: it announces something that did not happen.
     # (Calls the normaliser refused were never offered: a line beside them announces nothing.)

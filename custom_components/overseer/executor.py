@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from homeassistant.core import HomeAssistant
+import voluptuous as vol
+from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.util import dt as dt_util
 
@@ -20,6 +22,19 @@ from .models import RoomState
 from .settings import Settings
 
 SERVICE_TIMEOUT = 15
+# Who asked for a call, in the audit: the overseer itself, or another agent through the API.
+OWN = "overseer"
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who a call runs for: the audit's source, and the context services are called with."""
+
+    source: str = OWN
+    context: Context | None = None
+
+
+OVERSEER = Caller()
 
 
 class Executor:
@@ -41,6 +56,10 @@ class Executor:
         self._metrics = metrics
         self._world_now = world_now
         self._changed = changed
+        # From the policy check to the ledger update, one call at a time: calls that overlap
+        # (an agent's parallel tool calls, or one beside the overseer's own) must each see the
+        # cooldowns and budget the others spent.
+        self._lock = asyncio.Lock()
 
     def record(
         self,
@@ -50,6 +69,7 @@ class Executor:
         outcome: Outcome,
         reason: str | None = None,
         remaining: int | None = None,
+        source: str = OWN,
     ) -> dict[str, Any]:
         """Audit one attempt (with the seconds to wait, when waiting helps), count it, tell automations."""
         now = dt_util.utcnow().timestamp()
@@ -62,6 +82,7 @@ class Executor:
                 "outcome": outcome.value,
                 "reason": reason,
                 "remaining_s": remaining,
+                "source": source,
             }
         )
         self._metrics.record_action(now, tool, outcome.value, reason)
@@ -79,9 +100,27 @@ class Executor:
         )
 
     async def async_execute(
-        self, decision_id: str, name: str, arguments: dict[str, Any], offered: frozenset[str], dry_run: bool
+        self,
+        decision_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        offered: frozenset[str],
+        dry_run: bool,
+        caller: Caller = OVERSEER,
     ) -> dict[str, Any]:
-        """Check, then run one call; never raises."""
+        """Check, then run one call for its caller; never raises."""
+        async with self._lock:
+            return await self._async_check_and_run(decision_id, name, arguments, offered, dry_run, caller)
+
+    async def _async_check_and_run(
+        self,
+        decision_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        offered: frozenset[str],
+        dry_run: bool,
+        caller: Caller,
+    ) -> dict[str, Any]:
         now = dt_util.utcnow().timestamp()
         world = self._world_now()
         limits = self._settings.limits
@@ -89,11 +128,17 @@ class Executor:
         if verdict.refusal is not None:
             refusal = verdict.refusal
             return self.record(
-                decision_id, name, arguments, Outcome.BLOCKED, refusal.reason.value, refusal.remaining
+                decision_id,
+                name,
+                arguments,
+                Outcome.BLOCKED,
+                refusal.reason.value,
+                refusal.remaining,
+                caller.source,
             )
         clean = verdict.arguments
         if dry_run:
-            return self.record(decision_id, name, clean, Outcome.DRY_RUN)
+            return self.record(decision_id, name, clean, Outcome.DRY_RUN, source=caller.source)
         effect = planned_effect(name, clean, world)
         if isinstance(effect, MemoryWrite):
             self._state.memory.write(effect.slot, effect.text)
@@ -101,11 +146,13 @@ class Executor:
             try:
                 async with asyncio.timeout(SERVICE_TIMEOUT):
                     await self._hass.services.async_call(
-                        effect.domain, effect.service, effect.data, blocking=True
+                        effect.domain, effect.service, effect.data, blocking=True, context=caller.context
                     )
-            except (HomeAssistantError, TimeoutError, ValueError) as err:
+            except (HomeAssistantError, TimeoutError, ValueError, vol.Invalid) as err:
                 LOGGER.warning("%s failed: %s.%s: %s", name, effect.domain, effect.service, err)
-                return self.record(decision_id, name, clean, Outcome.FAILED, type(err).__name__)
+                return self.record(
+                    decision_id, name, clean, Outcome.FAILED, type(err).__name__, source=caller.source
+                )
         # Cooldowns start and the budget is spent only when something really ran.
         self._state.ledger = self._state.ledger.after_execution(name, now, limits)
-        return self.record(decision_id, name, clean, Outcome.EXECUTED)
+        return self.record(decision_id, name, clean, Outcome.EXECUTED, source=caller.source)

@@ -18,8 +18,9 @@ from homeassistant.util.ulid import ulid_now
 
 from .const import Outcome, OverseerMode
 from .core.context import render_state_update, render_tool_blocks
-from .core.policy import availability, room_tools, vocabulary
-from .core.tools import TOOLS, ToolSpec, Vocabulary
+from .core.policy import Availability, Block, availability, room_tools, vocabulary
+from .core.tools import TOOLS, Refusal, ToolSpec, Vocabulary
+from .executor import Caller
 
 if TYPE_CHECKING:
     from .coordinator import OverseerCoordinator
@@ -31,7 +32,7 @@ API_PROMPT = (
 )
 # The STATE_UPDATE's trigger line for a context built for another agent.
 TRIGGER = "llm_api"
-JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
+JSON_TYPES: dict[str, Any] = {"string": str, "integer": int}
 
 
 def api_id(entry_id: str) -> str:
@@ -67,6 +68,17 @@ def _result(record: dict[str, Any]) -> JsonObjectType:
     return result
 
 
+def offered_to_agents(coordinator: OverseerCoordinator) -> frozenset[str]:
+    """The tools another agent may call now.
+
+    Every room tool in control mode (policy at the instant names the precise reason); none in
+    commentary or off (that room acts for no one).
+    """
+    if coordinator.state.mode is not OverseerMode.CONTROL:
+        return frozenset()
+    return frozenset(room_tools(coordinator.world()))
+
+
 class GuardedTool(llm.Tool):
     """One room tool of the registry, run through the overseer's executor."""
 
@@ -82,16 +94,17 @@ class GuardedTool(llm.Tool):
     ) -> JsonObjectType:
         """Check and run the call now; a refusal is an answer, never an exception."""
         coordinator = self._coordinator
-        # In control mode every room tool is offered and policy at this instant names the precise
-        # reason; a room set to commentary or off takes no actions from anyone.
-        control = coordinator.state.mode is OverseerMode.CONTROL
-        offered = frozenset(room_tools(coordinator.world()) if control else ())
+        if not coordinator.running:
+            # An instance from before the room was unloaded or reloaded: its guardrails are gone.
+            return {"success": False, "tool": self.name, "outcome": "blocked", "error": Refusal.NOT_AVAILABLE}
+        platform = llm_context.platform or "agent"
         record = await coordinator.executor.async_execute(
-            f"{llm_context.platform or 'agent'}-{ulid_now()}",
+            f"{platform}-{ulid_now()}",
             self.name,
             tool_input.tool_args,
-            offered,
+            offered_to_agents(coordinator),
             coordinator.state.dry_run,
+            Caller(f"agent:{platform}", llm_context.context),
         )
         return _result(record)
 
@@ -112,7 +125,10 @@ class GuardrailsAPI(llm.API):
         world = coordinator.world()
         now = coordinator.now()
         tools = room_tools(world)
-        split = availability(world, coordinator.state.ledger, settings.limits, now).only(tools)
+        if coordinator.state.mode is OverseerMode.CONTROL:
+            split = availability(world, coordinator.state.ledger, settings.limits, now).only(tools)
+        else:  # every call would be refused: say so
+            split = Availability((), tuple((name, Block(Refusal.NOT_AVAILABLE)) for name in tools))
         available, blocked = render_tool_blocks(split)
         state_update = render_state_update(world, TRIGGER, coordinator.state.ledger, settings.limits, now)
         words = vocabulary(world, settings.limits)

@@ -12,7 +12,7 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
-from ..ollama_stub import call
+from ..ollama_stub import Scripted, call
 from .harness import OPTIONS, setup_overseer, tick
 
 AGENT = "conversation.arena_agent"
@@ -193,3 +193,61 @@ async def test_a_satellite_with_no_user_speaks_under_its_own_name(hass, freezer,
 
     assert asked.result().response.speech["plain"]["speech"] == "Heard you, kitchen."
     assert [e.data["user"] for e in chat if not e.data["bot"]] == ["Kitchen satellite"]
+
+
+async def test_another_rooms_decision_is_never_taken_for_the_answer(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    await setup_overseer(hass, ollama_stub, entry_id="lab", data={"room": "Lab", "name": "Labbot"})
+
+    def answer(payload):
+        if "trigger: direct_address" not in payload["messages"][1]["content"]:
+            return None
+        if payload["messages"][0]["content"].startswith("You are Labbot"):
+            return Scripted(content="Lab here.")
+        # The lab, addressed in its own chat, answers first; that answer is not the arena's.
+        return Scripted(content="Arena here.", before=lambda: hass.async_add_executor_job(time.sleep, 0.3))
+
+    ollama_stub.responder = answer
+    hass.bus.async_fire("overseer_chat_message", {"user": "kim", "text": "labbot?", "room": "lab"})
+    reply = speech(await converse(hass, freezer, "hello", hass_admin_user.id))
+    assert reply == "Arena here."
+
+
+async def test_switching_the_overseer_off_mid_question_says_so_at_once(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    release = asyncio.Event()
+    ollama_stub.reply("Too late.", before=release.wait)
+
+    async def off_while_thinking(hass, freezer) -> None:
+        await tick_while_the_model_hangs(hass, freezer)
+        if hass.states.get("sensor.arena_loop_phase").state == "awaiting_model":
+            await hass.services.async_call(
+                "select",
+                "select_option",
+                {"entity_id": "select.arena_overseer_mode", "option": "off"},
+                blocking=True,
+            )
+
+    reply = speech(await converse(hass, freezer, "you there?", hass_admin_user.id, step=off_while_thinking))
+    release.set()
+    assert reply == "The overseer is off in this room."
+
+
+async def test_in_dry_run_the_reply_says_what_it_would_have_said(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.arena_dry_run"}, blocking=True)
+    ollama_stub.reply("Up it goes.", call("lift_up"))
+
+    reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
+
+    assert (
+        reply
+        == 'Dry run: I would have said "Up it goes.". Dry run: lift_up was recorded, nothing was executed.'
+    )
+    assert room["cover.open_cover"] == []

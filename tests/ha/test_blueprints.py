@@ -27,7 +27,11 @@ INPUTS: dict[str, dict[str, Any]] = {
         "calendar": "calendar.shows",
         "lights_locked_on": "switch.arena_lights_locked_on",
     },
-    "chat_relay.yaml": {"webhook_id": "overseer-relay-test", "notify_action": "notify.discord"},
+    "chat_relay.yaml": {
+        "overseer": "room1",
+        "webhook_id": "overseer-relay-test",
+        "notify_action": "notify.discord",
+    },
     "blocked_action_alert.yaml": {"notify_action": "notify.phone", "ignored_reasons": ["cooldown"]},
 }
 

@@ -135,6 +135,20 @@ async def test_reconfigure_to_a_conversation_agent(hass, hass_ws_client, ollama_
     assert (model["backend"], model["model"]) == ("conversation", AGENT_ID)
 
 
+async def test_an_overseer_cannot_be_another_overseers_model(hass, ollama_stub, room, agent_flow):
+    await async_setup_agent(hass)
+    entry = await setup_overseer(hass, ollama_stub)
+    result = await entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "backend": "conversation"}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"agent_id": "conversation.arena_agent"}
+    )
+    assert result["errors"] == {"agent_id": "agent_is_overseer"}
+    assert entry.data["backend"] == "ollama"
+
+
 def sections(**overrides):
     return options_sections(
         addressing__aliases=["bot", " HAL "],

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -167,3 +169,61 @@ async def test_a_core_agent_given_the_api_is_held_to_the_cooldown(hass, ollama_s
         "neato_locate",
         "ha_set_entity",
     ]
+
+
+async def test_parallel_calls_each_see_the_cooldown_and_budget_the_others_spent(hass, ollama_stub, room):
+    """Agents send several tool calls in one message and Home Assistant runs them at once."""
+    await setup_overseer(hass, ollama_stub)
+    release = asyncio.Event()
+
+    async def slow_cover(call) -> None:
+        await release.wait()  # a real device takes its time
+
+    hass.services.async_register("cover", "open_cover", slow_cover)
+    hass.services.async_register("cover", "close_cover", slow_cover)
+    instance = await room_api(hass)
+    calls = [
+        hass.async_create_task(use(hass, instance, tool))
+        for tool in ("lift_up", "lift_up", "lift_down", "neato_locate", "neato_start")
+    ]
+    await asyncio.sleep(0.05)
+    release.set()
+    results = await asyncio.gather(*calls)
+
+    executed = [r["tool"] for r in results if r["outcome"] == "executed"]
+    assert executed == ["lift_up", "neato_locate"]  # one per group; the vacuum's cooldown holds
+    assert sorted(r["error"] for r in results if r["outcome"] == "blocked") == ["cooldown"] * 3
+
+
+async def test_an_instance_from_before_an_unload_acts_no_more(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    instance = await room_api(hass)
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    await hass.async_block_till_done()
+
+    stale = await use(hass, instance, "lift_up")
+    assert stale["success"] is False and stale["error"] == "not_available"
+    assert room["cover.open_cover"] == []
+    assert (await use(hass, await room_api(hass), "lift_up"))["outcome"] == "executed"
+
+
+async def test_in_commentary_mode_the_prompt_shows_every_tool_blocked(hass, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    await hass.services.async_call(
+        "select",
+        "select_option",
+        {"entity_id": "select.arena_overseer_mode", "option": "commentary"},
+        blocking=True,
+    )
+    instance = await room_api(hass)
+    assert "available_tools:\n- none" in instance.api_prompt
+    assert "- lift_up() reason=not_available" in instance.api_prompt
+    assert (await use(hass, instance, "lift_up"))["error"] == "not_available"
+
+
+async def test_an_agents_call_runs_as_the_agents_user(hass, ollama_stub, room, hass_admin_user):
+    await setup_overseer(hass, ollama_stub)
+    context = Context(user_id=hass_admin_user.id)
+    instance = await llm.async_get_api(hass, API_ID, replace(llm_context("ollama"), context=context))
+    await use(hass, instance, "lift_up")
+    assert room["cover.open_cover"][0].context.user_id == hass_admin_user.id

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 AUDIT_SIZE = 200
-_FIELDS = ("ts", "decision_id", "tool", "arguments", "outcome", "reason", "remaining_s")
+_FIELDS = ("ts", "decision_id", "tool", "arguments", "outcome", "reason", "remaining_s", "source")
 
 
 class AuditLog:

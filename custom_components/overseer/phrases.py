@@ -1,0 +1,27 @@
+"""Sentences the overseer says in the user's language: its translations' `exceptions` messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers.translation import async_get_translations
+
+from .const import DOMAIN
+from .core.replies import Phrase
+
+
+async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrase:
+    """A phrase by key with its placeholders filled in, in language, English where it has none."""
+    prefix = f"component.{DOMAIN}.exceptions."
+    found: dict[str, str] = {}
+    for candidate in dict.fromkeys((language or hass.config.language, "en")):
+        found = {**await async_get_translations(hass, candidate, "exceptions", {DOMAIN}), **found}
+
+    def phrase(key: str, **placeholders: Any) -> str:
+        text = found.get(f"{prefix}{key}.message", key)
+        for name, value in placeholders.items():
+            text = text.replace(f"{{{name}}}", str(value))
+        return text
+
+    return phrase
