@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from homeassistant.core import Context
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
@@ -227,3 +228,19 @@ async def test_an_agents_call_runs_as_the_agents_user(hass, ollama_stub, room, h
     instance = await llm.async_get_api(hass, API_ID, replace(llm_context("ollama"), context=context))
     await use(hass, instance, "lift_up")
     assert room["cover.open_cover"][0].context.user_id == hass_admin_user.id
+
+
+async def test_beside_assist_the_tools_keep_their_guardrails(hass, ollama_stub, room):
+    """Home Assistant 2025.4 gives an agent one API; 2026.2 merges several, prefixing tool names."""
+    await setup_overseer(hass, ollama_stub)
+    both = [llm.LLM_API_ASSIST, API_ID]
+    if not hasattr(llm, "MergedAPI"):
+        with pytest.raises((TypeError, HomeAssistantError)):
+            await llm.async_get_api(hass, both, llm_context("ollama"))
+        return
+    merged = await llm.async_get_api(hass, both, llm_context("ollama"))
+    ours = [tool.name for tool in merged.tools if tool.name.startswith("overseer-guardrails-arena__")]
+    assert ours[:2] == ["overseer-guardrails-arena__lift_up", "overseer-guardrails-arena__lift_down"]
+    first = await use(hass, merged, "overseer-guardrails-arena__lift_up")
+    second = await use(hass, merged, "overseer-guardrails-arena__lift_up")
+    assert (first["outcome"], second.get("error")) == ("executed", "cooldown")
