@@ -9,6 +9,8 @@ from ..core.reply import ModelReply
 
 # One decision is one short line and a tool call or two: a longer answer is rambling.
 MAX_OUTPUT_TOKENS = 256
+# A triage answer is a few hypotheses and intents in JSON.
+MAX_REASONING_TOKENS = 800
 DETAIL_CHARS = 200
 
 
@@ -48,6 +50,9 @@ class Provider(Protocol):
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """Ask once; raise a ModelError on any failure."""
+
+    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+        """Ask once for JSON following schema, with no tools; the raw text (the caller validates it)."""
 
     async def async_check(self) -> None:
         """Cheaply check the model can be asked at all; raise a ModelError when not."""

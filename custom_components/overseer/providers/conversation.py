@@ -24,12 +24,16 @@ JSON_INSTRUCTIONS = (
 )
 
 
-def render_text(messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]) -> tuple[str, str]:
+def render_text(
+    messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]], instructions: str
+) -> tuple[str, str]:
     """(system prompt, user text): the same messages, flattened for a text-only agent."""
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
     body = "\n".join(m["content"] for m in messages if m["role"] != "system")
+    if not tools:
+        return f"{system}\n\n{instructions}", body
     schemas = json.dumps([tool["function"] for tool in tools], separators=(",", ":"))
-    return f"{system}\n\n{JSON_INSTRUCTIONS}\nTool schemas: {schemas}", body
+    return f"{system}\n\n{instructions}\nTool schemas: {schemas}", body
 
 
 class ConversationProvider:
@@ -49,7 +53,18 @@ class ConversationProvider:
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """One fresh conversation per decision, so nothing accumulates in the agent."""
-        system, text = render_text(messages, tools)
+        system, text = render_text(messages, tools, JSON_INSTRUCTIONS)
+        speech = await self._async_ask(text, system)
+        return json_decision_reply(speech)
+
+    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+        """The agent has no structured output: the schema goes into its instructions as text."""
+        instructions = f"Answer with one JSON object only, following this JSON schema: {json.dumps(schema)}"
+        system, text = render_text(messages, (), instructions)
+        return await self._async_ask(text, system)
+
+    async def _async_ask(self, text: str, system: str) -> str:
+        """One fresh conversation, so nothing accumulates in the agent; its spoken answer."""
         try:
             result = await async_converse(
                 self._hass, text=text, agent_id=self._agent_id, extra_system_prompt=system
@@ -57,7 +72,7 @@ class ConversationProvider:
         except (HomeAssistantError, ValueError) as err:
             raise CannotConnect(str(err)) from err
         response = result.response
-        speech = response.speech.get("plain", {}).get("speech", "")
+        speech = str(response.speech.get("plain", {}).get("speech", ""))
         if getattr(response.response_type, "value", "") == "error":
-            raise BadResponse(str(speech))
-        return json_decision_reply(speech)
+            raise BadResponse(speech)
+        return speech

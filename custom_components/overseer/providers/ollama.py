@@ -12,7 +12,7 @@ from homeassistant.util.ssl import get_default_context
 
 from ..const import OLLAMA_KEEP_ALIVE, OLLAMA_NUM_CTX
 from ..core.reply import ModelReply
-from . import MAX_OUTPUT_TOKENS, BadResponse, CannotConnect, ModelNotFound, ModelTimeout
+from . import MAX_OUTPUT_TOKENS, MAX_REASONING_TOKENS, BadResponse, CannotConnect, ModelNotFound, ModelTimeout
 from .wire import typed_reply
 
 LIST_TIMEOUT = 10
@@ -56,26 +56,7 @@ class OllamaProvider:
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """One chat request, no streaming; every failure becomes a typed ModelError."""
-        try:
-            async with asyncio.timeout(self._timeout):
-                response = await self._client.chat(
-                    model=self._model,
-                    messages=list(messages),
-                    tools=list(tools) or None,
-                    stream=False,
-                    options={"num_ctx": OLLAMA_NUM_CTX, "num_predict": MAX_OUTPUT_TOKENS},
-                    keep_alive=OLLAMA_KEEP_ALIVE,
-                )
-        except (TimeoutError, httpx.TimeoutException) as err:
-            raise ModelTimeout(f"no answer within {self._timeout:.0f} s") from err
-        except ConnectionError as err:
-            raise CannotConnect(str(err)) from err
-        except ollama.ResponseError as err:
-            error = ModelNotFound if err.status_code == 404 else BadResponse
-            raise error(f"HTTP {err.status_code}: {err.error}") from err
-        except (httpx.HTTPError, ValueError) as err:
-            # Truncated bodies, malformed JSON and schema mismatches land here.
-            raise BadResponse(f"{type(err).__name__}: {err}") from err
+        response = await self._async_chat(messages, tools=list(tools) or None, num_predict=MAX_OUTPUT_TOKENS)
         message = response.message
         calls = [
             {"name": call.function.name, "arguments": call.function.arguments}
@@ -87,3 +68,33 @@ class OllamaProvider:
             prompt_tokens=response.prompt_eval_count,
             completion_tokens=response.eval_count,
         )
+
+    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+        """One chat request held to the schema by Ollama's structured outputs (`format`)."""
+        response = await self._async_chat(messages, format=schema, num_predict=MAX_REASONING_TOKENS)
+        return response.message.content or ""
+
+    async def _async_chat(
+        self, messages: Sequence[dict[str, str]], num_predict: int, **request: Any
+    ) -> ollama.ChatResponse:
+        """One /api/chat call; every failure becomes a typed ModelError."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await self._client.chat(
+                    model=self._model,
+                    messages=list(messages),
+                    stream=False,
+                    options={"num_ctx": OLLAMA_NUM_CTX, "num_predict": num_predict},
+                    keep_alive=OLLAMA_KEEP_ALIVE,
+                    **request,
+                )
+        except (TimeoutError, httpx.TimeoutException) as err:
+            raise ModelTimeout(f"no answer within {self._timeout:.0f} s") from err
+        except ConnectionError as err:
+            raise CannotConnect(str(err)) from err
+        except ollama.ResponseError as err:
+            error = ModelNotFound if err.status_code == 404 else BadResponse
+            raise error(f"HTTP {err.status_code}: {err.error}") from err
+        except (httpx.HTTPError, ValueError) as err:
+            # Truncated bodies, malformed JSON and schema mismatches land here.
+            raise BadResponse(f"{type(err).__name__}: {err}") from err

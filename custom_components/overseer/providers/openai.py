@@ -9,10 +9,12 @@ from typing import Any
 import openai
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.httpx_client import get_async_client
+from openai.types.chat import ChatCompletion
 
 from ..core.reply import ModelReply
 from . import (
     MAX_OUTPUT_TOKENS,
+    MAX_REASONING_TOKENS,
     BadResponse,
     CannotConnect,
     InvalidAuth,
@@ -90,18 +92,7 @@ class OpenAIProvider:
     ) -> ModelReply:
         """One chat completion; every failure becomes a typed ModelError."""
         extra: dict[str, Any] = {"tools": list(tools), "tool_choice": "auto"} if tools else {}
-        try:
-            async with asyncio.timeout(self._timeout):
-                response = await self._client.chat.completions.create(
-                    model=self._model,
-                    messages=list(messages),  # type: ignore[arg-type]
-                    max_tokens=MAX_OUTPUT_TOKENS,
-                    **extra,
-                )
-        except (openai.OpenAIError, TimeoutError, ValueError) as err:
-            raise _error(err) from err
-        if not response.choices:
-            raise BadResponse("the answer had no choices")
+        response = await self._async_complete(messages, MAX_OUTPUT_TOKENS, **extra)
         message = response.choices[0].message
         # Arguments arrive as a JSON string; the wire reader parses them, the normaliser checks them.
         calls = [
@@ -116,3 +107,30 @@ class OpenAIProvider:
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
         )
+
+    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+        """One chat completion held to the schema by `response_format`."""
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": "reasoning_response", "schema": schema},
+        }
+        response = await self._async_complete(messages, MAX_REASONING_TOKENS, response_format=response_format)
+        return response.choices[0].message.content or ""
+
+    async def _async_complete(
+        self, messages: Sequence[dict[str, str]], max_tokens: int, **request: Any
+    ) -> ChatCompletion:
+        """One chat completion with at least one choice; every failure becomes a typed ModelError."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                response = await self._client.chat.completions.create(
+                    model=self._model,
+                    messages=list(messages),  # type: ignore[arg-type]
+                    max_tokens=max_tokens,
+                    **request,
+                )
+        except (openai.OpenAIError, TimeoutError, ValueError) as err:
+            raise _error(err) from err
+        if not response.choices:
+            raise BadResponse("the answer had no choices")
+        return response
