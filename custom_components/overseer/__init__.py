@@ -24,7 +24,7 @@ from .const import (
 )
 from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData
 from .cycle import ASKER
-from .llm_api import GuardrailsAPI
+from .llm_api import GuardrailsAPI, is_guardrails_api
 from .models import RoomState
 from .phrases import async_phrases
 from .providers import Provider
@@ -77,6 +77,8 @@ def _check_agent(hass: HomeAssistant, entry: OverseerConfigEntry, settings: Sett
     """Warn when the chosen agent could act on the house by itself, outside the guardrails."""
     issue_id = f"{ISSUE_AGENT_CAN_CONTROL}_{entry.entry_id}"
     apis = agent_llm_apis(hass, settings.agent_id) if settings.backend == BACKEND_CONVERSATION else []
+    # An overseer's guardrails API is no way around the guardrails.
+    apis = [api for api in apis if not is_guardrails_api(api)]
     if not apis:
         ir.async_delete_issue(hass, DOMAIN, issue_id)
         return

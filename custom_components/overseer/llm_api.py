@@ -35,9 +35,17 @@ TRIGGER = "llm_api"
 JSON_TYPES: dict[str, Any] = {"string": str, "integer": int}
 
 
+API_ID_PREFIX = "overseer-"
+
+
 def api_id(entry_id: str) -> str:
     """The LLM API id of one room, as the contract names it."""
-    return f"overseer-{entry_id}"
+    return f"{API_ID_PREFIX}{entry_id}"
+
+
+def is_guardrails_api(llm_api_id: str) -> bool:
+    """Whether an LLM API id is one room's guardrails."""
+    return llm_api_id.startswith(API_ID_PREFIX)
 
 
 def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:

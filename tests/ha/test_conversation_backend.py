@@ -80,6 +80,11 @@ async def test_an_agent_in_a_subentry_without_a_control_api_raises_none(hass, ro
     assert ir.async_get(hass).async_get_issue(DOMAIN, "agent_can_control_room1") is None
 
 
+async def test_an_agent_held_by_overseer_guardrails_only_raises_none(hass, room, agent_flow):
+    await setup_with_agent(hass, subentry={"llm_hass_api": ["overseer-lab"]})
+    assert ir.async_get(hass).async_get_issue(DOMAIN, "agent_can_control_room1") is None
+
+
 async def test_an_agent_without_a_control_api_raises_none(hass, room, agent_flow):
     await setup_with_agent(hass, {"llm_hass_api": "none"})
     assert ir.async_get(hass).async_get_issue(DOMAIN, "agent_can_control_room1") is None
