@@ -15,17 +15,22 @@ from typing import Any
 
 from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers.event import async_track_time_interval
+from homeassistant.helpers.start import async_at_started
 
 from .const import EVENT_INCIDENT
 from .core.faults import (
     ACTIVE,
+    UNSURE,
     Asset,
     AssetKind,
     Change,
+    Fault,
+    FaultCode,
     FaultRules,
     Incident,
     Reading,
     detect,
+    number_of,
     prune,
     reconcile,
 )
@@ -64,15 +69,36 @@ class IncidentDesk:
 
     @callback
     def async_track(self) -> CALLBACK_TYPE:
-        """Check now and every few seconds; returns the stopper."""
-        self.check()
-        return async_track_time_interval(self._hass, self.check, CHECK_EVERY, cancel_on_shutdown=True)
+        """Check every few seconds once Home Assistant has started; returns the stopper.
+
+        Before it has started, assets are still loading and would read as offline.
+        """
+        stoppers: list[CALLBACK_TYPE] = []
+
+        @callback
+        def start(_: HomeAssistant) -> None:
+            self.check()
+            stoppers.append(
+                async_track_time_interval(
+                    self._hass, self.check, CHECK_EVERY, name="overseer incidents", cancel_on_shutdown=True
+                )
+            )
+
+        stoppers.append(async_at_started(self._hass, start))
+
+        @callback
+        def stop() -> None:
+            for stopper in stoppers:
+                stopper()
+
+        return stop
 
     @property
     def active(self) -> list[Incident]:
         """The incidents still being handled, oldest first."""
         return sorted(
-            (i for i in self._state.incidents.values() if i.status in ACTIVE), key=lambda i: i.incident_id
+            (i for i in self._state.incidents.values() if i.status in ACTIVE),
+            key=lambda i: number_of(i.incident_id),
         )
 
     def summaries(self) -> tuple[str, ...]:
@@ -83,15 +109,24 @@ class IncidentDesk:
     def check(self, _: datetime | None = None) -> None:
         """Run the rules over every asset and record what changed."""
         now = self._now()
-        faults = [fault for asset in self._assets() if (fault := detect(asset, self._rules, now))]
+        assets = self._assets()
+        verdicts = {asset.asset_id: detect(asset, self._rules, now) for asset in assets}
+        faults = [verdict for verdict in verdicts.values() if isinstance(verdict, Fault)]
+        # An asset offline (for a while, or just now) cannot show that its other faults cleared.
+        unsure = {
+            asset_id
+            for asset_id, verdict in verdicts.items()
+            if verdict is UNSURE or (isinstance(verdict, Fault) and verdict.code is FaultCode.UNAVAILABLE)
+        }
         state = self._state
         book, changes, state.incident_number = reconcile(
-            state.incidents, faults, self._rules, now, state.incident_number
+            state.incidents, faults, self._rules, now, state.incident_number, unsure, set(verdicts)
         )
+        before = state.incidents
         state.incidents = prune(book, KEEP_CLOSED)
         for change in changes:
             self._tell(change)
-        if changes:
+        if changes or state.incidents != before:
             self._changed()
 
     def _tell(self, change: Change) -> None:
@@ -103,7 +138,7 @@ class IncidentDesk:
             "fault": incident.code.value,
         }
         if change.what not in ("opened", "reopened"):
-            event["reason"] = change.what
+            event["reason"] = change.what  # cleared, returned, resolved
         self._hass.bus.async_fire(EVENT_INCIDENT, event)
 
     def _assets(self) -> list[Asset]:

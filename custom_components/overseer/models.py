@@ -8,7 +8,13 @@ from typing import Any
 
 from .const import OverseerMode
 from .core.audit import AuditLog
-from .core.faults import Incident, incident_as_dict, incident_from_dict, next_incident_number
+from .core.faults import (
+    Incident,
+    incident_as_dict,
+    incident_from_dict,
+    next_incident_number,
+    without_duplicates,
+)
 from .core.memory import Memory
 from .core.policy import Ledger
 from .core.world import SiteMode
@@ -58,7 +64,7 @@ class RoomState:
         audit = data.get("audit")
         stored = data.get("incidents")
         incidents = [incident_from_dict(item) for item in (stored if isinstance(stored, list) else ())]
-        kept = {incident.incident_id: incident for incident in incidents if incident is not None}
+        kept = without_duplicates(incident for incident in incidents if incident is not None)
         number = data.get("incident_number")
         return cls(
             memory=Memory(memory if isinstance(memory, list) else ()),

@@ -17,7 +17,7 @@ from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode
 from .coordinator import OverseerCoordinator
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
-from .core.faults import ACTIVE, Incident, incident_as_dict
+from .core.faults import ACTIVE, Incident, incident_as_dict, number_of
 from .core.gate import Trigger
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
 from .core.reply import ModelReply
@@ -138,7 +138,7 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
 
 def _shown_incidents(incidents: Iterable[Incident]) -> tuple[Incident, ...]:
     """Every active incident and the newest closed ones, newest first."""
-    newest = sorted(incidents, key=lambda incident: incident.incident_id, reverse=True)
+    newest = sorted(incidents, key=lambda incident: number_of(incident.incident_id), reverse=True)
     closed = [incident for incident in newest if incident.status not in ACTIVE][:RECENT_INCIDENTS]
     return tuple(incident for incident in newest if incident.status in ACTIVE or incident in closed)
 

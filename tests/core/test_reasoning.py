@@ -159,6 +159,25 @@ def test_a_valid_reply_parses():
         json.dumps({**VALID, "recommended_action": "x" * 5000}),
         json.dumps({**VALID, "recommended_action": "x" * 20_000}),
         json.dumps([VALID]),
+        # The same key twice: the last would win, quietly.
+        json.dumps(VALID)[:-1] + ', "safety_class": "read"}',
+        json.dumps({**VALID, "confidence": 0.5}).replace("0.5", "NaN"),
+        json.dumps({**VALID, "confidence": 0.5}).replace("0.5", "Infinity"),
+        json.dumps({**VALID, "confidence": 0.5}).replace("0.5", "1e400"),
+        json.dumps({**VALID, "tool_intents": [{"name": "asset_refresh", "arguments": {"n": 10**4000}}]}),
+        json.dumps(
+            {**VALID, "tool_intents": [{"name": "asset_refresh", "arguments": {"a": {"b": {"c": 1}}}}]}
+        ),
+        json.dumps({**VALID, "tool_intents": [{"name": "", "arguments": {}}]}),
+        json.dumps({**VALID, "tool_intents": [{"name": "homeassistant.turn_off", "arguments": {}}]}),
+        json.dumps({**VALID, "recommended_action": "restart \u202eti"}),
+        json.dumps({**VALID, "recommended_action": "line\u0000break"}),
+        json.dumps(
+            {
+                **VALID,
+                "tool_intents": [{"name": "asset_refresh", "arguments": {str(n): n for n in range(20)}}],
+            }
+        ),
     ],
 )
 def test_anything_else_is_rejected_with_a_reason_never_repaired(reply):

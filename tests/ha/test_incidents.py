@@ -38,7 +38,7 @@ async def test_a_vacuum_error_opens_one_incident_shown_everywhere(
     say(hass, "alex", "overseer what's wrong with the vacuum?")
     await tick(hass, freezer)
     state_update = ollama_stub.requests[-1]["messages"][1]["content"]
-    assert "open incidents:\n- INC-0001 vacuum.neato vacuum_error (Brush stuck): open" in state_update
+    assert "open incidents:\n- INC-0001 open: vacuum.neato vacuum_error (Brush stuck)" in state_update
 
 
 async def test_a_flapping_fault_stays_one_incident_and_resolves_once_it_stays_away(
@@ -96,3 +96,34 @@ async def test_extra_assets_are_watched_and_incidents_survive_a_reload(hass, fre
     hass.states.async_set("vacuum.neato", "error", {"status": "Bin full"})
     await tick(hass, freezer, 5)
     assert incident_events(events)[-1] == ("INC-0002", "open", "vacuum_error", None)  # ids are never reused
+
+
+async def test_a_device_that_goes_offline_with_an_open_error_does_not_clear_it(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    events = async_capture_events(hass, "overseer_incident")
+    hass.states.async_set("vacuum.neato", "error", {"status": "Brush stuck"})
+    await tick(hass, freezer, 5)
+    hass.states.async_set("vacuum.neato", "unavailable")
+    for _ in range(GRACE // 5 - 2):
+        await tick(hass, freezer, 5)
+    # Offline for less than the grace period: nothing is known, nothing is cleared.
+    assert incident_events(events) == [("INC-0001", "open", "vacuum_error", None)]
+    for _ in range(3):
+        await tick(hass, freezer, 5)
+    # Offline for good: a second incident; the error is not taken as fixed.
+    assert incident_events(events) == [
+        ("INC-0001", "open", "vacuum_error", None),
+        ("INC-0002", "open", "unavailable", None),
+    ]
+    assert open_incidents(hass) == 2
+
+
+async def test_unknown_is_not_a_fault(hass, freezer, ollama_stub, room):
+    hass.states.async_set("button.pump_reset", "unknown")
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "asset_entities": ["button.pump_reset"]})
+    events = async_capture_events(hass, "overseer_incident")
+    for _ in range(40):
+        await tick(hass, freezer, 5)
+    assert events == []

@@ -8,12 +8,17 @@ window (flapping) reopens the same incident instead of opening another.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+import re
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from .world import MISSING_STATES
+from .text import one_line
+from .world import MISSING_STATES, RoverField, rover_field
+
+UNAVAILABLE = "unavailable"
 
 
 class AssetKind(StrEnum):
@@ -97,24 +102,40 @@ def _battery(readings: Iterable[Reading]) -> float | None:
     return min(levels, default=None)
 
 
-def _is_on(readings: Iterable[Reading], word: str) -> bool | None:
+def _is_on(readings: Iterable[Reading], wanted: RoverField) -> bool | None:
     """Whether the rover's docked/charging entity is on, None when it has none."""
     for reading in readings:
-        if word in reading.entity_id and reading.state not in MISSING_STATES:
+        if (
+            rover_field(reading.entity_id, reading.entity_id) is wanted
+            and reading.state not in MISSING_STATES
+        ):
             return reading.state == "on"
     return None
 
 
-def detect(asset: Asset, rules: FaultRules, now: float) -> Fault | None:
-    """The asset's fault now, by the first rule that fails, or None when every check passes."""
+class Unsure:
+    """An asset whose state cannot be judged now (offline for less than the grace period)."""
+
+
+UNSURE = Unsure()
+
+
+def detect(asset: Asset, rules: FaultRules, now: float) -> Fault | Unsure | None:
+    """The asset's fault now, by the first rule that fails; None when every check passes.
+
+    UNSURE while it has been offline for less than the grace period: its incidents stay as they
+    are. Offline is `unavailable` (`unknown` is a normal state for many entities); a rover is
+    offline when all of its entities are.
+    """
     readings = asset.readings
-    missing = [r for r in readings if r.state in MISSING_STATES]
-    if missing:
-        since = max(r.since for r in missing)
-        if now - since >= rules.unavailable_grace:
-            checks = {f"{r.entity_id} available": r.state not in MISSING_STATES for r in readings}
-            return Fault(asset.asset_id, asset.kind, FaultCode.UNAVAILABLE, since, checks)
-        return None  # within the grace period: a blip, not a fault yet
+    missing = [r for r in readings if r.state == UNAVAILABLE]
+    if missing and (asset.kind is not AssetKind.ROVER or len(missing) == len(readings)):
+        since = min(r.since for r in missing)
+        if now - since < rules.unavailable_grace:
+            return UNSURE
+        checks = {f"{r.entity_id} available": r.state != UNAVAILABLE for r in readings}
+        return Fault(asset.asset_id, asset.kind, FaultCode.UNAVAILABLE, since, checks)
+    readings = tuple(r for r in readings if r.state not in MISSING_STATES) or readings
     main = readings[0]
     battery = _battery(readings)
     if asset.kind is AssetKind.VACUUM:
@@ -126,7 +147,8 @@ def detect(asset: Asset, rules: FaultRules, now: float) -> Fault | None:
         if main.state == "returning" and now - main.since >= rules.vacuum_returning_after:
             checks = {"reaches the dock in time": False}
             return Fault(asset.asset_id, asset.kind, FaultCode.VACUUM_STUCK_RETURNING, main.since, checks)
-        if battery is not None and battery < rules.battery_low and main.state not in ("docked", "charging"):
+        away = main.state not in ("docked", "charging", "returning")
+        if battery is not None and battery < rules.battery_low and away:
             checks = {"battery above threshold": False, "docked": False}
             return Fault(
                 asset.asset_id, asset.kind, FaultCode.BATTERY_LOW, main.since, checks, f"{battery:g}%"
@@ -136,7 +158,7 @@ def detect(asset: Asset, rules: FaultRules, now: float) -> Fault | None:
         checks = {f"finishes {main.state} in time": False}
         return Fault(asset.asset_id, asset.kind, FaultCode.LIFT_STUCK, main.since, checks, main.state)
     if asset.kind is AssetKind.ROVER and battery is not None and battery < rules.battery_low:
-        docked, charging = _is_on(readings, "docked"), _is_on(readings, "charging")
+        docked, charging = _is_on(readings, RoverField.DOCKED), _is_on(readings, RoverField.CHARGING)
         if docked is False and charging is not True:
             since = max(r.since for r in readings)
             checks = {"battery above threshold": False, "docked": False, "charging": bool(charging)}
@@ -179,9 +201,16 @@ class Step:
     detail: str = ""
 
 
-ACTIVE = frozenset(
-    {IncidentStatus.OPEN, IncidentStatus.TRIAGING, IncidentStatus.AWAITING_APPROVAL, IncidentStatus.VERIFYING}
-)
+# Every status but resolved: the incident is still open (the sensor counts it, the book keeps it).
+ACTIVE = frozenset(status for status in IncidentStatus if status is not IncidentStatus.RESOLVED)
+# The resolution of an incident whose asset left the options: no evidence about any fault.
+ASSET_GONE = "the asset is no longer watched"
+
+
+def number_of(incident_id: str) -> int:
+    """The number in an incident id, for ordering (INC-10000 comes after INC-9999)."""
+    digits = incident_id[4:]
+    return int(digits) if incident_id.startswith("INC-") and digits.isdigit() else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +232,7 @@ class Incident:
     # Filled in when it is resolved: evidence for the next incident of this asset or kind.
     root_cause: str = ""
     resolution: str = ""
+    closed_at: float | None = None
 
     def noted(self, ts: float, what: str, detail: str = "") -> Incident:
         """The incident with one more step in its (bounded) timeline."""
@@ -211,7 +241,7 @@ class Incident:
     def summary(self) -> str:
         """One line for the chat loop's STATE_UPDATE."""
         detail = f" ({self.fault.detail})" if self.fault.detail else ""
-        return f"{self.incident_id} {self.asset_id} {self.code.value}{detail}: {self.status.value}"
+        return f"{self.incident_id} {self.status.value}: {self.asset_id} {self.code.value}{detail}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,36 +258,52 @@ def reconcile(
     rules: FaultRules,
     now: float,
     next_number: int,
+    unsure: Collection[str] = (),
+    watched: Collection[str] | None = None,
 ) -> tuple[dict[str, Incident], list[Change], int]:
     """Match the faults seen now to incidents: the incidents by id, what changed, the next number.
 
     One fault of one asset is one incident: while it holds nothing new opens, whatever the
-    incident's status; one that clears and comes back within the reopen window (flapping) is the
-    same incident again. An active incident whose fault has stayed away for the window is
-    resolved as cleared by itself.
+    incident's status, and its latest reading is kept; one that clears and comes back while the
+    incident is open, or within the reopen window after it was resolved, is the same incident.
+    An open incident whose fault has stayed away for the window is resolved as cleared by itself.
+    Assets in unsure are not judged now; incidents of assets no longer watched are closed.
     """
     book = dict(incidents)
     changes: list[Change] = []
-    latest = {(i.asset_id, i.code): i for i in sorted(book.values(), key=lambda i: i.incident_id)}
+    latest = {(i.asset_id, i.code): i for i in sorted(book.values(), key=lambda i: number_of(i.incident_id))}
     seen = set()
     for fault in faults:
         key = (fault.asset_id, fault.code)
         seen.add(key)
         current = latest.get(key)
         if current is not None and current.cleared_at is None:
+            if current.fault != fault:  # the reading moved on: a new error text, a lower battery
+                book[current.incident_id] = latest[key] = replace(current, fault=fault)
             continue
         if current is not None and current.status in ACTIVE:
-            book[current.incident_id] = replace(current, cleared_at=None, fault=fault)
+            back = replace(current, cleared_at=None, fault=fault).noted(now, "returned", _checks_text(fault))
+            book[back.incident_id] = latest[key] = back
+            changes.append(Change(back, "returned"))
             continue
-        if current is not None and now - (current.cleared_at or now) <= rules.reopen_window:
+        closed = current.closed_at if current is not None else None
+        if (
+            current is not None
+            and current.resolution != ASSET_GONE
+            and closed is not None
+            and now - closed <= rules.reopen_window
+        ):
             reopened = replace(
                 current,
                 status=IncidentStatus.OPEN,
                 fault=fault,
                 cleared_at=None,
+                closed_at=None,
+                root_cause="",
+                resolution="",
                 reopened=current.reopened + 1,
-            )
-            book[reopened.incident_id] = reopened
+            ).noted(now, "reopened", _checks_text(fault))
+            book[reopened.incident_id] = latest[key] = reopened
             changes.append(Change(reopened, "reopened"))
             continue
         incident = Incident(
@@ -267,20 +313,27 @@ def reconcile(
         book[incident.incident_id] = latest[key] = incident
         changes.append(Change(incident, "opened"))
     for incident in latest.values():
-        if (incident.asset_id, incident.code) in seen:
+        key = (incident.asset_id, incident.code)
+        if key in seen or incident.status not in ACTIVE or incident.asset_id in unsure:
             continue
-        if incident.cleared_at is None:
+        if watched is not None and incident.asset_id not in watched:
+            gone = replace(
+                incident, status=IncidentStatus.RESOLVED, resolution=ASSET_GONE, closed_at=now
+            ).noted(now, "resolved", ASSET_GONE)
+            book[gone.incident_id] = gone
+            changes.append(Change(gone, "resolved"))
+        elif incident.cleared_at is None:
             book[incident.incident_id] = cleared = replace(incident, cleared_at=now).noted(now, "cleared")
-            if incident.status in ACTIVE:
-                changes.append(Change(cleared, "cleared"))
-        elif incident.status in ACTIVE and now - incident.cleared_at >= rules.reopen_window:
+            changes.append(Change(cleared, "cleared"))
+        elif now - incident.cleared_at >= rules.reopen_window:
             resolved = replace(
                 incident,
                 status=IncidentStatus.RESOLVED,
                 root_cause=incident.code.value,
                 resolution=SELF_CLEARED,
-            )
-            book[incident.incident_id] = resolved = resolved.noted(now, "resolved", SELF_CLEARED)
+                closed_at=now,
+            ).noted(now, "resolved", SELF_CLEARED)
+            book[resolved.incident_id] = resolved
             changes.append(Change(resolved, "resolved"))
     return book, changes, next_number
 
@@ -305,6 +358,7 @@ def incident_as_dict(incident: Incident) -> dict[str, Any]:
         "checks": dict(fault.checks),
         "detail": fault.detail,
         "cleared_at": incident.cleared_at,
+        "closed_at": incident.closed_at,
         "reopened": incident.reopened,
         "timeline": [{"ts": s.ts, "what": s.what, "detail": s.detail} for s in incident.timeline],
         "root_cause": incident.root_cause,
@@ -312,49 +366,87 @@ def incident_as_dict(incident: Incident) -> dict[str, Any]:
     }
 
 
+# Bounds on what is read back from the store: it may have been edited, or written by a bug.
+STORED_TEXT = 200
+STORED_CHECKS = 20
+LATEST_TS = 4_102_444_800  # 2100-01-01
+_INCIDENT_ID = re.compile(r"INC-\d{1,9}")
+
+
+def _ts(value: Any) -> float:
+    """A stored timestamp: a finite number of seconds before 2100."""
+    number = float(value)
+    if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
+        raise ValueError(f"not a timestamp: {value!r}")
+    return number
+
+
+def _stored_text(value: Any) -> str:
+    return one_line(str(value or ""), STORED_TEXT)
+
+
 def incident_from_dict(data: Any) -> Incident | None:
     """An incident back from the store; None for anything malformed."""
     try:
+        incident_id = str(data["incident_id"])
+        if not _INCIDENT_ID.fullmatch(incident_id):
+            raise ValueError(incident_id)
         kind, code = AssetKind(data["kind"]), FaultCode(data["fault"])
+        checks = dict(data.get("checks") or {})
         fault = Fault(
-            str(data["asset_id"]),
+            _stored_text(data["asset_id"]),
             kind,
             code,
-            float(data["since"]),
-            {str(k): bool(v) for k, v in dict(data.get("checks") or {}).items()},
-            str(data.get("detail") or ""),
+            _ts(data["since"]),
+            {_stored_text(k): v is True for k, v in list(checks.items())[:STORED_CHECKS]},
+            _stored_text(data.get("detail")),
         )
-        cleared = data.get("cleared_at")
+        cleared, closed = data.get("cleared_at"), data.get("closed_at")
         steps = tuple(
-            Step(float(s["ts"]), str(s["what"]), str(s.get("detail") or ""))
+            Step(_ts(s["ts"]), _stored_text(s["what"]), _stored_text(s.get("detail")))
             for s in list(data.get("timeline") or ())[-TIMELINE_SIZE:]
         )
         return Incident(
-            str(data["incident_id"]),
+            incident_id,
             fault.asset_id,
             kind,
             code,
             IncidentStatus(data["status"]),
-            float(data["opened"]),
+            _ts(data["opened"]),
             fault,
-            None if cleared is None else float(cleared),
-            int(data.get("reopened") or 0),
+            None if cleared is None else _ts(cleared),
+            max(0, min(int(data.get("reopened") or 0), 1_000_000)),
             steps,
-            str(data.get("root_cause") or ""),
-            str(data.get("resolution") or ""),
+            _stored_text(data.get("root_cause")),
+            _stored_text(data.get("resolution")),
+            None if closed is None else _ts(closed),
         )
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         return None
+
+
+def without_duplicates(incidents: Iterable[Incident]) -> dict[str, Incident]:
+    """By id, with only the newest open incident of each asset and fault (a store may hold more)."""
+    kept: dict[str, Incident] = {}
+    newest_open: dict[tuple[str, FaultCode], Incident] = {}
+    for incident in sorted(incidents, key=lambda i: number_of(i.incident_id)):
+        if incident.status in ACTIVE:
+            if (older := newest_open.get((incident.asset_id, incident.code))) is not None:
+                kept.pop(older.incident_id)
+            newest_open[(incident.asset_id, incident.code)] = incident
+        kept[incident.incident_id] = incident
+    return kept
 
 
 def next_incident_number(incidents: Iterable[str]) -> int:
     """One past the highest number among incident ids: ids are never reused."""
-    numbers = [int(key[4:]) for key in incidents if key.startswith("INC-") and key[4:].isdigit()]
-    return max(numbers, default=0) + 1
+    return max((number_of(key) for key in incidents), default=0) + 1
 
 
 def prune(incidents: Mapping[str, Incident], keep_closed: int) -> dict[str, Incident]:
-    """Every active incident and the newest closed ones: the book stays bounded whatever the history."""
-    closed = sorted((i for i in incidents.values() if i.status not in ACTIVE), key=lambda i: i.incident_id)
+    """Every open incident and the newest resolved ones: bounded whatever the history."""
+    closed = sorted(
+        (i for i in incidents.values() if i.status not in ACTIVE), key=lambda i: number_of(i.incident_id)
+    )
     dropped = {i.incident_id for i in closed[: max(0, len(closed) - keep_closed)]}
     return {key: incident for key, incident in incidents.items() if key not in dropped}

@@ -9,23 +9,32 @@ never repaired. Nothing here decides what runs: each tool intent goes to the pol
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .faults import ACTIVE, Incident, IncidentStatus
+from .faults import ACTIVE, ASSET_GONE, Incident, IncidentStatus, number_of
+from .text import quote_chat
 from .tools import Safety
 
 MAX_HISTORY = 5
 MAX_KNOWLEDGE = 3
 MAX_ACTIVE_FAULTS = 10
 SNIPPET_CHARS = 400
+NAME_CHARS = 80
+DETAIL_CHARS = 200
 # The most a valid reply may carry; more is not a reply, it is a flood.
 MAX_HYPOTHESES = 5
 MAX_INTENTS = 5
 MAX_TEXT = 500
 MAX_REPLY_CHARS = 16_000
+MAX_ARGUMENTS = 8
+MAX_INT_DIGITS = 18
+_TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+# C0/C1 controls (tab and newline allowed), and the bidirectional overrides and isolates.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 RESPONSE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -36,9 +45,9 @@ RESPONSE_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "fault": {"type": "string"},
+                    "fault": {"type": "string", "maxLength": MAX_TEXT},
                     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                    "reasoning": {"type": "string"},
+                    "reasoning": {"type": "string", "maxLength": MAX_TEXT},
                 },
                 "required": ["fault", "confidence", "reasoning"],
                 "additionalProperties": False,
@@ -49,12 +58,15 @@ RESPONSE_SCHEMA: dict[str, Any] = {
             "maxItems": MAX_INTENTS,
             "items": {
                 "type": "object",
-                "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
+                "properties": {
+                    "name": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$"},
+                    "arguments": {"type": "object", "maxProperties": MAX_ARGUMENTS},
+                },
                 "required": ["name", "arguments"],
                 "additionalProperties": False,
             },
         },
-        "recommended_action": {"type": "string"},
+        "recommended_action": {"type": "string", "maxLength": MAX_TEXT},
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
         "safety_class": {"type": "string", "enum": [safety.value for safety in Safety]},
     },
@@ -148,29 +160,32 @@ def build_request(
             i
             for i in others
             if i.status is IncidentStatus.RESOLVED
+            and i.resolution != ASSET_GONE
             and (i.asset_id == incident.asset_id or i.kind is incident.kind)
         ),
-        key=lambda i: i.incident_id,
+        key=lambda i: number_of(i.incident_id),
         reverse=True,
     )
     # The same asset's history first, each part newest first.
     past.sort(key=lambda i: i.asset_id != incident.asset_id)
+    # Names, error texts and past resolutions come from devices and from earlier model answers:
+    # one line each, bounded, as data.
     return {
-        "asset_id": incident.asset_id,
+        "asset_id": quote_chat(incident.asset_id, NAME_CHARS),
         "asset_kind": incident.kind.value,
         "observations": [
             {
                 "fault": incident.code.value,
                 "since": fault.since,
                 "check": dict(fault.checks),
-                **({"detail": fault.detail} if fault.detail else {}),
+                **({"detail": quote_chat(fault.detail, DETAIL_CHARS)} if fault.detail else {}),
             }
         ],
         "historical_evidence": [
             {
                 "id": i.incident_id,
-                "root_cause": i.root_cause,
-                "resolution": i.resolution,
+                "root_cause": quote_chat(i.root_cause, DETAIL_CHARS),
+                "resolution": quote_chat(i.resolution, DETAIL_CHARS),
             }
             for i in past[:MAX_HISTORY]
         ],
@@ -178,7 +193,9 @@ def build_request(
             {"source": s.source, "score": s.score, "snippet": s.snippet} for s in knowledge[:MAX_KNOWLEDGE]
         ],
         "active_faults": [
-            {"asset_id": i.asset_id, "fault": i.code.value} for i in others if i.status in ACTIVE
+            {"asset_id": quote_chat(i.asset_id, NAME_CHARS), "fault": i.code.value}
+            for i in others
+            if i.status in ACTIVE
         ][:MAX_ACTIVE_FAULTS],
     }
 
@@ -186,6 +203,8 @@ def build_request(
 def _text(value: Any, field: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         raise InvalidResponse(f"{field} must be a string of at most {MAX_TEXT} characters")
+    if _CONTROL.search(value):
+        raise InvalidResponse(f"{field} holds control or direction characters")
     return value
 
 
@@ -201,12 +220,51 @@ def _exact_keys(item: Any, keys: set[str], field: str) -> Mapping[str, Any]:
     return item
 
 
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise InvalidResponse("a key appears twice in one object")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise InvalidResponse(f"{name} is not a number JSON allows")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise InvalidResponse("a number is too long")
+    return int(digits)
+
+
+def _finite_float(digits: str) -> float:
+    number = float(digits)
+    if not math.isfinite(number):
+        raise InvalidResponse("a number is too large")
+    return number
+
+
+def _argument(value: Any) -> Any:
+    """An intent argument: a short string, a finite number, a boolean or null; nothing nested."""
+    if isinstance(value, str):
+        return _text(value, "an argument")
+    if value is None or isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    raise InvalidResponse("intent arguments must be flat: strings, numbers, booleans or null")
+
+
 def parse_response(text: str) -> ReasoningResponse:
     """The reply as a ReasoningResponse, or InvalidResponse: nothing is guessed or repaired."""
     if len(text) > MAX_REPLY_CHARS:
         raise InvalidResponse(f"the reply is longer than {MAX_REPLY_CHARS} characters")
     try:
-        data = json.loads(text)
+        data = json.loads(
+            text,
+            object_pairs_hook=_no_duplicate_keys,
+            parse_constant=_no_constant,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+        )
     except (ValueError, RecursionError) as err:
         raise InvalidResponse(f"the reply is not JSON: {str(err)[:80]}") from None
     top = _exact_keys(data, set(RESPONSE_SCHEMA["required"]), "the reply")
@@ -230,7 +288,15 @@ def parse_response(text: str) -> ReasoningResponse:
         i = _exact_keys(item, {"name", "arguments"}, "a tool intent")
         if not isinstance(i["arguments"], Mapping):
             raise InvalidResponse("a tool intent's arguments must be an object")
-        parsed_intents.append(Intent(_text(i["name"], "a tool intent's name"), dict(i["arguments"])))
+        name = i["name"]
+        if not isinstance(name, str) or not _TOOL_NAME.fullmatch(name):
+            raise InvalidResponse("a tool intent's name must be a tool's name")
+        if len(i["arguments"]) > MAX_ARGUMENTS:
+            raise InvalidResponse(f"a tool intent has more than {MAX_ARGUMENTS} arguments")
+        arguments = {
+            _text(key, "an argument's name"): _argument(value) for key, value in i["arguments"].items()
+        }
+        parsed_intents.append(Intent(name, arguments))
     try:
         safety = Safety(top["safety_class"])
     except ValueError:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 MISSING_STATES = frozenset({"unavailable", "unknown"})
+_WORDS = re.compile(r"[^a-z0-9]+")
 
 
 class SiteMode(StrEnum):
@@ -109,12 +111,12 @@ class World:
 
 
 def rover_field(entity_id: str, name: str) -> RoverField:
-    """Guess what a rover entity reports from its id and name."""
-    text = f"{entity_id} {name}".lower()
+    """Guess what a rover entity reports from the words of its id and name ("undocked" is not "docked")."""
+    words = set(_WORDS.split(f"{entity_id} {name}".lower()))
     for candidate in (RoverField.DOCKED, RoverField.CHARGING, RoverField.DRIVER, RoverField.ACTIVITY):
-        if candidate.value in text:
+        if candidate.value in words:
             return candidate
-    if "dock" in text:
+    if any(word.startswith("dock") for word in words):
         return RoverField.DOCKED
     return RoverField.OTHER
 

@@ -59,7 +59,10 @@ class ConversationProvider:
 
     async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
         """The agent has no structured output: the schema goes into its instructions as text."""
-        instructions = f"Answer with one JSON object only, following this JSON schema: {json.dumps(schema)}"
+        instructions = (
+            "Never call a tool or control anything yourself: you only propose. "
+            f"Answer with one JSON object only, following this JSON schema: {json.dumps(schema)}"
+        )
         system, text = render_text(messages, (), instructions)
         return await self._async_ask(text, system)
 
