@@ -25,6 +25,7 @@ from .const import DOMAIN, LIGHTS, PEOPLE, ROVERS, SIGNAL_ROOM
 CONFIG_SCHEMA = vol.Schema({DOMAIN: vol.Any(None, {})}, extra=vol.ALLOW_EXTRA)
 PLATFORMS = [
     Platform.BINARY_SENSOR,
+    Platform.BUTTON,
     Platform.COVER,
     Platform.LIGHT,
     Platform.SENSOR,
@@ -55,6 +56,8 @@ class Rover:
     driver: str = "none"
     docked: bool = True
     charging: bool = True
+    # Off the network (a demo fault): its entities read unavailable.
+    online: bool = True
 
 
 @dataclass
@@ -64,6 +67,8 @@ class Room:
     rovers: dict[str, Rover] = field(default_factory=lambda: {name: Rover() for name in ROVERS})
     crowd: bool = False
     random: random.Random = field(default_factory=lambda: random.Random(7))
+    # The vacuum entity, for the demo fault that jams it.
+    vacuum: Any = None
 
 
 def overseer_options() -> dict[str, Any]:

@@ -25,5 +25,9 @@ class RoverFlag(DemoEntity, BinarySensorEntity):
             self._attr_device_class = BinarySensorDeviceClass.BATTERY_CHARGING
 
     @property
+    def available(self) -> bool:
+        return self.room.rovers[self._rover].online
+
+    @property
     def is_on(self) -> bool:
         return getattr(self.room.rovers[self._rover], self._field)

@@ -25,5 +25,9 @@ class RoverSensor(DemoEntity, SensorEntity):
         self._field = field
 
     @property
+    def available(self) -> bool:
+        return self.room.rovers[self._rover].online
+
+    @property
     def native_value(self) -> str:
         return getattr(self.room.rovers[self._rover], self._field)

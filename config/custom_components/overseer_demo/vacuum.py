@@ -15,8 +15,10 @@ RETURN_SECONDS = 8
 
 
 async def async_setup_entry(hass, entry, async_add_entities) -> None:
-    """The vacuum."""
-    async_add_entities([Neato(entry.runtime_data)])
+    """The vacuum; the demo's jam button reaches it through the room."""
+    neato = Neato(entry.runtime_data)
+    entry.runtime_data.vacuum = neato
+    async_add_entities([neato])
 
 
 class Neato(DemoEntity, StateVacuumEntity):
@@ -48,7 +50,18 @@ class Neato(DemoEntity, StateVacuumEntity):
 
         self._later = async_call_later(self.hass, seconds, step)
 
+    @callback
+    def jam(self) -> None:
+        """A demo fault: the brush jams; the vacuum reports an error until started or sent home."""
+        if self._later:
+            self._later()
+            self._later = None
+        self._attr_activity = VacuumActivity.ERROR
+        self._attr_extra_state_attributes = {"status": "Brush stuck"}
+        self.async_write_ha_state()
+
     async def async_start(self) -> None:
+        self._attr_extra_state_attributes = {}
         self._attr_activity = VacuumActivity.CLEANING
         self.async_write_ha_state()
         self._then(
@@ -56,6 +69,7 @@ class Neato(DemoEntity, StateVacuumEntity):
         )
 
     async def async_return_to_base(self, **kwargs: Any) -> None:
+        self._attr_extra_state_attributes = {}
         self._attr_activity = VacuumActivity.RETURNING
         self.async_write_ha_state()
         self._then(RETURN_SECONDS, VacuumActivity.DOCKED)
