@@ -110,49 +110,38 @@ class Executor:
     ) -> dict[str, Any]:
         """Check, then run one call for its caller; never raises."""
         async with self._lock:
-            return await self._async_check_and_run(decision_id, name, arguments, offered, dry_run, caller)
-
-    async def _async_check_and_run(
-        self,
-        decision_id: str,
-        name: str,
-        arguments: dict[str, Any],
-        offered: frozenset[str],
-        dry_run: bool,
-        caller: Caller,
-    ) -> dict[str, Any]:
-        now = dt_util.utcnow().timestamp()
-        world = self._world_now()
-        limits = self._settings.limits
-        verdict = check_call(name, arguments, offered, world, self._state.ledger, limits, now)
-        if verdict.refusal is not None:
-            refusal = verdict.refusal
-            return self.record(
-                decision_id,
-                name,
-                arguments,
-                Outcome.BLOCKED,
-                refusal.reason.value,
-                refusal.remaining,
-                caller.source,
-            )
-        clean = verdict.arguments
-        if dry_run:
-            return self.record(decision_id, name, clean, Outcome.DRY_RUN, source=caller.source)
-        effect = planned_effect(name, clean, world)
-        if isinstance(effect, MemoryWrite):
-            self._state.memory.write(effect.slot, effect.text)
-        elif isinstance(effect, ServiceCall):
-            try:
-                async with asyncio.timeout(SERVICE_TIMEOUT):
-                    await self._hass.services.async_call(
-                        effect.domain, effect.service, effect.data, blocking=True, context=caller.context
-                    )
-            except (HomeAssistantError, TimeoutError, ValueError, vol.Invalid) as err:
-                LOGGER.warning("%s failed: %s.%s: %s", name, effect.domain, effect.service, err)
+            now = dt_util.utcnow().timestamp()
+            world = self._world_now()
+            limits = self._settings.limits
+            verdict = check_call(name, arguments, offered, world, self._state.ledger, limits, now)
+            if verdict.refusal is not None:
+                refusal = verdict.refusal
                 return self.record(
-                    decision_id, name, clean, Outcome.FAILED, type(err).__name__, source=caller.source
+                    decision_id,
+                    name,
+                    arguments,
+                    Outcome.BLOCKED,
+                    refusal.reason.value,
+                    refusal.remaining,
+                    caller.source,
                 )
-        # Cooldowns start and the budget is spent only when something really ran.
-        self._state.ledger = self._state.ledger.after_execution(name, now, limits)
-        return self.record(decision_id, name, clean, Outcome.EXECUTED, source=caller.source)
+            clean = verdict.arguments
+            if dry_run:
+                return self.record(decision_id, name, clean, Outcome.DRY_RUN, source=caller.source)
+            effect = planned_effect(name, clean, world)
+            if isinstance(effect, MemoryWrite):
+                self._state.memory.write(effect.slot, effect.text)
+            elif isinstance(effect, ServiceCall):
+                try:
+                    async with asyncio.timeout(SERVICE_TIMEOUT):
+                        await self._hass.services.async_call(
+                            effect.domain, effect.service, effect.data, blocking=True, context=caller.context
+                        )
+                except (HomeAssistantError, TimeoutError, ValueError, vol.Invalid) as err:
+                    LOGGER.warning("%s failed: %s.%s: %s", name, effect.domain, effect.service, err)
+                    return self.record(
+                        decision_id, name, clean, Outcome.FAILED, type(err).__name__, source=caller.source
+                    )
+            # Cooldowns start and the budget is spent only when something really ran.
+            self._state.ledger = self._state.ledger.after_execution(name, now, limits)
+            return self.record(decision_id, name, clean, Outcome.EXECUTED, source=caller.source)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant import loader
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import llm
+from homeassistant.setup import async_setup_component
 from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
 
@@ -17,6 +21,7 @@ from custom_components.overseer.const import DOMAIN
 from ..ollama_stub import OllamaStub
 
 MODEL = "llama3.2:latest"
+CONFIG = Path(__file__).parents[2] / "config"
 ROOM_SERVICES = (
     ("cover", "open_cover"),
     ("cover", "close_cover"),
@@ -107,3 +112,23 @@ def llm_context(platform: str) -> llm.LLMContext:
         "device_id": None,
     }
     return llm.LLMContext(**{f.name: values[f.name] for f in fields(llm.LLMContext)})
+
+
+async def set_select(hass: HomeAssistant, entity_id: str, option: str) -> None:
+    """Choose a select's option, as a person or an automation does."""
+    await hass.services.async_call(
+        "select", "select_option", {"entity_id": entity_id, "option": option}, blocking=True
+    )
+
+
+async def load_demo(hass: HomeAssistant, monkeypatch: Any, **environment: str) -> None:
+    """The demo room from config/, which configures its own overseer as scripts/develop does."""
+    # The demo integration lives in config/custom_components, beside a link to ours.
+    monkeypatch.setattr(sys, "path", [*sys.path, str(CONFIG)])
+    hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)  # found again, as enable_custom_integrations does
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert await async_setup_component(hass, "overseer_demo", {"overseer_demo": {}})
+    await hass.async_block_till_done()
+    await hass.async_block_till_done()  # the overseer entry the demo added
+    assert hass.states.get("sensor.arena_loop_phase") is not None, "the demo did not set up the overseer"

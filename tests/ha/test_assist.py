@@ -13,7 +13,7 @@ from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
 from ..ollama_stub import Scripted, call
-from .harness import OPTIONS, setup_overseer, tick
+from .harness import OPTIONS, set_select, setup_overseer, tick
 
 AGENT = "conversation.arena_agent"
 
@@ -108,12 +108,7 @@ async def test_under_lockdown_the_reply_explains_and_nothing_moves(
     hass, freezer, ollama_stub, room, hass_admin_user
 ):
     await setup_overseer(hass, ollama_stub)
-    await hass.services.async_call(
-        "select",
-        "select_option",
-        {"entity_id": "select.arena_site_mode", "option": "lockdown"},
-        blocking=True,
-    )
+    await set_select(hass, "select.arena_site_mode", "lockdown")
     ollama_stub.reply("", call("lift_up"))
 
     reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
@@ -157,9 +152,7 @@ async def test_a_slow_model_gets_a_still_thinking_reply_and_the_answer_later(
 
 async def test_the_agent_says_so_when_the_overseer_is_off(hass, freezer, ollama_stub, room, hass_admin_user):
     await setup_overseer(hass, ollama_stub)
-    await hass.services.async_call(
-        "select", "select_option", {"entity_id": "select.arena_overseer_mode", "option": "off"}, blocking=True
-    )
+    await set_select(hass, "select.arena_overseer_mode", "off")
 
     reply = speech(await converse(hass, freezer, "hello", hass_admin_user.id))
 
@@ -225,12 +218,7 @@ async def test_switching_the_overseer_off_mid_question_says_so_at_once(
     async def off_while_thinking(hass, freezer) -> None:
         await tick_while_the_model_hangs(hass, freezer)
         if hass.states.get("sensor.arena_loop_phase").state == "awaiting_model":
-            await hass.services.async_call(
-                "select",
-                "select_option",
-                {"entity_id": "select.arena_overseer_mode", "option": "off"},
-                blocking=True,
-            )
+            await set_select(hass, "select.arena_overseer_mode", "off")
 
     reply = speech(await converse(hass, freezer, "you there?", hass_admin_user.id, step=off_while_thinking))
     release.set()

@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from homeassistant.core import HomeAssistant
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
 from custom_components.overseer.status import build_status
 
 from ..ollama_stub import call
-from .harness import OPTIONS, ready_in, say, setup_overseer, tick
+from .harness import OPTIONS, ready_in, say, set_select, setup_overseer, tick
 
 
 def actions(events):
@@ -20,12 +19,6 @@ def actions(events):
 
 def bot_lines(events):
     return [e.data for e in events if e.data.get("bot")]
-
-
-async def set_select(hass: HomeAssistant, entity_id: str, option: str) -> None:
-    await hass.services.async_call(
-        "select", "select_option", {"entity_id": entity_id, "option": option}, blocking=True
-    )
 
 
 async def test_direct_address_acts_and_answers_on_the_chat_bus(hass, freezer, ollama_stub, room):

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from homeassistant import loader
-from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_capture_events
 
-from .harness import tick
-
-CONFIG = Path(__file__).parents[2] / "config"
+from .harness import load_demo, tick
 
 
 async def test_the_demo_fault_buttons_open_and_clear_incidents(hass, freezer, ollama_stub, monkeypatch):
-    # The demo integration lives in config/custom_components, beside a link to ours.
-    monkeypatch.setattr(sys, "path", [*sys.path, str(CONFIG)])
-    hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
-    monkeypatch.setenv("OLLAMA_URL", ollama_stub.url)
-    assert await async_setup_component(hass, "overseer_demo", {"overseer_demo": {}})
-    await hass.async_block_till_done()
-    await hass.async_block_till_done()
+    await load_demo(hass, monkeypatch, OLLAMA_URL=ollama_stub.url)
     events = async_capture_events(hass, "overseer_incident")
 
     await hass.services.async_call(

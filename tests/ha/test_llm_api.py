@@ -14,9 +14,11 @@ from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
 from ..ollama_stub import call
-from .harness import llm_context, setup_overseer
+from .harness import llm_context, set_select, setup_overseer
 
 API_ID = "overseer-room1"
+# The harness room's tools that act on it, in the registry's order.
+ROOM_TOOL_NAMES = ["lift_up", "lift_down", "neato_start", "neato_send_home", "neato_locate", "ha_set_entity"]
 
 
 async def room_api(hass) -> llm.APIInstance:
@@ -34,14 +36,7 @@ async def test_each_room_registers_its_api_with_the_room_tools_only(hass, ollama
 
     instance = await room_api(hass)
     # The room's actions; chat and memory stay the overseer's own.
-    assert [tool.name for tool in instance.tools] == [
-        "lift_up",
-        "lift_down",
-        "neato_start",
-        "neato_send_home",
-        "neato_locate",
-        "ha_set_entity",
-    ]
+    assert [tool.name for tool in instance.tools] == ROOM_TOOL_NAMES
     assert "STATE_UPDATE" in instance.api_prompt
     assert "available_tools:\n- lift_up()" in instance.api_prompt
     [ha_set_entity] = [tool for tool in instance.tools if tool.name == "ha_set_entity"]
@@ -100,17 +95,10 @@ async def test_bad_calls_are_refused_as_data_and_change_nothing(
 async def test_locks_and_dry_run_hold_for_other_agents(hass, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     instance = await room_api(hass)
-    await hass.services.async_call(
-        "select",
-        "select_option",
-        {"entity_id": "select.arena_site_mode", "option": "lockdown"},
-        blocking=True,
-    )
+    await set_select(hass, "select.arena_site_mode", "lockdown")
     assert (await use(hass, instance, "lift_up"))["error"] == "policy_lock:site_mode_lockdown"
 
-    await hass.services.async_call(
-        "select", "select_option", {"entity_id": "select.arena_site_mode", "option": "open"}, blocking=True
-    )
+    await set_select(hass, "select.arena_site_mode", "open")
     await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.arena_dry_run"}, blocking=True)
     dry = await use(hass, instance, "ha_set_entity", entity_id="light.bench", state="red")
     assert dry["outcome"] == "dry_run" and dry["success"] is False
@@ -162,14 +150,7 @@ async def test_a_core_agent_given_the_api_is_held_to_the_cooldown(hass, ollama_s
     assert tool_results[-1]["error"] == "cooldown" and tool_results[-1]["retry_in_s"] > 0
     # The agent was offered exactly the room's tools, under their own names.
     offered = [tool["function"]["name"] for tool in ollama_stub.requests[0]["tools"]]
-    assert offered == [
-        "lift_up",
-        "lift_down",
-        "neato_start",
-        "neato_send_home",
-        "neato_locate",
-        "ha_set_entity",
-    ]
+    assert offered == ROOM_TOOL_NAMES
 
 
 async def test_parallel_calls_each_see_the_cooldown_and_budget_the_others_spent(hass, ollama_stub, room):
@@ -210,12 +191,7 @@ async def test_an_instance_from_before_an_unload_acts_no_more(hass, ollama_stub,
 
 async def test_in_commentary_mode_the_prompt_shows_every_tool_blocked(hass, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
-    await hass.services.async_call(
-        "select",
-        "select_option",
-        {"entity_id": "select.arena_overseer_mode", "option": "commentary"},
-        blocking=True,
-    )
+    await set_select(hass, "select.arena_overseer_mode", "commentary")
     instance = await room_api(hass)
     assert "available_tools:\n- none" in instance.api_prompt
     assert "- lift_up() reason=not_available" in instance.api_prompt

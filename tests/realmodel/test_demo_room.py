@@ -18,14 +18,12 @@ from __future__ import annotations
 import json
 import re
 import statistics
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from freezegun.api import FrozenDateTimeFactory
-from homeassistant import loader
 from homeassistant.core import Event, HomeAssistant, callback
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
@@ -33,7 +31,7 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from custom_components.overseer.const import Phase
 from devtools.tiny_model import MODEL_ALIAS, TinyModelServer
 
-from ..ha.harness import status
+from ..ha.harness import load_demo, status
 
 REPO = Path(__file__).parents[2]
 QUESTIONS = (
@@ -78,18 +76,15 @@ def fallback_pattern() -> re.Pattern[str]:
 
 
 async def set_up_demo(hass: HomeAssistant, tiny_model: TinyModelServer, monkeypatch) -> None:
-    """Load the demo room from config/ and let it configure the overseer for the tiny model."""
-    # The demo integration lives in config/custom_components, beside a link to ours.
-    monkeypatch.setattr(sys, "path", [*sys.path, str(REPO / "config")])
-    hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)  # found again, as enable_custom_integrations does
-    monkeypatch.setenv("OVERSEER_DEMO_BACKEND", "openai")
-    monkeypatch.setenv("OVERSEER_DEMO_URL", tiny_model.url)
-    monkeypatch.setenv("OVERSEER_DEMO_MODEL", MODEL_ALIAS)
+    """The demo room, its overseer pointed at the tiny model, and the crowd on."""
     assert await async_setup_component(hass, "homeassistant", {})  # as in every real Home Assistant
-    assert await async_setup_component(hass, "overseer_demo", {"overseer_demo": {}})
-    await hass.async_block_till_done()
-    await hass.async_block_till_done()
-    assert hass.states.get("sensor.arena_loop_phase") is not None, "the demo did not set up the overseer"
+    await load_demo(
+        hass,
+        monkeypatch,
+        OVERSEER_DEMO_BACKEND="openai",
+        OVERSEER_DEMO_URL=tiny_model.url,
+        OVERSEER_DEMO_MODEL=MODEL_ALIAS,
+    )
     await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.demo_crowd"}, blocking=True)
 
 
