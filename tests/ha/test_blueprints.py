@@ -15,7 +15,7 @@ from homeassistant.setup import async_setup_component
 from homeassistant.util import yaml as yaml_util
 from pytest_homeassistant_custom_component.common import async_capture_events, async_mock_service
 
-from .harness import setup_overseer
+from .harness import set_select, setup_overseer
 
 SHIPPED = Path(__file__).parents[2] / "blueprints" / "automation" / "overseer"
 INPUTS: dict[str, dict[str, Any]] = {
@@ -85,6 +85,18 @@ async def test_an_admin_session_locks_the_room_and_frees_it(hass, tmp_path, olla
     )
     await hass.async_block_till_done()
     assert hass.states.get("select.arena_site_mode").state == "open"
+
+    # A lockdown set during a session is not lifted when the session ends.
+    await hass.services.async_call(
+        "input_boolean", "turn_on", {"entity_id": "input_boolean.admin_session"}, blocking=True
+    )
+    await hass.async_block_till_done()
+    await set_select(hass, "select.arena_site_mode", "lockdown")
+    await hass.services.async_call(
+        "input_boolean", "turn_off", {"entity_id": "input_boolean.admin_session"}, blocking=True
+    )
+    await hass.async_block_till_done()
+    assert hass.states.get("select.arena_site_mode").state == "lockdown"
 
 
 async def test_the_chat_relay_brings_lines_in_and_sends_bot_lines_out(
