@@ -14,6 +14,8 @@ ROOM_TOOLS = frozenset(
         "ha_set_entity",
     }
 )
+# Tools only incident triage proposes (Incidents and approvals).
+TRIAGE_TOOLS = frozenset({"asset_refresh", "asset_restart"})
 REASONS = frozenset(
     {
         "cooldown",
@@ -69,6 +71,7 @@ def options_sections(**overrides):
             "min_human_messages": 5,
             "bot_messages": 2,
         },
+        "incidents": {"approvers": [], "approval_notify": [], "approval_timeout": 600, "verify_after": 30},
     }
     for key, value in overrides.items():
         section, field = key.split("__")

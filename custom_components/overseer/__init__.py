@@ -19,10 +19,12 @@ from .const import (
     BACKEND_OPENAI,
     DOMAIN,
     ISSUE_AGENT_CAN_CONTROL,
+    ISSUE_INCIDENT_NEEDS_HUMAN,
     ISSUE_MODEL_UNREACHABLE,
     OverseerMode,
 )
 from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData
+from .core.context import system_prompt
 from .cycle import ASKER
 from .llm_api import GuardrailsAPI, is_guardrails_api
 from .models import RoomState
@@ -34,6 +36,7 @@ from .providers.openai import OpenAIProvider
 from .services import async_setup_services
 from .settings import Settings
 from .store import OverseerStore
+from .triage import load_knowledge
 from .websocket import async_register_websocket
 
 PLATFORMS = [Platform.CONVERSATION, Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
@@ -53,6 +56,7 @@ def load_prompt(config_dir: Path, file_name: str) -> str:
 
 
 PROMPT_FILES = {OverseerMode.CONTROL: "system.md", OverseerMode.COMMENTARY: "commentary.md"}
+TRIAGE_PROMPT = "triage.md"
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
@@ -111,9 +115,18 @@ async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> 
         mode: await hass.async_add_executor_job(load_prompt, config_dir, file_name)
         for mode, file_name in PROMPT_FILES.items()
     }
+    triage_prompt = await hass.async_add_executor_job(load_prompt, config_dir, TRIAGE_PROMPT)
+    knowledge = await hass.async_add_executor_job(load_knowledge, config_dir)
     _check_agent(hass, entry, settings)
     coordinator = OverseerCoordinator(
-        hass, entry, settings, make_provider(hass, settings), state, store, prompts
+        hass,
+        entry,
+        settings,
+        make_provider(hass, settings),
+        state,
+        store,
+        prompts,
+        (system_prompt(triage_prompt, settings.name), knowledge),
     )
     entry.runtime_data = OverseerRuntimeData(coordinator)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
@@ -141,3 +154,7 @@ async def async_remove_entry(hass: HomeAssistant, entry: OverseerConfigEntry) ->
     await OverseerStore(hass, entry.entry_id).async_remove()
     for issue in (ISSUE_MODEL_UNREACHABLE, ISSUE_AGENT_CAN_CONTROL):
         ir.async_delete_issue(hass, DOMAIN, f"{issue}_{entry.entry_id}")
+    incidents = f"{ISSUE_INCIDENT_NEEDS_HUMAN}_{entry.entry_id}_"
+    for domain, issue_id in list(ir.async_get(hass).issues):
+        if domain == DOMAIN and issue_id.startswith(incidents):
+            ir.async_delete_issue(hass, DOMAIN, issue_id)

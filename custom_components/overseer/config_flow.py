@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,7 +14,7 @@ from homeassistant.config_entries import (
     OptionsFlow,
 )
 from homeassistant.const import CONF_API_KEY, CONF_MODEL, CONF_NAME, CONF_URL
-from homeassistant.core import callback
+from homeassistant.core import HomeAssistant, callback
 from homeassistant.data_entry_flow import section
 from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.selector import (
@@ -22,6 +23,7 @@ from homeassistant.helpers.selector import (
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
+    SelectOptionDict,
     SelectSelector,
     SelectSelectorConfig,
     SelectSelectorMode,
@@ -37,7 +39,9 @@ from .const import (
     BACKEND_OPENAI,
     CONF_AGENT_ID,
     CONF_ALIASES,
+    CONF_APPROVAL_NOTIFY,
     CONF_APPROVAL_TOOLS,
+    CONF_APPROVERS,
     CONF_ASSET_ENTITIES,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
@@ -355,9 +359,40 @@ SECTIONS: dict[str, dict[str, Any]] = {
         key: _number(key)
         for key in ("transcript_turns", "transcript_minutes", "min_human_messages", "bot_messages")
     },
+    "incidents": {
+        # The choices are this Home Assistant's people and notify actions: see _choices.
+        CONF_APPROVERS: SelectSelector(SelectSelectorConfig(options=[], multiple=True)),
+        CONF_APPROVAL_NOTIFY: SelectSelector(SelectSelectorConfig(options=[], multiple=True)),
+        **{key: _number(key) for key in ("approval_timeout", "verify_after")},
+    },
 }
+NOTIFY_ACTION = re.compile(r"notify\.[a-z0-9_]+")
+
+
+async def _choices(hass: HomeAssistant) -> dict[str, SelectSelector]:
+    """The approvers and notify pickers, listing who and what exists now."""
+    users = [
+        user for user in await hass.auth.async_get_users() if not user.system_generated and user.is_active
+    ]
+    services = sorted(f"notify.{name}" for name in hass.services.async_services_for_domain("notify"))
+    return {
+        CONF_APPROVERS: SelectSelector(
+            SelectSelectorConfig(
+                options=[SelectOptionDict(value=user.id, label=user.name or user.id) for user in users],
+                multiple=True,
+            )
+        ),
+        # A phone's notify action may not exist yet when the form is filled in.
+        CONF_APPROVAL_NOTIFY: SelectSelector(
+            SelectSelectorConfig(options=services, multiple=True, custom_value=True)
+        ),
+    }
+
+
 LIST_OPTIONS = {
     CONF_APPROVAL_TOOLS,
+    CONF_APPROVERS,
+    CONF_APPROVAL_NOTIFY,
     CONF_ASSET_ENTITIES,
     CONF_ROVER_ENTITIES,
     CONF_LIGHT_ENTITIES,
@@ -367,7 +402,7 @@ LIST_OPTIONS = {
 }
 
 
-def _options_schema(options: Mapping[str, Any]) -> vol.Schema:
+def _options_schema(options: Mapping[str, Any], choices: Mapping[str, SelectSelector]) -> vol.Schema:
     """Every option in its section, pre-filled with the current value or the default."""
     defaults: dict[str, Any] = {
         **NUMBER_DEFAULTS,
@@ -377,7 +412,7 @@ def _options_schema(options: Mapping[str, Any]) -> vol.Schema:
     schema: dict[Any, Any] = {}
     for name, fields in SECTIONS.items():
         inner = {
-            vol.Optional(key, description={"suggested_value": defaults.get(key)}): selector
+            vol.Optional(key, description={"suggested_value": defaults.get(key)}): choices.get(key, selector)
             for key, selector in fields.items()
         }
         schema[vol.Required(name)] = section(
@@ -417,6 +452,8 @@ def _validate(options: Mapping[str, Any]) -> dict[str, str]:
         errors["base"] = "transcript_too_small"
     elif options.get(CONF_VACUUM_CLEAR_ERRORS_SCRIPT) and not options.get(CONF_VACUUM_ENTITY):
         errors["base"] = "clear_errors_without_vacuum"
+    elif not all(NOTIFY_ACTION.fullmatch(str(action)) for action in options.get(CONF_APPROVAL_NOTIFY, ())):
+        errors["base"] = "invalid_notify_action"
     return errors
 
 
@@ -434,4 +471,6 @@ class OverseerOptionsFlow(OptionsFlow):
             shown: Mapping[str, Any] = options
         else:
             shown = self.config_entry.options
-        return self.async_show_form(step_id="init", data_schema=_options_schema(shown), errors=errors)
+        return self.async_show_form(
+            step_id="init", data_schema=_options_schema(shown, await _choices(self.hass)), errors=errors
+        )

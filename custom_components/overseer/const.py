@@ -43,6 +43,10 @@ CONF_CHALLENGE_PHRASES: Final = "challenge_phrases"
 CONF_FALLBACK_LINE: Final = "fallback_line"
 # Room tools a person must approve: proposed by the model, never executed directly.
 CONF_APPROVAL_TOOLS: Final = "approval_tools"
+# Who may approve a consequential call (user ids; empty = every admin), and which notify
+# actions get an actionable notification for each approval.
+CONF_APPROVERS: Final = "approvers"
+CONF_APPROVAL_NOTIFY: Final = "approval_notify"
 
 # entry.options: numbers, with the contract's defaults
 COOLDOWN_OPTIONS: Final = tuple(cooldown_option(group) for group in CooldownGroup)
@@ -60,6 +64,8 @@ NUMBER_DEFAULTS: Final[dict[str, int]] = {
     "max_tool_calls": 1,
     "min_gap": 15,
     "request_timeout": 60,
+    "approval_timeout": 600,
+    "verify_after": 30,
 }
 # (minimum, maximum, unit) for each number in the options flow.
 NUMBER_RANGES: Final[dict[str, tuple[int, int, str | None]]] = {
@@ -76,6 +82,8 @@ NUMBER_RANGES: Final[dict[str, tuple[int, int, str | None]]] = {
     "max_tool_calls": (1, 5, None),
     "min_gap": (0, 3600, "s"),
     "request_timeout": (5, 600, "s"),
+    "approval_timeout": (60, 86400, "s"),
+    "verify_after": (5, 3600, "s"),
 }
 
 # Ollama request settings (the same meaning as in core's ollama integration).
@@ -88,12 +96,18 @@ EVENT_CHAT_TYPING: Final = "overseer_chat_typing"
 EVENT_DECISION: Final = "overseer_decision"
 EVENT_ACTION: Final = "overseer_action"
 EVENT_INCIDENT: Final = "overseer_incident"
+EVENT_APPROVAL: Final = "overseer_approval"
+# Sent by the companion app when a notification's button is pressed.
+EVENT_MOBILE_ACTION: Final = "mobile_app_notification_action"
 
 # Services
 SERVICE_POST_MESSAGE: Final = "post_message"
 SERVICE_TRIGGER: Final = "trigger"
 SERVICE_MEMORY_WRITE: Final = "memory_write"
 SERVICE_MEMORY_CLEAR: Final = "memory_clear"
+SERVICE_APPROVE: Final = "approve"
+SERVICE_DENY: Final = "deny"
+ATTR_APPROVAL_ID: Final = "approval_id"
 ATTR_CONFIG_ENTRY_ID: Final = "config_entry_id"
 
 # Bounds of the shell's buffers.
@@ -114,6 +128,7 @@ def status_signal(entry_id: str) -> str:
 
 ISSUE_MODEL_UNREACHABLE: Final = "model_unreachable"
 ISSUE_AGENT_CAN_CONTROL: Final = "agent_can_control"
+ISSUE_INCIDENT_NEEDS_HUMAN: Final = "incident_needs_human"
 
 
 class Phase(StrEnum):

@@ -15,7 +15,7 @@ from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
 from .chat import set_typing
-from .const import LOGGER, MAX_BACKOFF, OverseerMode, Phase, status_signal
+from .const import LOGGER, OverseerMode, Phase, status_signal
 from .controls import ControlPanel
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
@@ -30,6 +30,7 @@ from .providers import ModelError, Provider
 from .room import build_world
 from .settings import Settings
 from .store import OverseerStore
+from .triage import Briefing, TriageParts
 
 
 class OverseerCoordinator:
@@ -44,6 +45,7 @@ class OverseerCoordinator:
         state: RoomState,
         store: OverseerStore,
         prompts: dict[OverseerMode, str],
+        triage: Briefing,
     ) -> None:
         """Wire the pure core to this room's Home Assistant state."""
         self.hass = hass
@@ -60,7 +62,10 @@ class OverseerCoordinator:
         )
         self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
-        self.incidents = IncidentDesk(hass, settings, state, self.world, self.now, self._changed)
+        parts = TriageParts(self.executor, provider, *triage)
+        self.incidents = IncidentDesk(
+            hass, entry.entry_id, settings, state, self.world, self.now, self._changed, parts
+        )
         self._parts = CycleParts(
             hass,
             settings,
@@ -80,7 +85,6 @@ class OverseerCoordinator:
         self.last: Cycle | None = None
         self.last_error: str | None = None
         self._task: asyncio.Task[None] | None = None
-        self._retry_at = 0.0
         self._shown: tuple[frozenset[str], int, int] = (frozenset(), 0, 0)
         self._unsubscribe: list[CALLBACK_TYPE] = []
 
@@ -166,20 +170,20 @@ class OverseerCoordinator:
     def _tick(self, _: datetime) -> None:
         """Every gate_interval: maybe start a decision; say when a cooldown has run out."""
         now = self.now()
-        ledger = self.state.ledger
-        # What changes with no decision: a cooldown ending, a spent action leaving the window,
-        # new chat for the card's live tail (told once a tick, however busy the chat).
-        shown = (
-            frozenset(group for group in ledger.cooldown_until if ledger.remaining(group, now)),
-            len(ledger.spent(now, self.settings.limits)),
-            self.inputs.received,
-        )
+        # What changes with no decision, told once a tick however busy the chat: a cooldown
+        # ending, a spent action leaving the window, new chat for the card's live tail.
+        shown = (*self.state.ledger.visible(now, self.settings.limits), self.inputs.received)
         if shown != self._shown:
             self._notify()
         self._shown = shown
         if self.state.mode is OverseerMode.OFF:
             return
-        trigger = self.gate.tick(now, busy=self.busy or now < self._retry_at)
+        held = self.busy or now < self.health.retry_at
+        # Triage shares the single flight; the desk says when it is triage's turn.
+        if not held and (triage := self.incidents.take_triage(now, self.gate.addressed_pending)):
+            self._task = self.entry.async_create_background_task(self.hass, triage, "overseer triage")
+            return
+        trigger = self.gate.tick(now, busy=held)
         if trigger is None:
             if self.phase is Phase.POSTED and not self.busy:
                 self._set_phase(Phase.IDLE)  # the line is out; the loop waits again
@@ -223,14 +227,11 @@ class OverseerCoordinator:
     def _model_answered(self) -> None:
         """Forget past failures as soon as the model replies."""
         self.health.record_success()
-        self._retry_at = 0.0
         self.last_error = None
 
     def _model_failed(self, cycle: Cycle, err: ModelError) -> None:
         """Back off exponentially and keep the question for when the model answers again."""
-        self.health.record_failure(err)
-        delay = min(self.settings.gate_interval * 2**self.health.failures, MAX_BACKOFF)
-        self._retry_at = self.now() + delay
+        delay = self.health.record_failure(err, self.settings.gate_interval)
         self.gate.requeue(cycle.trigger)
         self.metrics.record_failure(self.now(), cycle.latency or 0.0)
         self.last_error = f"{type(err).__name__}: {err}"[:300]

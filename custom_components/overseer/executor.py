@@ -16,7 +16,7 @@ from .const import EVENT_ACTION, LOGGER, Outcome
 from .core.decision import Rejection
 from .core.metrics import Metrics
 from .core.policy import check_call, planned_effect
-from .core.tools import MemoryWrite, ServiceCall
+from .core.tools import MemoryWrite, Safety, ServiceCall
 from .core.world import World
 from .models import RoomState
 from .settings import Settings
@@ -54,7 +54,7 @@ class Executor:
         self._settings = settings
         self._state = state
         self._metrics = metrics
-        self._world_now = world_now
+        self.world_now = world_now
         self._changed = changed
         # From the policy check to the ledger update, one call at a time: calls that overlap
         # (an agent's parallel tool calls, or one beside the overseer's own) must each see the
@@ -70,6 +70,7 @@ class Executor:
         reason: str | None = None,
         remaining: int | None = None,
         source: str = OWN,
+        approval: str | None = None,
     ) -> dict[str, Any]:
         """Audit one attempt (with the seconds to wait, when waiting helps), count it, tell automations."""
         now = dt_util.utcnow().timestamp()
@@ -83,6 +84,7 @@ class Executor:
                 "reason": reason,
                 "remaining_s": remaining,
                 "source": source,
+                "approval": approval,
             }
         )
         self._metrics.record_action(now, tool, outcome.value, reason)
@@ -107,13 +109,29 @@ class Executor:
         offered: frozenset[str],
         dry_run: bool,
         caller: Caller = OVERSEER,
+        claimed: Safety = Safety.READ,
+        approval: str | None = None,
     ) -> dict[str, Any]:
-        """Check, then run one call for its caller; never raises."""
+        """Check, then run one call for its caller; never raises.
+
+        claimed is the proposer's safety class (it can only raise the policy's); approval names
+        the approval a person gave, which lets a consequential call run.
+        """
         async with self._lock:
             now = dt_util.utcnow().timestamp()
-            world = self._world_now()
+            world = self.world_now()
             limits = self._settings.limits
-            verdict = check_call(name, arguments, offered, world, self._state.ledger, limits, now)
+            verdict = check_call(
+                name,
+                arguments,
+                offered,
+                world,
+                self._state.ledger,
+                limits,
+                now,
+                claimed,
+                approval is not None,
+            )
             if verdict.refusal is not None:
                 refusal = verdict.refusal
                 return self.record(
@@ -124,10 +142,13 @@ class Executor:
                     refusal.reason.value,
                     refusal.remaining,
                     caller.source,
+                    approval,
                 )
             clean = verdict.arguments
             if dry_run:
-                return self.record(decision_id, name, clean, Outcome.DRY_RUN, source=caller.source)
+                return self.record(
+                    decision_id, name, clean, Outcome.DRY_RUN, source=caller.source, approval=approval
+                )
             effect = planned_effect(name, clean, world)
             if isinstance(effect, MemoryWrite):
                 self._state.memory.write(effect.slot, effect.text)
@@ -140,8 +161,16 @@ class Executor:
                 except (HomeAssistantError, TimeoutError, ValueError, vol.Invalid) as err:
                     LOGGER.warning("%s failed: %s.%s: %s", name, effect.domain, effect.service, err)
                     return self.record(
-                        decision_id, name, clean, Outcome.FAILED, type(err).__name__, source=caller.source
+                        decision_id,
+                        name,
+                        clean,
+                        Outcome.FAILED,
+                        type(err).__name__,
+                        source=caller.source,
+                        approval=approval,
                     )
             # Cooldowns start and the budget is spent only when something really ran.
             self._state.ledger = self._state.ledger.after_execution(name, now, limits)
-            return self.record(decision_id, name, clean, Outcome.EXECUTED, source=caller.source)
+            return self.record(
+                decision_id, name, clean, Outcome.EXECUTED, source=caller.source, approval=approval
+            )

@@ -16,8 +16,9 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import ConfigEntryAuthFailed
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
+from homeassistant.util import dt as dt_util
 
-from .const import DOMAIN, FAILURES_BEFORE_REPAIR, ISSUE_MODEL_UNREACHABLE, LOGGER
+from .const import DOMAIN, FAILURES_BEFORE_REPAIR, ISSUE_MODEL_UNREACHABLE, LOGGER, MAX_BACKOFF
 from .providers import CannotConnect, InvalidAuth, ModelError, ModelNotFound, ModelTimeout, Provider
 
 CONNECTED_INTERVAL = timedelta(minutes=10)
@@ -63,8 +64,9 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
         self._issue_id = f"{ISSUE_MODEL_UNREACHABLE}_{entry.entry_id}"
         self.data = Health.UNKNOWN
         self.detail: str | None = None
-        # Decisions in a row whose model call failed; the loop backs off by it.
+        # Decisions in a row whose model call failed, and when the loop may ask again.
         self.failures = 0
+        self.retry_at = 0.0
 
     async def _async_update_data(self) -> Health:
         """One cheap check; a refused key starts Home Assistant's reauth flow."""
@@ -97,15 +99,18 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
         if self.failures >= FAILURES_BEFORE_REPAIR:
             ir.async_delete_issue(self.hass, DOMAIN, self._issue_id)
         self.failures = 0
+        self.retry_at = 0.0
         self.detail = None
         if self.data is not Health.OK or not self.last_update_success:
             self.update_interval = CONNECTED_INTERVAL
             self.async_set_updated_data(Health.OK)
 
     @callback
-    def record_failure(self, err: ModelError) -> None:
-        """A decision's model call failed; a repair once it keeps failing."""
+    def record_failure(self, err: ModelError, backoff_from: float) -> float:
+        """A decision's model call failed: the seconds to wait (doubling); a repair if it keeps failing."""
         self.failures += 1
+        delay = min(backoff_from * 2**self.failures, MAX_BACKOFF)
+        self.retry_at = dt_util.utcnow().timestamp() + delay
         self._failed(err)
         if self.failures >= FAILURES_BEFORE_REPAIR:
             ir.async_create_issue(
@@ -126,3 +131,4 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
         # The next check of its own at the disconnected interval, not the connected one already booked
         # (as core's tesla_fleet reschedules); until then the card shows why the decision failed.
         self._schedule_refresh()
+        return delay

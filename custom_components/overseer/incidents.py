@@ -2,41 +2,47 @@
 
 Every few seconds the desk reads each asset (the lift, the vacuum, each rover, each light and
 the extra asset entities) from Home Assistant, lets the pure rules name the faults and the
-incident book match them to incidents, and tells automations on `overseer_incident`.
+incident book match them to incidents, verifies what triage ran, and tells automations on
+`overseer_incident`. An incident that needs a person is a repair issue until it is resolved.
 Incidents are persisted with the room's state; the book keeps every active incident and the
 newest closed ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
+from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.helpers.start import async_at_started
 
-from .const import EVENT_INCIDENT
+from .approvals import ApprovalDesk
+from .const import DOMAIN, EVENT_INCIDENT, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
+from .core.approvals import Approval, ApprovalStatus
 from .core.faults import (
     ACTIVE,
     UNSURE,
     Asset,
-    AssetKind,
-    Change,
     Fault,
     FaultCode,
     FaultRules,
     Incident,
+    IncidentStatus,
     Reading,
     detect,
     number_of,
     prune,
     reconcile,
 )
+from .core.triage import NOTHING_SAFE, due, executed, goes_first, to_human, verified
 from .core.world import World
 from .models import RoomState
 from .settings import Settings
+from .triage import Triage, TriageParts
 
 CHECK_EVERY = timedelta(seconds=5)
 KEEP_CLOSED = 50
@@ -45,19 +51,22 @@ READ_ATTRIBUTES = ("battery_level", "status", "error", "device_class")
 
 
 class IncidentDesk:
-    """Checks the room's assets and keeps its incidents."""
+    """Checks the room's assets, keeps its incidents and hands them to triage and approvals."""
 
     def __init__(
         self,
         hass: HomeAssistant,
+        entry_id: str,
         settings: Settings,
         state: RoomState,
         world: Callable[[], World],
         now: Callable[[], float],
         changed: Callable[[], None],
+        triage: TriageParts,
     ) -> None:
         """Share the room's persisted state; changed() persists it and refreshes the entities."""
         self._hass = hass
+        self._entry_id = entry_id
         self._settings = settings
         self._state = state
         self._world = world
@@ -66,6 +75,23 @@ class IncidentDesk:
         self._rules = FaultRules()
         # An asset with no state at all has been missing at least since the desk started.
         self._started = now()
+        # A due triage put off once for someone waiting for an answer goes next.
+        self._deferred = False
+        self.approvals = ApprovalDesk(hass, settings, state, triage.executor, now, changed)
+        self.approvals.on_decided = self._approval_decided
+        self.triage = Triage(
+            settings,
+            state,
+            triage.provider,
+            triage.executor,
+            self.approvals,
+            self.put,
+            triage.prompt,
+            triage.knowledge,
+        )
+        for incident in list(state.incidents.values()):
+            if incident.status is IncidentStatus.TRIAGING:  # Home Assistant stopped mid-call
+                state.incidents[incident.incident_id] = replace(incident, status=IncidentStatus.OPEN)
 
     @callback
     def async_track(self) -> CALLBACK_TYPE:
@@ -73,7 +99,7 @@ class IncidentDesk:
 
         Before it has started, assets are still loading and would read as offline.
         """
-        stoppers: list[CALLBACK_TYPE] = []
+        stoppers: list[CALLBACK_TYPE] = [self.approvals.async_listen()]
 
         @callback
         def start(_: HomeAssistant) -> None:
@@ -105,9 +131,26 @@ class IncidentDesk:
         """One line per active incident, for the chat loop's STATE_UPDATE."""
         return tuple(incident.summary() for incident in self.active)
 
+    def take_triage(self, now: float, addressed_pending: bool) -> Coroutine[Any, Any, None] | None:
+        """The triage to run in the free flight, if one is due and it is triage's turn.
+
+        Triage acts on the room: only the control overseer runs it.
+        """
+        if self._state.mode is not OverseerMode.CONTROL:
+            return None
+        incident = due(self._state.incidents.values(), now)
+        if incident is None:
+            self._deferred = False
+            return None
+        if not goes_first(addressed_pending, self._deferred):
+            self._deferred = True
+            return None
+        self._deferred = False
+        return self.triage.async_run(incident.incident_id)
+
     @callback
     def check(self, _: datetime | None = None) -> None:
-        """Run the rules over every asset and record what changed."""
+        """Run the rules over every asset, record what changed and verify what ran."""
         now = self._now()
         assets = self._assets()
         verdicts = {asset.asset_id: detect(asset, self._rules, now) for asset in assets}
@@ -125,39 +168,85 @@ class IncidentDesk:
         before = state.incidents
         state.incidents = prune(book, KEEP_CLOSED)
         for change in changes:
-            self._tell(change)
+            self._tell(change.incident, None if change.what in ("opened", "reopened") else change.what)
+        for incident in list(state.incidents.values()):
+            checked = verified(incident, now, bool(self.approvals.pending(incident.incident_id)))
+            if checked is not None:
+                self.put(checked)
+        self.approvals.expire_overdue()
         if changes or state.incidents != before:
             self._changed()
 
-    def _tell(self, change: Change) -> None:
-        incident = change.incident
+    def put(self, incident: Incident) -> None:
+        """Store a changed incident and tell automations, the repairs and the entities."""
+        self._state.incidents[incident.incident_id] = incident
+        self._tell(incident, incident.timeline[-1].what if incident.timeline else None)
+        self._changed()
+
+    def _approval_decided(self, approval: Approval) -> None:
+        """An approval was answered, expired or ran: its incident moves on."""
+        incident = self._state.incidents.get(approval.incident_id)
+        if incident is None or incident.status not in ACTIVE:
+            return
+        now = self._now()
+        who = f" by {approval.decided_by}" if approval.decided_by else ""
+        why = f" ({approval.reason})" if approval.reason else ""
+        incident = incident.noted(
+            now, "approval", f"{approval.approval_id} {approval.status.value}{who}{why}"
+        )
+        if approval.status is ApprovalStatus.EXECUTED:
+            call = f"{approval.tool}({', '.join(map(str, approval.arguments.values()))})"
+            incident = executed(incident, [call], now, self._settings.verify_after)
+        elif incident.status is IncidentStatus.AWAITING_APPROVAL and not self.approvals.pending(
+            incident.incident_id
+        ):
+            incident = to_human(incident, now, incident.recommended or NOTHING_SAFE)
+        self.put(incident)
+
+    def _tell(self, incident: Incident, reason: str | None) -> None:
+        """The contract's event, and the incident's repair issue kept in step with its status."""
         event: dict[str, Any] = {
             "incident_id": incident.incident_id,
             "asset_id": incident.asset_id,
             "status": incident.status.value,
             "fault": incident.code.value,
         }
-        if change.what not in ("opened", "reopened"):
-            event["reason"] = change.what  # cleared, returned, resolved
+        if reason:
+            event["reason"] = reason
         self._hass.bus.async_fire(EVENT_INCIDENT, event)
+        if incident.status is IncidentStatus.RESOLVED:
+            for approval in self.approvals.pending(incident.incident_id):
+                self.approvals.expire(approval.approval_id, "incident resolved")
+        self._sync_repair(incident)
+
+    def _sync_repair(self, incident: Incident) -> None:
+        issue_id = f"{ISSUE_INCIDENT_NEEDS_HUMAN}_{self._entry_id}_{incident.incident_id}"
+        if incident.status is not IncidentStatus.NEEDS_HUMAN:
+            ir.async_delete_issue(self._hass, DOMAIN, issue_id)
+            return
+        ir.async_create_issue(
+            self._hass,
+            DOMAIN,
+            issue_id,
+            is_fixable=False,
+            severity=ir.IssueSeverity.WARNING,
+            translation_key=ISSUE_INCIDENT_NEEDS_HUMAN,
+            translation_placeholders={
+                "name": self._settings.name,
+                "incident_id": incident.incident_id,
+                "asset": incident.asset_id,
+                "fault": f"{incident.code.value} {incident.fault.detail}".strip(),
+                "tried": ", ".join(incident.tried) or "nothing (no safe step was allowed)",
+                "action": incident.recommended or NOTHING_SAFE,
+            },
+        )
 
     def _assets(self) -> list[Asset]:
         """The room's assets as Home Assistant reports them now."""
-        world = self._world()
-        assets = []
-        if world.lift and world.lift.cover:
-            assets.append(self._asset(world.lift.cover.entity_id, AssetKind.LIFT))
-        if world.vacuum:
-            assets.append(self._asset(world.vacuum.entity_id, AssetKind.VACUUM))
-        for rover in world.rovers:
-            readings = tuple(self._reading(entity.entity_id) for _, entity in rover.fields)
-            assets.append(Asset(rover.name, AssetKind.ROVER, readings))
-        assets.extend(self._asset(light.entity_id, AssetKind.LIGHT) for light in world.lights)
-        assets.extend(self._asset(entity_id, AssetKind.ENTITY) for entity_id in self._settings.asset_entities)
-        return assets
-
-    def _asset(self, entity_id: str, kind: AssetKind) -> Asset:
-        return Asset(entity_id, kind, (self._reading(entity_id),))
+        return [
+            Asset(asset_id, kind, tuple(self._reading(entity_id) for entity_id in entity_ids))
+            for asset_id, (kind, entity_ids) in self._world().assets().items()
+        ]
 
     def _reading(self, entity_id: str) -> Reading:
         found = self._hass.states.get(entity_id)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .const import OverseerMode
+from .core.approvals import KEEP_DECIDED, MAX_PENDING, Approval, approval_as_dict, approval_from_dict
 from .core.audit import AuditLog
 from .core.faults import (
     Incident,
@@ -19,6 +20,8 @@ from .core.memory import Memory
 from .core.policy import Ledger
 from .core.world import SiteMode
 from .room import Controls
+
+KEPT_APPROVALS = MAX_PENDING + KEEP_DECIDED
 
 
 def _enum[E: (SiteMode, OverseerMode)](kind: type[E], value: Any, default: E) -> E:
@@ -42,6 +45,7 @@ class RoomState:
     incidents: dict[str, Incident] = field(default_factory=dict)
     # The number the next incident gets: ids are never reused.
     incident_number: int = 1
+    approvals: dict[str, Approval] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON for the store."""
@@ -55,6 +59,7 @@ class RoomState:
             "dry_run": self.dry_run,
             "incidents": [incident_as_dict(incident) for incident in self.incidents.values()],
             "incident_number": self.incident_number,
+            "approvals": [approval_as_dict(approval) for approval in self.approvals.values()],
         }
 
     @classmethod
@@ -66,6 +71,11 @@ class RoomState:
         incidents = [incident_from_dict(item) for item in (stored if isinstance(stored, list) else ())]
         kept = without_duplicates(incident for incident in incidents if incident is not None)
         number = data.get("incident_number")
+        stored_approvals = data.get("approvals")
+        approvals = [
+            approval_from_dict(item)
+            for item in (stored_approvals if isinstance(stored_approvals, list) else ())[:KEPT_APPROVALS]
+        ]
         return cls(
             memory=Memory(memory if isinstance(memory, list) else ()),
             audit=AuditLog(audit if isinstance(audit, list) else ()),
@@ -78,4 +88,5 @@ class RoomState:
             dry_run=data.get("dry_run") is True,
             incidents=kept,
             incident_number=max(number if isinstance(number, int) else 1, next_incident_number(kept)),
+            approvals={approval.approval_id: approval for approval in approvals if approval is not None},
         )

@@ -114,4 +114,5 @@ def build_world(
         active_people=active_people,
         memory=memory,
         incidents=incidents,
+        asset_entities=settings.asset_entities,
     )

@@ -144,6 +144,12 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         state_class=SensorStateClass.MEASUREMENT,
         value_fn=lambda coordinator: len(coordinator.incidents.active),
     ),
+    OverseerSensorDescription(
+        key="pending_approvals",
+        translation_key="pending_approvals",
+        state_class=SensorStateClass.MEASUREMENT,
+        value_fn=lambda coordinator: len(coordinator.incidents.approvals.pending()),
+    ),
 )
 
 

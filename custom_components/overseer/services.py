@@ -1,4 +1,4 @@
-"""Services: post a chat line, trigger a decision, write or clear memory.
+"""Services: post a chat line, trigger a decision, write or clear memory, answer an approval.
 
 Each service has a voluptuous schema: Home Assistant applies it before the handler runs, so an
 unknown field, a wrong type or slot 4 is refused and changes nothing. The schema's refusal is
@@ -9,6 +9,7 @@ checked in the handler, again before anything changes.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import voluptuous as vol
@@ -19,15 +20,19 @@ from homeassistant.helpers import config_validation as cv
 from voluptuous.humanize import humanize_error
 
 from .const import (
+    ATTR_APPROVAL_ID,
     ATTR_CONFIG_ENTRY_ID,
     DOMAIN,
     EVENT_CHAT_MESSAGE,
+    SERVICE_APPROVE,
+    SERVICE_DENY,
     SERVICE_MEMORY_CLEAR,
     SERVICE_MEMORY_WRITE,
     SERVICE_POST_MESSAGE,
     SERVICE_TRIGGER,
 )
 from .coordinator import OverseerCoordinator
+from .core.approvals import Refused
 from .core.tools import ArgumentError, parse_slot
 
 ATTR_USER = "user"
@@ -101,6 +106,7 @@ MEMORY_CLEAR_SCHEMA = TranslatedSchema(
         **ENTRY_ID,
     }
 )
+APPROVAL_SCHEMA = TranslatedSchema({vol.Required(ATTR_APPROVAL_ID): TEXT})
 
 
 def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
@@ -154,10 +160,24 @@ def async_setup_services(hass: HomeAssistant) -> None:
         coordinator = _coordinators(hass, call, single=True)[0]
         coordinator.controls.clear_memory(call.data.get(ATTR_SLOT))
 
+    def answer(approve: bool) -> Callable[[ServiceCall], Awaitable[None]]:
+        async def handler(call: ServiceCall) -> None:
+            approval_id = call.data[ATTR_APPROVAL_ID].strip()
+            for entry in hass.config_entries.async_loaded_entries(DOMAIN):
+                desk = entry.runtime_data.coordinator.incidents.approvals
+                if desk.knows(approval_id):
+                    await desk.async_answer(approval_id, approve, call.context)
+                    return
+            raise _invalid(Refused.NOT_FOUND.value, approval_id=approval_id[:40])
+
+        return handler
+
     for name, handler, schema in (
         (SERVICE_POST_MESSAGE, post_message, POST_MESSAGE_SCHEMA),
         (SERVICE_TRIGGER, trigger, TRIGGER_SCHEMA),
         (SERVICE_MEMORY_WRITE, memory_write, MEMORY_WRITE_SCHEMA),
         (SERVICE_MEMORY_CLEAR, memory_clear, MEMORY_CLEAR_SCHEMA),
+        (SERVICE_APPROVE, answer(approve=True), APPROVAL_SCHEMA),
+        (SERVICE_DENY, answer(approve=False), APPROVAL_SCHEMA),
     ):
         hass.services.async_register(DOMAIN, name, handler, schema=schema)

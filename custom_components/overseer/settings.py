@@ -13,7 +13,9 @@ from .const import (
     BACKEND_OLLAMA,
     CONF_AGENT_ID,
     CONF_ALIASES,
+    CONF_APPROVAL_NOTIFY,
     CONF_APPROVAL_TOOLS,
+    CONF_APPROVERS,
     CONF_ASSET_ENTITIES,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
@@ -81,6 +83,11 @@ class Settings:
     state_entities: tuple[str, ...]
     # Entities watched for faults beyond the room's own devices.
     asset_entities: tuple[str, ...]
+    # User ids who may approve (empty: every admin), and the notify actions that ask them.
+    approvers: tuple[str, ...]
+    approval_notify: tuple[str, ...]
+    approval_timeout: float
+    verify_after: float
     gate: GateConfig
     limits: Limits
     bounds: TranscriptBounds
@@ -114,6 +121,10 @@ class Settings:
             light_entities=tuple(options.get(CONF_LIGHT_ENTITIES, ())),
             state_entities=tuple(options.get(CONF_STATE_ENTITIES, ())),
             asset_entities=tuple(options.get(CONF_ASSET_ENTITIES, ())),
+            approvers=tuple(options.get(CONF_APPROVERS, ())),
+            approval_notify=tuple(options.get(CONF_APPROVAL_NOTIFY, ())),
+            approval_timeout=number["approval_timeout"],
+            verify_after=number["verify_after"],
             gate=GateConfig(
                 name=name,
                 aliases=split_words(options.get(CONF_ALIASES)),

@@ -15,6 +15,7 @@ from homeassistant.util import dt as dt_util
 
 from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode
 from .coordinator import OverseerCoordinator
+from .core.approvals import Approval, approval_as_dict
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
 from .core.faults import ACTIVE, Incident, incident_as_dict, number_of
@@ -83,6 +84,8 @@ class StatusSnapshot:
     chat_tail: tuple[ChatLine, ...]
     # Open incidents and the newest closed ones, newest first.
     incidents: tuple[Incident, ...]
+    # Pending approvals and the newest answered ones, newest first.
+    approvals: tuple[Approval, ...]
 
 
 def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
@@ -133,6 +136,9 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
         last_error=coordinator.last_error,
         chat_tail=tuple(coordinator.inputs.transcript)[-CHAT_TAIL:],
         incidents=_shown_incidents(state.incidents.values()),
+        approvals=tuple(
+            sorted(state.approvals.values(), key=lambda approval: approval.created, reverse=True)
+        ),
     )
 
 
@@ -146,7 +152,7 @@ def _shown_incidents(incidents: Iterable[Incident]) -> tuple[Incident, ...]:
 def _incident(incident: Incident) -> dict[str, Any]:
     """One incident for the card, its times as ISO timestamps."""
     shown = incident_as_dict(incident)
-    for key in ("opened", "since", "cleared_at"):
+    for key in ("opened", "since", "cleared_at", "closed_at", "retry_at", "verify_at"):
         shown[key] = _iso(shown[key])
     shown["timeline"] = [{**step, "ts": _iso(step["ts"])} for step in shown["timeline"]]
     return shown
@@ -324,6 +330,14 @@ def render(snapshot: StatusSnapshot) -> dict[str, Any]:
         "metrics": dict(snapshot.metrics),
         "memory": list(snapshot.memory),
         "incidents": [_incident(incident) for incident in snapshot.incidents],
+        "approvals": [
+            {
+                **approval_as_dict(approval, with_nonce=False),
+                "created": _iso(approval.created),
+                "expires": _iso(approval.expires),
+            }
+            for approval in snapshot.approvals
+        ],
         "last_error": snapshot.last_error,
     }
 

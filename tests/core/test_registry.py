@@ -6,7 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from custom_components.overseer.core.policy import Limits, binding, planned_effect, vocabulary
+from custom_components.overseer.core.policy import (
+    Limits,
+    binding,
+    configured_tools,
+    planned_effect,
+    vocabulary,
+)
 from custom_components.overseer.core.tools import (
     DEFAULT_COOLDOWNS,
     TOOL_SPECS,
@@ -20,12 +26,20 @@ from custom_components.overseer.core.tools import (
 )
 from custom_components.overseer.core.world import Target
 
-from ..contract import ROOM_TOOLS
+from ..contract import ROOM_TOOLS, TRIAGE_TOOLS
 from .worlds import demo_world
 
-CONTRACT_TOOLS = ROOM_TOOLS | {"chat_say", "memory_read", "memory_write"}
-SAMPLE_VOCABULARY = Vocabulary({"light.shelf": "light"}, frozenset({"red"}))
-SAMPLE_ARGUMENTS = {"text": "hello", "slot": 2, "entity_id": "light.shelf", "state": "red"}
+CONTRACT_TOOLS = ROOM_TOOLS | TRIAGE_TOOLS | {"chat_say", "memory_read", "memory_write"}
+SAMPLE_VOCABULARY = Vocabulary(
+    {"light.shelf": "light"}, frozenset({"red"}), {"Rover 1": ("binary_sensor.rover_1_docked",)}
+)
+SAMPLE_ARGUMENTS = {
+    "text": "hello",
+    "slot": 2,
+    "entity_id": "light.shelf",
+    "state": "red",
+    "asset_id": "Rover 1",
+}
 
 
 def missing_parts(spec: ToolSpec) -> list[str]:
@@ -58,9 +72,12 @@ def missing_parts(spec: ToolSpec) -> list[str]:
                 effect = None
             if not isinstance(effect, NoEffect | MemoryWrite):
                 lacks.append("effect")
-    else:
-        if not spec.bindings:
+    elif not spec.bindings:
+        # Without a target option, a room tool reaches the asset its argument names.
+        reaches = any(param.reaches_asset for param in spec.params) and spec.effect is not None
+        if not reaches or not isinstance(spec.effect(("light.shelf",), arguments), ServiceCall):
             lacks.append("target option")
+    else:
         for reach in spec.bindings:
             if not isinstance(reach.target, Target):
                 lacks.append("target option")
@@ -90,7 +107,10 @@ def test_the_registry_is_the_contract():
     names = [spec.name for spec in TOOL_SPECS]
     assert len(names) == len(set(names))
     assert set(names) == CONTRACT_TOOLS
-    assert {spec.name for spec in TOOL_SPECS if spec.group is not None} == ROOM_TOOLS
+    assert {spec.name for spec in TOOL_SPECS if spec.group is not None} == ROOM_TOOLS | TRIAGE_TOOLS
+    assert {spec.name for spec in TOOL_SPECS if spec.triage_only} == TRIAGE_TOOLS
+    safety = {spec.name: spec.safety.value for spec in TOOL_SPECS}
+    assert (safety["asset_refresh"], safety["asset_restart"]) == ("reversible", "consequential")
 
 
 def test_cooldown_groups_are_one_ordered_enum_with_defaults():
@@ -120,6 +140,21 @@ def test_each_room_tool_runs_the_action_of_the_contract():
         "ha_set_entity", {"entity_id": "light.shelf", "state": "red"}, world
     ) == ServiceCall("light", "turn_on", {"entity_id": "light.shelf", "color_name": "red"})
     assert planned_effect("memory_write", {"slot": 1, "text": "x"}, world) == MemoryWrite(1, "x")
+
+
+def test_triage_tools_reach_every_entity_of_the_asset_named_and_only_triage_sees_them():
+    world = demo_world()
+    rover = ["sensor.rover2_activity", "sensor.rover2_driver", "binary_sensor.rover2_docked"]
+    assert planned_effect("asset_refresh", {"asset_id": "rover2"}, world) == ServiceCall(
+        "homeassistant", "update_entity", {"entity_id": rover}
+    )
+    assert planned_effect("asset_restart", {"asset_id": "vacuum.neato"}, world) == ServiceCall(
+        "homeassistant", "reload_config_entry", {"entity_id": ["vacuum.neato"]}
+    )
+    assert "asset_refresh" not in configured_tools(world)
+    assert {"asset_refresh", "asset_restart"} <= set(configured_tools(world, triage=True))
+    with_extra = replace(world, asset_entities=("sensor.freezer",))
+    assert vocabulary(with_extra, Limits()).assets["sensor.freezer"] == ("sensor.freezer",)
 
 
 def test_a_lift_of_scripts_is_reached_through_its_scripts():

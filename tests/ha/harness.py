@@ -132,3 +132,16 @@ async def load_demo(hass: HomeAssistant, monkeypatch: Any, **environment: str) -
     await hass.async_block_till_done()
     await hass.async_block_till_done()  # the overseer entry the demo added
     assert hass.states.get("sensor.arena_loop_phase") is not None, "the demo did not set up the overseer"
+
+
+# What the fault rules say of an incident; triage's own steps have reasons of their own.
+DETECTION = (None, "cleared", "returned", "resolved")
+
+
+def incident_events(events) -> list[tuple[str, str, str, str | None]]:
+    """The detection events: opened (no reason), cleared, returned, resolved by itself."""
+    return [
+        (e.data["incident_id"], e.data["status"], e.data["fault"], e.data.get("reason"))
+        for e in events
+        if e.data.get("reason") in DETECTION
+    ]

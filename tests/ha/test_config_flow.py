@@ -188,6 +188,7 @@ async def test_options_flow_errors_change_nothing_and_recover(hass, ollama_stub,
             {"room__vacuum_entity": None, "room__vacuum_clear_errors_script": "script.clear"},
             "clear_errors_without_vacuum",
         ),
+        ({"incidents__approval_notify": ["mobile_app_phone"]}, "invalid_notify_action"),
     ):
         result = await hass.config_entries.options.async_configure(result["flow_id"], sections(**overrides))
         assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": error}

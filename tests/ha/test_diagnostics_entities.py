@@ -43,6 +43,7 @@ async def test_entities_have_translated_names_unique_ids_and_one_service_device(
             "llm_latency",
             "blocked_rate",
             "open_incidents",
+            "pending_approvals",
             "site_mode",
             "mode",
             "lights_locked_on",

@@ -12,9 +12,11 @@ from homeassistant import components
 from packaging.requirements import Requirement
 from packaging.version import Version
 
+from custom_components.overseer.core.approvals import Refused
 from custom_components.overseer.select import SELECTS
 from custom_components.overseer.sensor import SENSORS
 from custom_components.overseer.services import (
+    APPROVAL_SCHEMA,
     MEMORY_CLEAR_SCHEMA,
     MEMORY_WRITE_SCHEMA,
     POST_MESSAGE_SCHEMA,
@@ -72,9 +74,18 @@ def test_every_translation_key_the_code_uses_exists():
         assert key in STRINGS["exceptions"], key
     for key in re.findall(r'errors\[[^]]+\] = "(\w+)"', code):
         assert key in STRINGS["config"]["error"] or key in STRINGS["options"]["error"], key
-    for key in ("model_unreachable", "agent_can_control"):
+    for refused in Refused:  # an approval answer that is not taken says why
+        assert refused.value in STRINGS["exceptions"], refused
+    for key in ("model_unreachable", "agent_can_control", "incident_needs_human"):
         assert key in STRINGS["issues"]
-    assert set(STRINGS["services"]) == {"post_message", "trigger", "memory_write", "memory_clear"}
+    assert set(STRINGS["services"]) == {
+        "post_message",
+        "trigger",
+        "memory_write",
+        "memory_clear",
+        "approve",
+        "deny",
+    }
 
 
 def test_entity_states_have_valid_translation_keys_and_icons():
@@ -97,6 +108,8 @@ def test_services_yaml_translations_and_schemas_name_the_same_fields():
         "trigger": TRIGGER_SCHEMA,
         "memory_write": MEMORY_WRITE_SCHEMA,
         "memory_clear": MEMORY_CLEAR_SCHEMA,
+        "approve": APPROVAL_SCHEMA,
+        "deny": APPROVAL_SCHEMA,
     }
     assert set(services) == set(schemas) == set(ICONS["services"])
     for name, schema in schemas.items():

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 AUDIT_SIZE = 200
-_FIELDS = ("ts", "decision_id", "tool", "arguments", "outcome", "reason", "remaining_s", "source")
+# approval: for calls a person was asked about, what became of the asking (approved, expired, ...).
+_FIELDS = ("ts", "decision_id", "tool", "arguments", "outcome", "reason", "remaining_s", "source", "approval")
 
 
 class AuditLog:

@@ -16,19 +16,9 @@ from enum import StrEnum
 from typing import Any
 
 from .text import one_line
-from .world import MISSING_STATES, RoverField, rover_field
+from .world import MISSING_STATES, AssetKind, RoverField, rover_field
 
 UNAVAILABLE = "unavailable"
-
-
-class AssetKind(StrEnum):
-    """What an asset is, which decides the rules it is checked against."""
-
-    LIFT = "lift"
-    VACUUM = "vacuum"
-    ROVER = "rover"
-    LIGHT = "light"
-    ENTITY = "entity"
 
 
 class FaultCode(StrEnum):
@@ -233,6 +223,15 @@ class Incident:
     root_cause: str = ""
     resolution: str = ""
     closed_at: float | None = None
+    # Triage: replies rejected so far, and when to ask again.
+    attempts: int = 0
+    retry_at: float = 0.0
+    # The model's leading hypothesis, what it said a person should do, and the calls that ran.
+    diagnosis: str = ""
+    recommended: str = ""
+    tried: tuple[str, ...] = ()
+    # When the rules are run again after a call ran.
+    verify_at: float | None = None
 
     def noted(self, ts: float, what: str, detail: str = "") -> Incident:
         """The incident with one more step in its (bounded) timeline."""
@@ -302,6 +301,9 @@ def reconcile(
                 root_cause="",
                 resolution="",
                 reopened=current.reopened + 1,
+                attempts=0,
+                retry_at=0.0,
+                verify_at=None,
             ).noted(now, "reopened", _checks_text(fault))
             book[reopened.incident_id] = latest[key] = reopened
             changes.append(Change(reopened, "reopened"))
@@ -363,12 +365,19 @@ def incident_as_dict(incident: Incident) -> dict[str, Any]:
         "timeline": [{"ts": s.ts, "what": s.what, "detail": s.detail} for s in incident.timeline],
         "root_cause": incident.root_cause,
         "resolution": incident.resolution,
+        "attempts": incident.attempts,
+        "retry_at": incident.retry_at,
+        "diagnosis": incident.diagnosis,
+        "recommended": incident.recommended,
+        "tried": list(incident.tried),
+        "verify_at": incident.verify_at,
     }
 
 
 # Bounds on what is read back from the store: it may have been edited, or written by a bug.
 STORED_TEXT = 200
 STORED_CHECKS = 20
+STORED_TRIED = 5
 LATEST_TS = 4_102_444_800  # 2100-01-01
 _INCIDENT_ID = re.compile(r"INC-\d{1,9}")
 
@@ -379,6 +388,11 @@ def _ts(value: Any) -> float:
     if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
         raise ValueError(f"not a timestamp: {value!r}")
     return number
+
+
+def _count(value: Any) -> int:
+    """A stored counter, bounded."""
+    return max(0, min(int(value or 0), 1_000_000))
 
 
 def _stored_text(value: Any) -> str:
@@ -401,7 +415,7 @@ def incident_from_dict(data: Any) -> Incident | None:
             {_stored_text(k): v is True for k, v in list(checks.items())[:STORED_CHECKS]},
             _stored_text(data.get("detail")),
         )
-        cleared, closed = data.get("cleared_at"), data.get("closed_at")
+        cleared, closed, verify = data.get("cleared_at"), data.get("closed_at"), data.get("verify_at")
         steps = tuple(
             Step(_ts(s["ts"]), _stored_text(s["what"]), _stored_text(s.get("detail")))
             for s in list(data.get("timeline") or ())[-TIMELINE_SIZE:]
@@ -415,11 +429,17 @@ def incident_from_dict(data: Any) -> Incident | None:
             _ts(data["opened"]),
             fault,
             None if cleared is None else _ts(cleared),
-            max(0, min(int(data.get("reopened") or 0), 1_000_000)),
+            _count(data.get("reopened")),
             steps,
             _stored_text(data.get("root_cause")),
             _stored_text(data.get("resolution")),
             None if closed is None else _ts(closed),
+            _count(data.get("attempts")),
+            _ts(data.get("retry_at") or 0),
+            _stored_text(data.get("diagnosis")),
+            _stored_text(data.get("recommended")),
+            tuple(_stored_text(item) for item in list(data.get("tried") or ())[:STORED_TRIED]),
+            None if verify is None else _ts(verify),
         )
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         return None

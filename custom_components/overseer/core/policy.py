@@ -71,6 +71,11 @@ class Ledger:
         """Executions inside the budget's window."""
         return [t for t in self.executed_at if t > now - limits.action_window]
 
+    def visible(self, now: float, limits: Limits) -> tuple[frozenset[str], int]:
+        """What the card shows of the ledger: the groups cooling down, the budget spent."""
+        cooling = frozenset(group for group in self.cooldown_until if self.remaining(group, now))
+        return cooling, len(self.spent(now, limits))
+
     def as_dict(self) -> dict[str, Any]:
         """Plain data for persistence."""
         return {"cooldown_until": dict(self.cooldown_until), "executed_at": list(self.executed_at)}
@@ -137,17 +142,26 @@ def planned_effect(name: str, arguments: Mapping[str, Any], world: World) -> Eff
         return reach.action(tuple(entity.entity_id for entity in world.entities(reach.target)), arguments)
     if spec.effect is None:
         raise ValueError(f"{name} has no effect in this room")
-    return spec.effect((), arguments)
+    assets = world.assets()
+    reached = tuple(
+        entity_id
+        for param in spec.params
+        if param.reaches_asset
+        for entity_id in assets[arguments[param.name]][1]
+    )
+    return spec.effect(reached, arguments)
 
 
-def configured_tools(world: World) -> tuple[str, ...]:
-    """The room's tools, in registry order."""
-    return tuple(spec.name for spec in TOOL_SPECS if is_configured(spec, world))
+def configured_tools(world: World, triage: bool = False) -> tuple[str, ...]:
+    """The room's tools, in registry order; with triage, the tools only triage proposes too."""
+    return tuple(
+        spec.name for spec in TOOL_SPECS if is_configured(spec, world) and (triage or not spec.triage_only)
+    )
 
 
-def room_tools(world: World) -> tuple[str, ...]:
-    """The configured tools that act on the room (those with a cooldown group)."""
-    return tuple(name for name in configured_tools(world) if TOOLS[name].group is not None)
+def room_tools(world: World, triage: bool = False) -> tuple[str, ...]:
+    """The configured tools that act on the room (those with a cooldown group); triage's too if asked."""
+    return tuple(name for name in configured_tools(world, triage) if TOOLS[name].group is not None)
 
 
 def configured_groups(world: World) -> tuple[CooldownGroup, ...]:
@@ -212,7 +226,8 @@ def vocabulary(world: World, limits: Limits, include_missing: bool = False) -> V
         for entity in world.entities(target)
         if include_missing or not entity.missing
     }
-    return Vocabulary(entities, limits.colour_names)
+    assets = {asset_id: entity_ids for asset_id, (_, entity_ids) in world.assets().items()}
+    return Vocabulary(entities, limits.colour_names, assets)
 
 
 def tool_schemas(names: tuple[str, ...], world: World, limits: Limits) -> list[dict[str, Any]]:
@@ -237,9 +252,15 @@ def check_call(
     ledger: Ledger,
     limits: Limits,
     now: float,
+    claimed: Safety = Safety.READ,
+    approved: bool = False,
 ) -> Verdict:
-    """Decide one call against the state of this instant; never raises."""
-    if not isinstance(name, str) or name not in configured_tools(world):
+    """Decide one call against the state of this instant; never raises.
+
+    A consequential call (by the policy's class, or because whoever proposed it said so: a
+    claim can raise the class, never lower it) runs only once a person has approved it.
+    """
+    if not isinstance(name, str) or name not in configured_tools(world, triage=True):
         return Verdict({}, Block(Refusal.NOT_ALLOWLISTED))
     spec = TOOLS[name]
     try:
@@ -257,6 +278,6 @@ def check_call(
             named = next((e for e in world.entities(param.names) if e.entity_id == clean[param.name]), None)
             if named is None or named.missing:
                 return Verdict(clean, Block(Refusal.UNAVAILABLE))
-    if limits.safety(name) is Safety.CONSEQUENTIAL:
+    if Safety.CONSEQUENTIAL in (limits.safety(name), claimed) and not approved:
         return Verdict(clean, Block(Refusal.NEEDS_APPROVAL))
     return Verdict(clean)

@@ -9,7 +9,7 @@ Validation and the JSON schema the model sees are both derived from the argument
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -86,6 +86,8 @@ class Vocabulary:
 
     entities: Mapping[str, str]
     colours: frozenset[str] = frozenset()
+    # The watched assets (asset id → its entity ids) a triage intent may name.
+    assets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 # Argument kinds: each knows how to check a value and how to describe itself to the model.
@@ -141,6 +143,13 @@ def _state_of(entity_param: str) -> Callable[[Any, Mapping[str, Any], Vocabulary
     return check
 
 
+def _asset(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> str:
+    """A watched asset's id, exactly as the request gave it."""
+    if not isinstance(value, str) or value not in vocabulary.assets:
+        raise ArgumentError(Refusal.NOT_ALLOWLISTED, f"asset {str(value)[:80]!r} is not watched")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Param:
     """One argument: its name, how it is checked, and its JSON schema for the model."""
@@ -150,6 +159,8 @@ class Param:
     schema: Callable[[Vocabulary], dict[str, Any]]
     # The option whose entities this argument names; the one named must be present at run time.
     names: Target | None = None
+    # The argument names a watched asset, and the call reaches that asset's entities.
+    reaches_asset: bool = False
 
 
 def text_param(name: str, limit: int) -> Param:
@@ -170,6 +181,12 @@ def _entity_schema(vocabulary: Vocabulary) -> dict[str, Any]:
     return {"type": "string", "enum": entities, "description": ", ".join(entities)}
 
 
+ASSET = Param(
+    "asset_id",
+    _asset,
+    lambda vocabulary: {"type": "string", "enum": sorted(vocabulary.assets)},
+    reaches_asset=True,
+)
 LIGHT = Param("entity_id", _entity, _entity_schema, names=Target.LIGHTS)
 LIGHT_STATE = Param(
     "state",
@@ -204,13 +221,19 @@ class NoEffect:
 
 
 type Effect = ServiceCall | MemoryWrite | NoEffect
-# (the bound target's entity ids, empty for targetless tools; the clean arguments) → the effect
+# (the entity ids the call reaches: the bound target's, or the named asset's, or none; the clean
+# arguments) → the effect
 type ActionFn = Callable[[tuple[str, ...], Mapping[str, Any]], Effect]
 
 
 def service(domain: str, name: str) -> ActionFn:
     """The action on the bound target entity."""
     return lambda entity_ids, _: ServiceCall(domain, name, {"entity_id": entity_ids[0]})
+
+
+def _on_entities(domain: str, name: str) -> ActionFn:
+    """The action on every entity the call reaches (an asset may be several)."""
+    return lambda entity_ids, _: ServiceCall(domain, name, {"entity_id": list(entity_ids)})
 
 
 def _set_entity(_: tuple[str, ...], arguments: Mapping[str, Any]) -> Effect:
@@ -259,6 +282,8 @@ class ToolSpec:
     room_control: bool = False
     # The chat channel: the argument whose text is the decision's line (not an action).
     speaks: str | None = None
+    # Proposed by incident triage only: never offered to the chat loop or to other agents.
+    triage_only: bool = False
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -381,6 +406,25 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         Safety.REVERSIBLE,
         params=(SLOT, text_param("text", MEMORY_LINE_CHARS)),
         effect=lambda _, arguments: MemoryWrite(arguments["slot"], arguments["text"]),
+    ),
+    # Triage's own tools share the Home Assistant group: cooldown, budget and site locks apply.
+    ToolSpec(
+        "asset_refresh",
+        "Ask Home Assistant to read the asset's entities again.",
+        Safety.REVERSIBLE,
+        params=(ASSET,),
+        group=CooldownGroup.HA,
+        effect=_on_entities("homeassistant", "update_entity"),
+        triage_only=True,
+    ),
+    ToolSpec(
+        "asset_restart",
+        "Reload the integration the asset belongs to (a person approves it first).",
+        Safety.CONSEQUENTIAL,
+        params=(ASSET,),
+        group=CooldownGroup.HA,
+        effect=_on_entities("homeassistant", "reload_config_entry"),
+        triage_only=True,
     ),
 )
 

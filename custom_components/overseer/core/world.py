@@ -29,6 +29,16 @@ class Target(StrEnum):
     LIGHTS = "light_entities"
 
 
+class AssetKind(StrEnum):
+    """What an asset is, which decides the fault rules it is checked against."""
+
+    LIFT = "lift"
+    VACUUM = "vacuum"
+    ROVER = "rover"
+    LIGHT = "light"
+    ENTITY = "entity"
+
+
 class RoverField(StrEnum):
     """What a rover entity reports, recognised from its entity id or name."""
 
@@ -94,6 +104,25 @@ class World:
     memory: tuple[str, ...] = field(default=("", "", ""))
     # Open incidents, one line each (core/faults.py Incident.summary).
     incidents: tuple[str, ...] = ()
+    # Entities watched for faults beyond the room's own devices (the asset_entities option).
+    asset_entities: tuple[str, ...] = ()
+
+    def assets(self) -> dict[str, tuple[AssetKind, tuple[str, ...]]]:
+        """The watched assets by id: what each is and its entity ids (a rover is all of its own)."""
+        found: dict[str, tuple[AssetKind, tuple[str, ...]]] = {}
+        singles = [
+            (self.lift.cover if self.lift else None, AssetKind.LIFT),
+            (self.vacuum, AssetKind.VACUUM),
+            *((light, AssetKind.LIGHT) for light in self.lights),
+        ]
+        for entity, kind in singles:
+            if entity is not None:
+                found[entity.entity_id] = (kind, (entity.entity_id,))
+        for rover in self.rovers:
+            found[rover.name] = (AssetKind.ROVER, tuple(entity.entity_id for _, entity in rover.fields))
+        for entity_id in self.asset_entities:
+            found.setdefault(entity_id, (AssetKind.ENTITY, (entity_id,)))
+        return found
 
     def entities(self, target: Target) -> tuple[Entity, ...]:
         """The configured entities behind one target option; empty when it is not configured."""

@@ -1,0 +1,251 @@
+"""Approvals the Home Assistant way: services, actionable notifications and the card.
+
+A consequential intent that policy allows waits here for a person. Only an approver (the
+approvers option, else any administrator) may answer, once, before it expires, through the
+`overseer.approve` / `overseer.deny` services, a notification's buttons (their action ids carry
+an unguessable nonce; the pressing user is checked) or the card. An approved call goes through
+the executor again, so policy decides at that instant. Every refusal is audited.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from homeassistant.components import persistent_notification
+from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, callback
+from homeassistant.exceptions import ServiceValidationError
+
+from .const import DOMAIN, EVENT_APPROVAL, EVENT_MOBILE_ACTION, LOGGER, Outcome
+from .core.approvals import (
+    MAX_PENDING,
+    Approval,
+    ApprovalStatus,
+    Refused,
+    decided,
+    overdue,
+    pending,
+    prune,
+    refusal,
+)
+from .core.faults import Incident
+from .core.policy import room_tools
+from .core.tools import Refusal
+from .executor import Caller, Executor
+from .models import RoomState
+from .settings import Settings
+
+APPROVE, DENY = "OVERSEER_APPROVE_", "OVERSEER_DENY_"
+NOTIFY_TIMEOUT = 10
+
+# Told once an approval is answered, expired or run: the incident desk moves the incident on.
+type Decided = Callable[[Approval], None]
+
+
+class ApprovalDesk:
+    """One room's approvals."""
+
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        settings: Settings,
+        state: RoomState,
+        executor: Executor,
+        now: Callable[[], float],
+        changed: Callable[[], None],
+    ) -> None:
+        """Share the room's persisted state; decided is set by the incident desk."""
+        self._hass = hass
+        self._settings = settings
+        self._state = state
+        self._executor = executor
+        self._now = now
+        self._changed = changed
+        self.on_decided: Decided = lambda _: None
+        self._room = settings.name
+
+    @callback
+    def async_listen(self) -> CALLBACK_TYPE:
+        """Take answers from notification buttons."""
+        return self._hass.bus.async_listen(EVENT_MOBILE_ACTION, self._async_button)
+
+    def knows(self, approval_id: str) -> bool:
+        """The approval is this room's (pending or answered)."""
+        return approval_id in self._state.approvals
+
+    def pending(self, incident_id: str | None = None) -> list[Approval]:
+        """Approvals waiting for a person."""
+        return pending(self._state.approvals.values(), incident_id)
+
+    def request(self, incident: Incident, tool: str, arguments: dict[str, Any]) -> Approval | None:
+        """Ask for a person's approval of one call; None when too many are waiting already."""
+        if len(self.pending()) >= MAX_PENDING:
+            return None
+        now = self._now()
+        approval_id = f"APR-{secrets.token_hex(4)}"
+        while approval_id in self._state.approvals:
+            approval_id = f"APR-{secrets.token_hex(4)}"
+        approval = Approval(
+            approval_id,
+            secrets.token_urlsafe(24),
+            incident.incident_id,
+            tool,
+            arguments,
+            now,
+            now + self._settings.approval_timeout,
+        )
+        self._put(approval)
+        call = _call_text(approval)
+        message = (
+            f"{incident.summary()}\n\nThe overseer {self._room} would like to run {call}. "
+            f"Approve or deny it on the Overseer card or with the {DOMAIN}.approve / {DOMAIN}.deny "
+            f"actions (approval_id {approval_id}). It expires in {self._settings.approval_timeout:.0f} s."
+        )
+        persistent_notification.async_create(
+            self._hass, message, f"{self._room}: approve {tool}?", _notification_id(approval)
+        )
+        for action in self._settings.approval_notify:
+            self._hass.async_create_background_task(
+                self._async_notify(action, approval, message), f"overseer approval notify {action}"
+            )
+        return approval
+
+    async def _async_notify(self, action: str, approval: Approval, message: str) -> None:
+        """An actionable notification; a phone that cannot be reached is logged, never fatal."""
+        domain, _, service = action.partition(".")
+        data = {
+            "title": f"{self._room}: approve {approval.tool}?",
+            "message": message,
+            "data": {
+                "tag": approval.approval_id,
+                "actions": [
+                    {"action": f"{APPROVE}{approval.nonce}", "title": "Approve"},
+                    {"action": f"{DENY}{approval.nonce}", "title": "Deny"},
+                ],
+            },
+        }
+        try:
+            await self._hass.services.async_call(domain, service, data, blocking=True, timeout=NOTIFY_TIMEOUT)
+        except Exception as err:
+            LOGGER.warning("Could not ask for approval on %s: %s", action, err)
+
+    async def _async_button(self, event: Event) -> None:
+        """A notification button: only ours (by nonce), only from an approver."""
+        action = str(event.data.get("action") or "")
+        for prefix, approve in ((APPROVE, True), (DENY, False)):
+            if action.startswith(prefix):
+                nonce = action.removeprefix(prefix)
+                found = next((a for a in self._state.approvals.values() if a.nonce == nonce), None)
+                if found is None:
+                    return
+                try:
+                    await self.async_answer(found.approval_id, approve, event.context)
+                except ServiceValidationError as err:
+                    LOGGER.warning("Approval button refused: %s", err)
+                return
+
+    async def _async_is_approver(self, user_id: str | None) -> bool:
+        """The approvers option, or every active administrator when it is empty."""
+        if not user_id:
+            return False
+        if self._settings.approvers:
+            return user_id in self._settings.approvers
+        user = await self._hass.auth.async_get_user(user_id)
+        return user is not None and user.is_active and user.is_admin
+
+    async def async_answer(self, approval_id: str, approve: bool, context: Context) -> Approval:
+        """A person's answer; refused answers are audited and raise ServiceValidationError."""
+        user = context.user_id or ""
+        approver = await self._async_is_approver(user)
+        # Read after the await: another answer may have come in meanwhile, and one use is all.
+        approval = self._state.approvals.get(approval_id)
+        why = refusal(approval, self._now())
+        if why is not Refused.NOT_FOUND and not approver:
+            why = Refused.NOT_APPROVER
+        if why is not None:
+            if approval is not None:
+                self._audit(approval, why.value, user)
+                if why is Refused.EXPIRED:
+                    self.expire(approval_id)
+            status = approval.status.value if approval else ""
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key=why.value,
+                translation_placeholders={"approval_id": approval_id[:40], "status": status},
+            )
+        assert approval is not None
+        if not approve:
+            self._finish(decided(approval, ApprovalStatus.DENIED, user))
+            self._audit(approval, ApprovalStatus.DENIED.value, user)
+            return self._state.approvals[approval_id]
+        self._put(decided(approval, ApprovalStatus.APPROVED, user))
+        record = await self._executor.async_execute(
+            approval.approval_id,
+            approval.tool,
+            dict(approval.arguments),
+            frozenset(room_tools(self._executor.world_now(), triage=True)),
+            self._state.dry_run,
+            Caller(f"user:{user}", Context(parent_id=context.id)),
+            approval=ApprovalStatus.APPROVED.value,
+        )
+        ran = record["outcome"] == Outcome.EXECUTED
+        status = ApprovalStatus.EXECUTED if ran else ApprovalStatus.BLOCKED
+        self._finish(
+            decided(approval, status, user, "" if ran else str(record["reason"] or record["outcome"]))
+        )
+        return self._state.approvals[approval_id]
+
+    def expire(self, approval_id: str, reason: str = "") -> None:
+        """Time is up (or the incident ended): nothing runs."""
+        approval = self._state.approvals[approval_id]
+        self._audit(approval, ApprovalStatus.EXPIRED.value, "")
+        self._finish(decided(approval, ApprovalStatus.EXPIRED, reason=reason))
+
+    def expire_overdue(self) -> None:
+        """Expire every pending approval whose time is up."""
+        for approval in overdue(self._state.approvals.values(), self._now()):
+            self.expire(approval.approval_id)
+
+    def _audit(self, approval: Approval, what: str, user: str) -> None:
+        """An answer that ran nothing: in the audit beside the calls, as needing approval."""
+        self._executor.record(
+            approval.approval_id,
+            approval.tool,
+            dict(approval.arguments),
+            Outcome.BLOCKED,
+            Refusal.NEEDS_APPROVAL.value,
+            source=f"user:{user}" if user else "overseer",
+            approval=what,
+        )
+
+    def _finish(self, approval: Approval) -> None:
+        """Answered, expired or run: tell automations, drop the notification, move the incident."""
+        self._put(approval)
+        persistent_notification.async_dismiss(self._hass, _notification_id(approval))
+        self.on_decided(approval)
+
+    def _put(self, approval: Approval) -> None:
+        """Keep it (bounded), tell automations and the entities."""
+        self._state.approvals = prune({**self._state.approvals, approval.approval_id: approval})
+        event = {
+            "approval_id": approval.approval_id,
+            "incident_id": approval.incident_id,
+            "tool": approval.tool,
+            "arguments": dict(approval.arguments),
+            "status": approval.status.value,
+        }
+        if approval.reason:
+            event["reason"] = approval.reason
+        self._hass.bus.async_fire(EVENT_APPROVAL, event)
+        self._changed()
+
+
+def _call_text(approval: Approval) -> str:
+    """asset_restart(asset_id=vacuum.neato)."""
+    arguments = ", ".join(f"{key}={value}" for key, value in approval.arguments.items())
+    return f"{approval.tool}({arguments})"
+
+
+def _notification_id(approval: Approval) -> str:
+    return f"{DOMAIN}_approval_{approval.approval_id}"

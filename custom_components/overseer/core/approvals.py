@@ -1,0 +1,160 @@
+"""Approvals: a consequential intent waits for a person, bound to its incident, tool and arguments.
+
+Single use and expiring. The shell checks who may answer and runs the call through policy
+again at that instant; this module only keeps the book and says whether an answer still can
+be taken.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from .text import one_line
+
+# Bounds: never more than this many waiting, and the newest decided ones kept for the card.
+MAX_PENDING = 10
+KEEP_DECIDED = 20
+ARGUMENTS_CHARS = 1000
+_APPROVAL_ID = re.compile(r"APR-[0-9a-f]{8}")
+_NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+LATEST_TS = 4_102_444_800  # 2100-01-01
+
+
+class ApprovalStatus(StrEnum):
+    """The contract's approval statuses."""
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+    EXECUTED = "executed"
+    BLOCKED = "blocked"
+
+
+class Refused(StrEnum):
+    """Why an answer to an approval was not taken."""
+
+    NOT_FOUND = "approval_not_found"
+    NOT_APPROVER = "not_an_approver"
+    ALREADY_DECIDED = "approval_already_decided"
+    EXPIRED = "approval_expired"
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """One call waiting for a person, or what became of it."""
+
+    approval_id: str
+    # In the actionable notification's action ids: unguessable, unlike the id shown on the card.
+    nonce: str
+    incident_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    created: float
+    expires: float
+    status: ApprovalStatus = ApprovalStatus.PENDING
+    # The user who answered, and what policy said when it ran.
+    decided_by: str = ""
+    reason: str = ""
+
+
+def refusal(approval: Approval | None, now: float) -> Refused | None:
+    """Why an answer to this approval cannot be taken now (who answers is the shell's check)."""
+    if approval is None:
+        return Refused.NOT_FOUND
+    if approval.status is not ApprovalStatus.PENDING:
+        return Refused.ALREADY_DECIDED
+    if now >= approval.expires:
+        return Refused.EXPIRED
+    return None
+
+
+def pending(approvals: Iterable[Approval], incident_id: str | None = None) -> list[Approval]:
+    """The approvals still waiting, oldest first; of one incident when it is given."""
+    return sorted(
+        (
+            approval
+            for approval in approvals
+            if approval.status is ApprovalStatus.PENDING
+            and (incident_id is None or approval.incident_id == incident_id)
+        ),
+        key=lambda approval: approval.created,
+    )
+
+
+def overdue(approvals: Iterable[Approval], now: float) -> list[Approval]:
+    """Pending approvals whose time is up."""
+    return [approval for approval in pending(approvals) if now >= approval.expires]
+
+
+def decided(approval: Approval, status: ApprovalStatus, by: str = "", reason: str = "") -> Approval:
+    """The approval once answered, expired or run."""
+    return replace(approval, status=status, decided_by=by or approval.decided_by, reason=reason)
+
+
+def prune(approvals: Mapping[str, Approval]) -> dict[str, Approval]:
+    """Every pending approval and the newest decided ones."""
+    done = sorted(
+        (a for a in approvals.values() if a.status is not ApprovalStatus.PENDING), key=lambda a: a.created
+    )
+    dropped = {a.approval_id for a in done[: max(0, len(done) - KEEP_DECIDED)]}
+    return {key: approval for key, approval in approvals.items() if key not in dropped}
+
+
+def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, Any]:
+    """Plain JSON; the nonce only for the store (the status API and diagnostics never show it)."""
+    data = {
+        "approval_id": approval.approval_id,
+        "incident_id": approval.incident_id,
+        "tool": approval.tool,
+        "arguments": dict(approval.arguments),
+        "created": approval.created,
+        "expires": approval.expires,
+        "status": approval.status.value,
+        "decided_by": approval.decided_by,
+        "reason": approval.reason,
+    }
+    if with_nonce:
+        data["nonce"] = approval.nonce
+    return data
+
+
+def _ts(value: Any) -> float:
+    number = float(value)
+    if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
+        raise ValueError(f"not a timestamp: {value!r}")
+    return number
+
+
+def approval_from_dict(data: Any) -> Approval | None:
+    """An approval back from the store; None for anything malformed."""
+    try:
+        approval_id, nonce = str(data["approval_id"]), str(data["nonce"])
+        arguments = data["arguments"]
+        if (
+            not _APPROVAL_ID.fullmatch(approval_id)
+            or not _NONCE.fullmatch(nonce)
+            or not isinstance(arguments, dict)
+            or len(json.dumps(arguments)) > ARGUMENTS_CHARS
+        ):
+            raise ValueError(approval_id)
+        return Approval(
+            approval_id,
+            nonce,
+            one_line(str(data["incident_id"]), 20),
+            one_line(str(data["tool"]), 64),
+            arguments,
+            _ts(data["created"]),
+            _ts(data["expires"]),
+            ApprovalStatus(data["status"]),
+            one_line(str(data.get("decided_by") or ""), 64),
+            one_line(str(data.get("reason") or ""), 200),
+        )
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None

@@ -1,0 +1,145 @@
+"""Triage as plain functions: which incident is due, what a reply leads to, and verification.
+
+The shell asks the model and runs what policy allows; these functions only say how an
+incident moves: open → triaging → verifying / awaiting_approval / needs_human, and from
+verifying to resolved once the rules no longer see the fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from .faults import Incident, IncidentStatus, number_of
+from .reasoning import ReasoningResponse
+from .text import one_line
+
+# Rejected replies before a person is asked instead; the wait doubles each time.
+MAX_ATTEMPTS = 3
+RETRY_AFTER = 60.0
+RETRY_AT_MOST = 1800.0
+TRIED_KEPT = 5
+NOTE_CHARS = 200
+NOTHING_SAFE = "nothing safe to do"
+
+
+class IntentResult(StrEnum):
+    """What became of one tool intent."""
+
+    EXECUTED = "executed"
+    AWAITING_APPROVAL = "awaiting_approval"
+    BLOCKED = "blocked"
+    FAILED = "failed"
+    DRY_RUN = "dry_run"
+
+
+@dataclass(frozen=True, slots=True)
+class IntentOutcome:
+    """One intent as policy and the executor left it: a call like asset_refresh(rover2), and why."""
+
+    call: str
+    result: IntentResult
+    reason: str = ""
+
+
+def due(incidents: Iterable[Incident], now: float) -> Incident | None:
+    """The oldest incident waiting for triage: open, its fault still there, its back-off over."""
+    waiting = [
+        incident
+        for incident in incidents
+        if incident.status is IncidentStatus.OPEN
+        and incident.cleared_at is None
+        and incident.attempts < MAX_ATTEMPTS
+        and incident.retry_at <= now
+    ]
+    return min(waiting, key=lambda incident: number_of(incident.incident_id), default=None)
+
+
+def goes_first(addressed_pending: bool, deferred_once: bool) -> bool:
+    """Triage takes the single flight unless someone is waiting for an answer.
+
+    A direct address may put a due triage off once; the next free flight is the triage's, so
+    neither starves the other.
+    """
+    return not addressed_pending or deferred_once
+
+
+def started(incident: Incident, now: float, request_note: str) -> Incident:
+    """The model is being asked."""
+    return replace(incident, status=IncidentStatus.TRIAGING).noted(now, "request", request_note)
+
+
+def rejected(incident: Incident, now: float, reason: str) -> Incident:
+    """The reply was not a ReasoningResponse (or the model failed): ask again later, or a person."""
+    attempts = incident.attempts + 1
+    noted = incident.noted(now, "rejected", one_line(reason, NOTE_CHARS))
+    if attempts >= MAX_ATTEMPTS:
+        return to_human(replace(noted, attempts=attempts), now, f"no usable triage after {attempts} tries")
+    wait = min(RETRY_AFTER * 2 ** (attempts - 1), RETRY_AT_MOST)
+    return replace(noted, status=IncidentStatus.OPEN, attempts=attempts, retry_at=now + wait)
+
+
+def answered(
+    incident: Incident,
+    response: ReasoningResponse,
+    outcomes: Sequence[IntentOutcome],
+    now: float,
+    verify_after: float,
+) -> Incident:
+    """A valid reply whose intents went through policy: verify, wait for a person, or ask one."""
+    leading = max(response.hypotheses, key=lambda hypothesis: hypothesis.confidence, default=None)
+    diagnosis = f"{leading.fault} ({leading.confidence:.2f})" if leading else ""
+    incident = replace(
+        incident,
+        diagnosis=one_line(diagnosis, NOTE_CHARS),
+        recommended=one_line(response.recommended_action, NOTE_CHARS),
+    ).noted(now, "response", one_line(diagnosis or "no hypothesis", NOTE_CHARS))
+    for outcome in outcomes:
+        detail = f"{outcome.call}: {outcome.result.value}" + (
+            f" ({outcome.reason})" if outcome.reason else ""
+        )
+        incident = incident.noted(now, "intent", one_line(detail, NOTE_CHARS))
+    ran = [outcome.call for outcome in outcomes if outcome.result is IntentResult.EXECUTED]
+    if ran:
+        return executed(incident, ran, now, verify_after)
+    if any(outcome.result is IntentResult.AWAITING_APPROVAL for outcome in outcomes):
+        return replace(incident, status=IncidentStatus.AWAITING_APPROVAL)
+    return to_human(incident, now, incident.recommended or NOTHING_SAFE)
+
+
+def executed(incident: Incident, calls: Sequence[str], now: float, verify_after: float) -> Incident:
+    """Calls ran for the incident: the rules are asked again after verify_after."""
+    tried = (*incident.tried, *calls)[-TRIED_KEPT:]
+    return replace(incident, status=IncidentStatus.VERIFYING, tried=tried, verify_at=now + verify_after)
+
+
+def verified(incident: Incident, now: float, approvals_pending: bool) -> Incident | None:
+    """A verifying incident whose time has come, judged by the rules' latest verdict; else None."""
+    if (
+        incident.status is not IncidentStatus.VERIFYING
+        or incident.verify_at is None
+        or now < incident.verify_at
+    ):
+        return None
+    tried = ", ".join(incident.tried) or "nothing"
+    if incident.cleared_at is not None:
+        return replace(
+            incident,
+            status=IncidentStatus.RESOLVED,
+            root_cause=incident.diagnosis or incident.code.value,
+            resolution=one_line(f"{tried} ran and the fault cleared", NOTE_CHARS),
+            closed_at=now,
+            verify_at=None,
+        ).noted(now, "verified", "the fault cleared")
+    still = replace(incident, verify_at=None).noted(now, "verified", "the fault is still there")
+    if approvals_pending:
+        return replace(still, status=IncidentStatus.AWAITING_APPROVAL)
+    return to_human(still, now, incident.recommended or f"still faulty after {tried}")
+
+
+def to_human(incident: Incident, now: float, why: str) -> Incident:
+    """Nothing more the overseer can safely do: a person takes over."""
+    return replace(incident, status=IncidentStatus.NEEDS_HUMAN, verify_at=None).noted(
+        now, "needs_human", one_line(why, NOTE_CHARS)
+    )

@@ -1,0 +1,185 @@
+"""Incident triage: one model call per incident through the room's backend, its intents through policy.
+
+The reply must validate as a ReasoningResponse or it is rejected, audited and asked again
+later with back-off. Each intent goes through the executor like any call (site locks,
+cooldowns, budget, allowlist, arguments) with the model's safety class, which can only raise
+the policy's: read and reversible calls that policy allows run; consequential ones wait for a
+person's approval. No model output becomes anything but a registry tool's call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from homeassistant.util import dt as dt_util
+
+from .approvals import ApprovalDesk
+from .const import DOMAIN, LOGGER, Outcome
+from .core.faults import Incident, IncidentStatus
+from .core.policy import room_tools
+from .core.reasoning import (
+    RESPONSE_SCHEMA,
+    Intent,
+    InvalidResponse,
+    ReasoningResponse,
+    build_request,
+    parse_response,
+    score_knowledge,
+    sections,
+)
+from .core.text import one_line
+from .core.tools import Refusal
+from .core.triage import IntentOutcome, IntentResult, answered, rejected, started
+from .executor import Caller, Executor
+from .models import RoomState
+from .providers import ModelError, Provider
+from .settings import Settings
+
+KNOWLEDGE_DIR = Path(__file__).parent / "knowledge"
+# Bounds on what is read from the knowledge folders.
+MAX_KNOWLEDGE_FILES = 20
+MAX_KNOWLEDGE_BYTES = 20_000
+TRIAGE = Caller("triage")
+ERROR_CHARS = 200
+
+type Documents = tuple[tuple[str, str], ...]
+# The triage prompt and the knowledge sections, read from files at setup.
+type Briefing = tuple[str, Documents]
+
+
+def load_knowledge(config_dir: Path) -> Documents:
+    """The sections of the user's knowledge files, then of the shipped ones they do not replace.
+
+    Blocking: run it in the executor.
+    """
+    found: dict[str, Path] = {}
+    for folder in (config_dir / DOMAIN / "knowledge", KNOWLEDGE_DIR):
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.md")):
+                found.setdefault(path.name, path)
+    documents: list[tuple[str, str]] = []
+    for name, path in list(found.items())[:MAX_KNOWLEDGE_FILES]:
+        with path.open("rb") as file:
+            text = file.read(MAX_KNOWLEDGE_BYTES).decode("utf-8", errors="replace")
+        documents.extend(sections(name, text))
+    return tuple(documents)
+
+
+@dataclass(frozen=True, slots=True)
+class TriageParts:
+    """What triage needs from the room beyond its incidents: who runs calls, who is asked, with what."""
+
+    executor: Executor
+    provider: Provider
+    prompt: str
+    knowledge: Documents
+
+
+class Triage:
+    """Runs one incident's triage at a time, inside the room's single flight."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        state: RoomState,
+        provider: Provider,
+        executor: Executor,
+        approvals: ApprovalDesk,
+        put: Callable[[Incident], None],
+        prompt: str,
+        knowledge: Documents,
+    ) -> None:
+        """Share the room's state; put stores an incident and tells everyone it changed."""
+        self._settings = settings
+        self._state = state
+        self._provider = provider
+        self._executor = executor
+        self._approvals = approvals
+        self._put = put
+        self._prompt = prompt
+        self._knowledge = knowledge
+
+    def _now(self) -> float:
+        return dt_util.utcnow().timestamp()
+
+    async def async_run(self, incident_id: str) -> None:
+        """Ask the model about one incident and act on what policy allows; never raises but cancel."""
+        incident = self._state.incidents[incident_id]
+        knowledge = score_knowledge(self._knowledge, incident)
+        request = build_request(incident, self._state.incidents.values(), knowledge)
+        body = json.dumps(request, ensure_ascii=False)
+        sources = ", ".join(f"{item['source']} ({item['score']})" for item in request["knowledge"])
+        self._put(started(incident, self._now(), f"{len(body)} chars; knowledge: {sources or 'none'}"))
+        messages = [{"role": "system", "content": self._prompt}, {"role": "user", "content": body}]
+        try:
+            text = await self._provider.async_reason(messages, RESPONSE_SCHEMA)
+            response = parse_response(text)
+        except (ModelError, InvalidResponse) as err:
+            self._reject(incident_id, f"{type(err).__name__}: {err}")
+            return
+        except asyncio.CancelledError:
+            self._back_to_open(incident_id)
+            raise
+        except Exception as err:  # a bug must not leave the incident triaging for ever
+            LOGGER.exception("Triage of %s failed unexpectedly", incident_id)
+            self._reject(incident_id, f"{type(err).__name__}: {err}")
+            return
+        current = self._state.incidents.get(incident_id)
+        if current is None or current.status is not IncidentStatus.TRIAGING:
+            return  # cleared, closed or taken over while the model thought: its intents are moot
+        outcomes = [await self._async_intent(current, response, intent) for intent in response.tool_intents]
+        latest = self._state.incidents[incident_id]
+        self._put(answered(latest, response, outcomes, self._now(), self._settings.verify_after))
+
+    async def _async_intent(
+        self, incident: Incident, response: ReasoningResponse, intent: Intent
+    ) -> IntentOutcome:
+        """One intent through the executor; a consequential one that policy allows asks a person."""
+        arguments = dict(intent.arguments)
+        call = f"{intent.name}({', '.join(f'{key}={value}' for key, value in arguments.items())})"
+        offered = frozenset(room_tools(self._executor.world_now(), triage=True))
+        record = await self._executor.async_execute(
+            incident.incident_id,
+            intent.name,
+            arguments,
+            offered,
+            self._state.dry_run,
+            TRIAGE,
+            claimed=response.safety_class,
+        )
+        outcome, reason = record["outcome"], record["reason"] or ""
+        call = one_line(call, ERROR_CHARS)
+        if outcome == Outcome.BLOCKED and reason == Refusal.NEEDS_APPROVAL:
+            approval = self._approvals.request(incident, intent.name, record["arguments"])
+            if approval is None:
+                return IntentOutcome(call, IntentResult.BLOCKED, "too many approvals waiting")
+            return IntentOutcome(call, IntentResult.AWAITING_APPROVAL, approval.approval_id)
+        return IntentOutcome(call, IntentResult(outcome), reason)
+
+    def _reject(self, incident_id: str, why: str) -> None:
+        """In the audit (no call event: nothing was called); asked again later, or a person takes over."""
+        why = one_line(why, ERROR_CHARS)
+        self._state.audit.add(
+            {
+                "ts": self._now(),
+                "decision_id": incident_id,
+                "tool": TRIAGE.source,
+                "arguments": {"rejected": why},
+                "outcome": Outcome.BLOCKED.value,
+                "reason": Refusal.INVALID_ARGUMENTS.value,
+                "source": TRIAGE.source,
+            }
+        )
+        current = self._state.incidents.get(incident_id)
+        if current is not None and current.status is IncidentStatus.TRIAGING:
+            self._put(rejected(current, self._now(), why))
+
+    def _back_to_open(self, incident_id: str) -> None:
+        """Cancelled mid-call (a mode flip, an unload): the incident waits for the next flight."""
+        current = self._state.incidents.get(incident_id)
+        if current is not None and current.status is IncidentStatus.TRIAGING:
+            self._put(replace(current, status=IncidentStatus.OPEN).noted(self._now(), "interrupted"))
