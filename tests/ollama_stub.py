@@ -35,6 +35,29 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"function": {"name": name, "arguments": arguments}}
 
 
+def reasoning(
+    *intents: tuple[str, dict[str, Any]],
+    safety: str = "reversible",
+    fault: str = "the device stopped answering",
+    action: str = "Check the device.",
+) -> str:
+    """A ReasoningResponse as a triage model writes it: intents are (tool, arguments)."""
+    return json.dumps(
+        {
+            "hypotheses": [{"fault": fault, "confidence": 0.7, "reasoning": "from the failed checks"}],
+            "tool_intents": [{"name": name, "arguments": arguments} for name, arguments in intents],
+            "recommended_action": action,
+            "confidence": 0.7,
+            "safety_class": safety,
+        }
+    )
+
+
+def is_triage(payload: dict[str, Any]) -> bool:
+    """A triage request asks for JSON in a schema and offers no tools."""
+    return "format" in payload or "response_format" in payload
+
+
 class OllamaStub:
     """Scripted Ollama server; records every chat request it receives."""
 
@@ -53,6 +76,8 @@ class OllamaStub:
         self.responder: Callable[[dict[str, Any]], Scripted | None] | None = None
         self._runner: web.AppRunner | None = None
         self.port = 0
+        # Answers to triage requests, in turn (the last one again once spent); chat's script is apart.
+        self.triage_answers: deque[str] = deque()
         # When set, the /v1 endpoints want "Authorization: Bearer <api_key>".
         self.api_key: str | None = None
 
@@ -63,6 +88,15 @@ class OllamaStub:
     def reply(self, content: str = "", *calls: dict[str, Any], **kwargs: Any) -> None:
         """Queue one answer."""
         self.script.append(Scripted(content=content, tool_calls=list(calls), **kwargs))
+
+    def triage(self, *contents: str) -> None:
+        """Answer triage requests with these texts in turn (the last again once spent); chat apart."""
+        self.triage_answers = deque(contents)
+
+    @property
+    def triage_requests(self) -> list[dict[str, Any]]:
+        """The triage requests received, in order."""
+        return [payload for payload in self.requests if is_triage(payload)]
 
     async def start(self, port: int = 0) -> None:
         app = web.Application()
@@ -121,6 +155,9 @@ class OllamaStub:
             self.in_flight -= 1
 
     async def _scripted(self, payload: dict[str, Any]) -> Scripted:
+        if self.triage_answers and is_triage(payload):
+            answers = self.triage_answers
+            return Scripted(content=answers.popleft() if len(answers) > 1 else answers[0])
         if self.script:
             scripted = self.script.popleft()
         else:

@@ -9,6 +9,7 @@ the executor again, so policy decides at that instant. Every refusal is audited.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -126,7 +127,8 @@ class ApprovalDesk:
             },
         }
         try:
-            await self._hass.services.async_call(domain, service, data, blocking=True, timeout=NOTIFY_TIMEOUT)
+            async with asyncio.timeout(NOTIFY_TIMEOUT):
+                await self._hass.services.async_call(domain, service, data, blocking=True)
         except Exception as err:
             LOGGER.warning("Could not ask for approval on %s: %s", action, err)
 

@@ -34,6 +34,9 @@ ROOM_SERVICES = (
     ("input_boolean", "turn_on"),
     ("input_boolean", "turn_off"),
     ("script", "turn_on"),
+    # Triage's tools: the room's devices here are bare states, with no entity or config entry.
+    ("homeassistant", "update_entity"),
+    ("homeassistant", "reload_config_entry"),
 )
 OPTIONS: dict[str, Any] = {
     "rover_entities": ["sensor.rover1_activity", "sensor.rover1_driver", "binary_sensor.rover1_docked"],

@@ -1,0 +1,267 @@
+"""Triage inside Home Assistant: the model proposes, policy decides, a person approves, the rules verify."""
+
+from __future__ import annotations
+
+import pytest
+from homeassistant.core import Context
+from homeassistant.exceptions import ServiceValidationError
+from homeassistant.helpers import issue_registry as ir
+from pytest_homeassistant_custom_component.common import async_capture_events, async_mock_service
+
+from ..ollama_stub import reasoning
+from .harness import OPTIONS, say, set_select, setup_overseer, status, tick
+
+ERROR = {"friendly_name": "Neato", "status": "Brush stuck"}
+REFRESH = ("asset_refresh", {"asset_id": "vacuum.neato"})
+RESTART = ("asset_restart", {"asset_id": "vacuum.neato"})
+VERIFY_AFTER = 30
+
+
+def statuses(events) -> list[str]:
+    return [event.data["status"] for event in events]
+
+
+async def jam_the_vacuum(hass, freezer) -> None:
+    """The vacuum reports an error; the desk opens INC-0001 and triage takes the next free flight."""
+    hass.states.async_set("vacuum.neato", "error", ERROR)
+    await tick(hass, freezer, 5)
+    await tick(hass, freezer)
+
+
+async def approve(hass, user, approval_id: str, service: str = "approve") -> None:
+    await hass.services.async_call(
+        "overseer", service, {"approval_id": approval_id}, blocking=True, context=Context(user_id=user.id)
+    )
+
+
+def triage_audit(hass) -> list[dict]:
+    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    return [r for r in coordinator.state.audit.as_list() if r["source"] != "overseer"]
+
+
+async def test_a_safe_intent_runs_and_the_fix_is_verified(hass, freezer, ollama_stub, room, hass_ws_client):
+    await setup_overseer(hass, ollama_stub)
+    events = async_capture_events(hass, "overseer_incident")
+
+    refreshed = []
+
+    async def device_answers(call):  # the vacuum, asked again, reports it is fine
+        refreshed.append(dict(call.data))
+        hass.states.async_set("vacuum.neato", "docked", {"friendly_name": "Neato", "battery_level": 80})
+
+    hass.services.async_register("homeassistant", "update_entity", device_answers)
+    ollama_stub.triage(reasoning(REFRESH, fault="the vacuum lost its brush sensor"))
+    await jam_the_vacuum(hass, freezer)
+
+    [request] = ollama_stub.triage_requests
+    assert not request.get("tools") and request["format"]["required"][0] == "hypotheses"
+    system, user = request["messages"]
+    assert "Use only the supplied data" in system["content"]
+    assert '"asset_id": "vacuum.neato"' in user["content"] and "Brush stuck" in user["content"]
+    assert refreshed == [{"entity_id": ["vacuum.neato"]}]
+    assert statuses(events) == ["open", "triaging", "verifying"]
+
+    for _ in range(VERIFY_AFTER // 5 + 1):
+        await tick(hass, freezer, 5)
+    assert statuses(events)[-1] == "resolved" and events[-1].data["reason"] == "verified"
+    [incident] = (await status(await hass_ws_client(hass)))["incidents"]
+    assert incident["root_cause"] == "the vacuum lost its brush sensor (0.70)"
+    assert incident["resolution"] == "asset_refresh(asset_id=vacuum.neato) ran and the fault cleared"
+    assert [step["what"] for step in incident["timeline"]] == [
+        "opened",
+        "request",
+        "response",
+        "intent",
+        "cleared",
+        "verified",
+    ]
+    [record] = triage_audit(hass)
+    assert (record["tool"], record["outcome"], record["source"]) == ("asset_refresh", "executed", "triage")
+
+
+async def test_a_fix_that_does_not_clear_the_fault_hands_it_to_a_person(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.triage(reasoning(REFRESH, action="Free the brush by hand."))
+    await jam_the_vacuum(hass, freezer)
+    assert len(room["homeassistant.update_entity"]) == 1
+    for _ in range(VERIFY_AFTER // 5 + 1):
+        await tick(hass, freezer, 5)
+
+    issue = ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001")
+    assert issue is not None and issue.translation_key == "incident_needs_human"
+    assert issue.translation_placeholders["action"] == "Free the brush by hand."
+    assert issue.translation_placeholders["tried"] == "asset_refresh(asset_id=vacuum.neato)"
+    assert hass.states.get("sensor.arena_open_incidents").state == "1"
+    # Fixed by hand: the incident resolves once the fault stays away, and the repair goes.
+    hass.states.async_set("vacuum.neato", "docked", {"battery_level": 80})
+    for _ in range(600 // 5 + 1):
+        await tick(hass, freezer, 5)
+    assert hass.states.get("sensor.arena_open_incidents").state == "0"
+    assert ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001") is None
+    assert len(ollama_stub.triage_requests) == 1  # nothing asked again meanwhile
+
+
+async def test_a_consequential_intent_waits_for_an_approver_and_runs_once(
+    hass, freezer, ollama_stub, room, hass_admin_user, hass_ws_client
+):
+    await setup_overseer(hass, ollama_stub)
+    approvals = async_capture_events(hass, "overseer_approval")
+    # The model calls the restart safe: the policy's class stands.
+    ollama_stub.triage(reasoning(RESTART, safety="read"))
+    await jam_the_vacuum(hass, freezer)
+
+    assert room["homeassistant.reload_config_entry"] == []
+    assert hass.states.get("sensor.arena_pending_approvals").state == "1"
+    [pending] = approvals
+    assert pending.data["status"] == "pending" and pending.data["tool"] == "asset_restart"
+    assert pending.data["arguments"] == {"asset_id": "vacuum.neato"}
+    approval_id = pending.data["approval_id"]
+    notifications = hass.data["persistent_notification"]
+    assert f"overseer_approval_{approval_id}" in notifications
+    shown = await status(await hass_ws_client(hass))
+    assert shown["incidents"][0]["status"] == "awaiting_approval"
+    assert shown["approvals"][0]["approval_id"] == approval_id and "nonce" not in shown["approvals"][0]
+
+    await approve(hass, hass_admin_user, approval_id)
+    assert [call.data for call in room["homeassistant.reload_config_entry"]] == [
+        {"entity_id": ["vacuum.neato"]}
+    ]
+    assert statuses(approvals) == ["pending", "approved", "executed"]
+    assert f"overseer_approval_{approval_id}" not in notifications
+    assert hass.states.get("sensor.arena_pending_approvals").state == "0"
+    assert (await status(await hass_ws_client(hass)))["incidents"][0]["status"] == "verifying"
+
+    with pytest.raises(ServiceValidationError, match="already answered"):
+        await approve(hass, hass_admin_user, approval_id)
+    assert len(room["homeassistant.reload_config_entry"]) == 1
+    assert [r["approval"] for r in triage_audit(hass)] == [None, "approved", "approval_already_decided"]
+
+
+async def test_answers_that_are_not_taken_run_nothing_and_are_audited(
+    hass, freezer, ollama_stub, room, hass_admin_user, hass_read_only_user
+):
+    await setup_overseer(hass, ollama_stub)
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    approval_id = approvals[0].data["approval_id"]
+
+    with pytest.raises(ServiceValidationError, match="not allowed"):
+        await approve(hass, hass_read_only_user, approval_id)
+    with pytest.raises(ServiceValidationError, match="No overseer has a pending approval"):
+        await approve(hass, hass_admin_user, "APR-00000000")
+    # The site is locked meanwhile: approved, and refused by policy at that instant.
+    await set_select(hass, "select.arena_site_mode", "lockdown")
+    await approve(hass, hass_admin_user, approval_id)
+    assert room["homeassistant.reload_config_entry"] == []
+    assert statuses(approvals) == ["pending", "approved", "blocked"]
+    assert approvals[-1].data["reason"] == "policy_lock:site_mode_lockdown"
+    await tick(hass, freezer, 5)
+    issue = ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001")
+    assert issue is not None
+    assert [(r["outcome"], r["reason"], r["approval"]) for r in triage_audit(hass)] == [
+        ("blocked", "needs_approval", None),
+        ("blocked", "needs_approval", "not_an_approver"),
+        ("blocked", "policy_lock:site_mode_lockdown", "approved"),
+    ]
+
+
+async def test_an_approval_expires_and_a_late_answer_runs_nothing(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "approval_timeout": 120})
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    approval_id = approvals[0].data["approval_id"]
+    for _ in range(120 // 5 + 1):
+        await tick(hass, freezer, 5)
+    assert statuses(approvals) == ["pending", "expired"]
+    with pytest.raises(ServiceValidationError, match="already answered"):
+        await approve(hass, hass_admin_user, approval_id)
+    assert room["homeassistant.reload_config_entry"] == []
+    assert ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001") is not None
+
+
+async def test_only_the_configured_approvers_may_answer_and_deny_runs_nothing(
+    hass, freezer, ollama_stub, room, hass_admin_user, hass_read_only_user
+):
+    options = {**OPTIONS, "approvers": [hass_read_only_user.id]}
+    await setup_overseer(hass, ollama_stub, options=options)
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    approval_id = approvals[0].data["approval_id"]
+    with pytest.raises(ServiceValidationError, match="not allowed"):
+        await approve(hass, hass_admin_user, approval_id)  # an admin, but not an approver here
+    await approve(hass, hass_read_only_user, approval_id, "deny")
+    assert statuses(approvals) == ["pending", "denied"]
+    assert room["homeassistant.reload_config_entry"] == []
+
+
+async def test_notification_buttons_answer_only_for_an_approver(
+    hass, freezer, ollama_stub, room, hass_admin_user, hass_read_only_user
+):
+    phone = async_mock_service(hass, "notify", "mobile_app_phone")
+    await setup_overseer(
+        hass, ollama_stub, options={**OPTIONS, "approval_notify": ["notify.mobile_app_phone"]}
+    )
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    [sent] = phone
+    approve_action, deny_action = (action["action"] for action in sent.data["data"]["actions"])
+    assert approvals[0].data["approval_id"] not in approve_action  # the nonce, not the id
+
+    def press(action: str, user) -> None:
+        hass.bus.async_fire(
+            "mobile_app_notification_action", {"action": action}, context=Context(user_id=user.id)
+        )
+
+    press(approve_action, hass_read_only_user)
+    press("OVERSEER_APPROVE_" + "x" * 32, hass_admin_user)
+    await hass.async_block_till_done()
+    assert statuses(approvals) == ["pending"]
+    press(approve_action, hass_admin_user)
+    await hass.async_block_till_done()
+    press(approve_action, hass_admin_user)  # a second press of the same button
+    await hass.async_block_till_done()
+    assert statuses(approvals) == ["pending", "approved", "executed"]
+    assert len(room["homeassistant.reload_config_entry"]) == 1
+
+
+async def test_an_invalid_reply_is_rejected_audited_and_asked_again_with_back_off(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.triage('{"hypotheses": "all good"}')
+    await jam_the_vacuum(hass, freezer)
+    [record] = triage_audit(hass)
+    assert (record["tool"], record["outcome"], record["reason"]) == ("triage", "blocked", "invalid_arguments")
+    for _ in range(55 // 5):
+        await tick(hass, freezer, 5)
+    assert len(ollama_stub.triage_requests) == 1  # not before the back-off
+    for seconds in (60, 120):
+        for _ in range(seconds // 5 + 1):
+            await tick(hass, freezer, 5)
+    assert len(ollama_stub.triage_requests) == 3
+    issue = ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001")
+    assert issue is not None
+    for _ in range(5000 // 5):
+        await tick(hass, freezer, 5)
+    assert len(ollama_stub.triage_requests) == 3  # a person has it now
+
+
+async def test_a_question_goes_before_a_due_triage_and_triage_is_not_starved(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.triage(reasoning(REFRESH))
+    hass.states.async_set("vacuum.neato", "error", ERROR)
+    # Questions keep coming: the incident opens while the first is answered, the second puts the
+    # due triage off once, then triage has its flight though a question waits, then the question.
+    for _ in range(4):
+        say(hass, "alex", "overseer, how is the vacuum?")
+        await tick(hass, freezer, 5)
+    kinds = ["triage" if "format" in request else "chat" for request in ollama_stub.requests]
+    assert kinds == ["chat", "chat", "triage", "chat"]
