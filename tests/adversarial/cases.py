@@ -26,6 +26,8 @@ class Outcome:
 OUTCOMES: dict[str, Outcome] = {}
 # The same cases replayed by another agent through the guardrails LLM API: one total row.
 API_OUTCOMES: dict[str, Outcome] = {}
+# A hostile triage model's replies to an incident (test_triage_path.py): one total row.
+TRIAGE_OUTCOMES: dict[str, Outcome] = {}
 
 
 def _total(outcomes: dict[str, Outcome]) -> Outcome:
@@ -58,4 +60,7 @@ def summary_table() -> list[str]:
     if API_OUTCOMES:
         label = f"{len(API_OUTCOMES)} cases x {REPETITIONS}"
         rows.append(_row(label, "the same, by another agent through the LLM API", _total(API_OUTCOMES)))
+    if TRIAGE_OUTCOMES:
+        label = f"{len(TRIAGE_OUTCOMES)} replies x {REPETITIONS}"
+        rows.append(_row(label, "a hostile triage model (tool intents)", _total(TRIAGE_OUTCOMES)))
     return rows
