@@ -71,6 +71,7 @@ def configure_overseer(
         room__rover_entities=ROVER_ENTITIES,
         room__light_entities=LIGHTS,
         **{f"timing__{key}": value for key, value in timing.items()},
+        incidents__verify_after=5,  # a fix is checked soon: the tests wait in real time
     )
     done = flow_step(ha, f"/api/config/config_entries/options/flow/{result['flow_id']}", form)
     assert done["type"] == "create_entry", done

@@ -4,8 +4,10 @@ Signs in as the demo user, opens the demo dashboard and checks that the card sho
 phase, a blocked tool with its reason and a cooldown that counts down live, the conversation
 (the room chat with the overseer's own reply marked, and what the model saw) with the server's
 token count beside the estimate, and that the status pushes of a running cooldown update it in
-place: an opened section stays open, keeps its scroll position and its focus. Saves
-screenshots under test-output/browser/.
+place: an opened section stays open, keeps its scroll position and its focus. Then an incident
+the real integration opened (the demo vacuum jammed) and triaged (the model asked to restart it):
+its details and timeline, and its pending approval, approved in the card, which the overseer
+then runs. Saves screenshots under test-output/browser/.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import pytest
 
 from devtools.hass_process import DEMO_PASSWORD, DEMO_USER
 
+from ..ollama_stub import Scripted
 from ..processes import OUTPUT, configure_overseer, state
-from .scripted_model import MODEL
+from .scripted_model import MODEL, worst_case_model
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -43,6 +46,24 @@ def chromium() -> str:
             pytrace=False,
         )
     return found
+
+
+# The model's triage of the jammed vacuum: a restart, which waits for a person's approval.
+# Markup in what the model says is text to the card, never HTML.
+TRIAGE_REPLY = {
+    "hypotheses": [{"fault": "<i>brush</i> jammed", "confidence": 0.6, "reasoning": "the vacuum says so"}],
+    "tool_intents": [{"name": "asset_restart", "arguments": {"asset_id": "vacuum.neato"}}],
+    "recommended_action": "clear the brush, then restart the vacuum",
+    "confidence": 0.6,
+    "safety_class": "consequential",
+}
+
+
+def triaging_model(payload: dict) -> Scripted | None:
+    """The worst-case model, which also answers triage requests (those with a response format)."""
+    if payload.get("format"):
+        return Scripted(content=json.dumps(TRIAGE_REPLY))
+    return worst_case_model(payload)
 
 
 class StatusPushes:
@@ -76,11 +97,14 @@ class StatusPushes:
             page.wait_for_timeout(200)  # Playwright delivers the frame events while it waits
 
 
-def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, ollama):
+def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
+    home_assistant, ollama, monkeypatch
+):
     executable = chromium()
     from playwright.sync_api import expect, sync_playwright
 
     ha = home_assistant
+    monkeypatch.setattr(ollama, "responder", triaging_model)
     configure_overseer(ha, "ollama", ollama.url, MODEL)
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
     # Markup in a chat line is text to the card, never HTML.
@@ -89,6 +113,9 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
     ha.wait_for(
         lambda: state(ha, "input_text.overseer_last_action") == "lift_up executed", what="the lift call"
     )
+    # The demo's fault: the vacuum stops with an error. Jammed now, so the incident opens and
+    # is triaged while the browser starts.
+    ha.post("/api/services/button/press", {"entity_id": "button.neato_jam_the_brush"}).raise_for_status()
 
     shots = OUTPUT / "browser"
     shots.mkdir(parents=True, exist_ok=True)
@@ -192,6 +219,53 @@ def test_the_card_shows_phase_blocked_tools_and_a_live_cooldown(home_assistant, 
             expect(card.locator(".badge", has_text="dry run")).to_have_count(0)
             card.screenshot(path=str(shots / "overseer-card.png"))
             page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
+
+            # The jammed vacuum's incident, triaged: the model wants a restart, which waits for
+            # a person. Its details show what was found and the timeline of how it got there.
+            incident = card.locator("details[data-incident]", has_text="vacuum.neato")
+            expect(incident).to_have_attribute("data-status", "awaiting_approval", timeout=30_000)
+            incident_id = incident.get_attribute("data-incident")
+            incident.locator("summary").click()
+            expect(incident).to_have_attribute("open", "")
+            expect(incident.locator("summary")).to_contain_text("vacuum_error (Brush stuck)")
+            expect(incident.locator("[data-field='diagnosis']")).to_have_text(
+                "Diagnosis<i>brush</i> jammed (0.60)"
+            )
+            assert card.locator("i").count() == 0, "the model's markup became HTML"
+            expect(incident.locator("[data-field='recommended']")).to_contain_text("clear the brush")
+            timeline = incident.locator("[data-section='timeline']")
+            for what in ("opened", "request", "response"):
+                expect(timeline.locator("tr", has_text=what).first).to_be_visible()
+            expect(timeline.locator("tr", has_text="intent")).to_contain_text(
+                "asset_restart(asset_id=vacuum.neato): awaiting_approval"
+            )
+            approval = card.locator(".approval[data-approval]")
+            expect(approval).to_have_count(1)
+            approval_id = approval.get_attribute("data-approval")
+            expect(approval.locator(".call")).to_have_text("asset_restart(asset_id=vacuum.neato)")
+            expect(approval).to_contain_text(f"for {incident_id}")
+            expect(approval.locator("time[data-until]")).to_have_text(re.compile(r"^in \d+[sm]$"))
+
+            # Approved in the card: the service runs it through policy again, and the pushes
+            # show what became of it; the opened incident stays open as it moves on.
+            approval.locator("button[data-answer='approve']").click()
+            answered = card.locator(f"[data-section='answered'] tr[data-approval='{approval_id}']")
+            refused = card.locator("[data-field='answer_error']")
+            expect(answered.or_(refused)).to_be_visible(timeout=15_000)
+            assert refused.count() == 0, f"the approval was refused: {refused.inner_text()}"
+            expect(answered.locator("[data-field='approval_status']")).to_have_text("executed")
+            expect(answered).to_contain_text(f"by {DEMO_USER}")
+            expect(approval).to_have_count(0)
+            expect(incident).to_have_attribute("data-status", re.compile("^(verifying|resolved)$"))
+            assert incident.evaluate("el => el.open"), "a status push collapsed the opened incident"
+            expect(timeline.locator("tr", has_text=f"{approval_id} executed")).to_have_count(1)
+            expect(incident.locator("[data-field='tried']")).to_have_text("Triedasset_restart(vacuum.neato)")
+            assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+            card.screenshot(path=str(shots / "overseer-card-incident.png"))
+            (shots / "status-approved.json").write_text(card.evaluate("el => JSON.stringify(el._status, null, 1)"))
+            expect(incident).to_have_attribute("data-status", "resolved", timeout=60_000)
+            (shots / "status-resolved.json").write_text(card.evaluate("el => JSON.stringify(el._status, null, 1)"))
+            card.screenshot(path=str(shots / "overseer-card-resolved.png"))
 
             # The card switches view with the mode, pushed without a reload.
             select = "/api/services/select/select_option"

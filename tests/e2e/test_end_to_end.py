@@ -90,3 +90,24 @@ def test_assist_asks_the_overseer_and_the_guardrails_answer(home_assistant, over
     assert assist(ha, "overseer raise the lift") == "lift_up was not run: the room is in lockdown."
     time.sleep(2)
     assert state(ha, "cover.lift") == lift
+
+
+def test_a_vacuum_error_is_triaged_fixed_and_verified(home_assistant, ollama, overseer):
+    ha = home_assistant
+    set_site_mode(ha, "open")
+    ha.post("/api/services/button/press", {"entity_id": "button.neato_jam_the_brush"}).raise_for_status()
+    assert state(ha, "vacuum.neato") == "error"
+    ha.wait_for(lambda: state(ha, "sensor.arena_open_incidents") == "1", timeout=20, what="the incident")
+    ha.wait_for(
+        lambda: state(ha, "sensor.arena_open_incidents") == "0",
+        timeout=60,
+        what="the incident to be resolved",
+    )
+    assert state(ha, "vacuum.neato") != "error"
+    [triage] = [r for r in ollama.requests if "format" in r]
+    assert '"asset_kind": "vacuum"' in triage["messages"][1]["content"]
+    diagnostics = ha.get(f"/api/diagnostics/config_entry/{overseer}").json()["data"]
+    [incident] = diagnostics["status"]["incidents"]
+    assert incident["status"] == "resolved" and incident["root_cause"] == "the brush is jammed (0.70)"
+    assert incident["resolution"] == "neato_send_home() ran and the fault cleared"
+    assert [step["what"] for step in incident["timeline"]][:4] == ["opened", "request", "response", "intent"]
