@@ -67,3 +67,25 @@ async def test_a_failing_server_is_a_typed_error_for_triage_too(hass, ollama_stu
     ollama_stub.reply(status=500)
     with pytest.raises(BadResponse):
         await OllamaProvider(ollama_stub.url, MODEL, timeout=5).async_reason(MESSAGES, RESPONSE_SCHEMA)
+
+
+async def test_a_server_that_refuses_openai_spelling_is_asked_in_llama_cpp_python_spelling(hass, ollama_stub):
+    # llama-cpp-python's server answers OpenAI's json_schema with an HTTP 500 validation error.
+    ollama_stub.reply(status=500)
+    ollama_stub.reply(ANSWER)
+    ollama_stub.reply(ANSWER)
+    provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
+    for _ in range(2):
+        assert parse_response(await provider.async_reason(MESSAGES, RESPONSE_SCHEMA)).confidence == 0.6
+    formats = [request["response_format"] for request in ollama_stub.requests]
+    assert [f["type"] for f in formats] == ["json_schema", "json_object", "json_object"]
+    assert formats[1]["schema"] == RESPONSE_SCHEMA
+
+
+async def test_a_server_that_refuses_both_spellings_is_a_typed_error_after_two_requests(hass, ollama_stub):
+    ollama_stub.reply(status=500)
+    ollama_stub.reply(status=500)
+    provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
+    with pytest.raises(BadResponse):
+        await provider.async_reason(MESSAGES, RESPONSE_SCHEMA)
+    assert len(ollama_stub.requests) == 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
+from homeassistant.util import dt as dt_util
 
 from devtools.tiny_model import MODEL_ALIAS
 
@@ -44,6 +45,17 @@ def home_assistant(tmp_path_factory, tiny_model):
         yield process
 
 
+@pytest.fixture(scope="module")
+def entry_id(home_assistant, tiny_model) -> str:
+    """The overseer on the tiny model, configured once for the module."""
+    ha = home_assistant
+    configured = configure_overseer(
+        ha, "openai", tiny_model.url, MODEL_ALIAS, timing={"request_timeout": 120}
+    )
+    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
+    return configured
+
+
 def status(ha, entry_id):
     return ha.websocket({"type": "overseer/status", "entry_id": entry_id})
 
@@ -64,10 +76,8 @@ def ask(ha, entry_id, text, previous_id):
     return ha.wait_for(decided, timeout=180, interval=0.5, what=f"a decision on {text!r}")
 
 
-def test_a_real_model_decides_inside_the_guardrails(home_assistant, tiny_model, capsys):
+def test_a_real_model_decides_inside_the_guardrails(home_assistant, entry_id, capsys):
     ha = home_assistant
-    entry_id = configure_overseer(ha, "openai", tiny_model.url, MODEL_ALIAS, timing={"request_timeout": 120})
-    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
     untouched = {entity_id: state(ha, entity_id) for entity_id in WATCHED}
 
     results = []
@@ -115,4 +125,44 @@ def test_a_real_model_decides_inside_the_guardrails(home_assistant, tiny_model, 
             f"median latency {statistics.median(latencies):.0f} ms, "
             f"well-formed {len(well_formed)}/{len(results)} ({len(well_formed) / len(results):.0%}); "
             f"modes {[r['decision']['mode'] for r in results]}; calls {calls}"
+        )
+
+
+def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(home_assistant, entry_id, capsys):
+    """One triage of the demo vacuum's jammed brush: the reply validates, or is refused and audited."""
+    ha = home_assistant
+    ha.post(
+        "/api/services/select/select_option", {"entity_id": "select.arena_site_mode", "option": "open"}
+    ).raise_for_status()
+    ha.post("/api/services/button/press", {"entity_id": "button.neato_jam_the_brush"}).raise_for_status()
+
+    def triaged():
+        for incident in status(ha, entry_id)["incidents"]:
+            steps = [step["what"] for step in incident["timeline"]]
+            if incident["fault"] == "vacuum_error" and ("response" in steps or "rejected" in steps):
+                return incident
+        return None
+
+    incident = ha.wait_for(triaged, timeout=240, interval=1, what="the vacuum's triage")
+    steps = incident["timeline"]
+    asked = next(step for step in steps if step["what"] == "request")
+    answered = next(step for step in steps if step["what"] in ("response", "rejected"))
+    latency = (dt_util.parse_datetime(answered["ts"]) - dt_util.parse_datetime(asked["ts"])).total_seconds()
+    audit = [r for r in status(ha, entry_id)["recent_actions"] if r["source"] == "triage"]
+    for record in audit:
+        assert record["outcome"] in ("executed", "blocked", "failed"), record
+        if record["outcome"] == "blocked":
+            assert record["reason"] in REASONS, record
+    if answered["what"] == "rejected":
+        assert incident["status"] in ("open", "needs_human")
+        assert any(r["tool"] == "triage" for r in audit)  # the refusal is in the audit
+    else:
+        assert incident["status"] in ("verifying", "awaiting_approval", "needs_human", "resolved")
+    # Whatever it said, nothing consequential ran: a restart waits for a person.
+    assert not [r for r in audit if r["tool"] == "asset_restart" and r["outcome"] == "executed"]
+    intents = [(r["tool"], r["outcome"], r["reason"]) for r in audit]
+    with capsys.disabled():
+        print(
+            f"\nReal model triage (SmolLM2-135M): {answered['what']} after {latency:.1f} s "
+            f"({answered['detail'][:120]!r}); intents {intents}"
         )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import openai
@@ -25,6 +26,13 @@ from . import (
 from .wire import typed_reply
 
 LIST_TIMEOUT = 10
+
+type SchemaSpelling = Callable[[dict[str, Any]], dict[str, Any]]
+# OpenAI's (also vLLM, LM Studio, llama.cpp's server), then llama-cpp-python's.
+SCHEMA_SPELLINGS: tuple[SchemaSpelling, ...] = (
+    lambda schema: {"type": "json_schema", "json_schema": {"name": "reasoning_response", "schema": schema}},
+    lambda schema: {"type": "json_object", "schema": schema},
+)
 # Servers that need no key still want the header.
 NO_KEY = "no-key"
 
@@ -81,6 +89,8 @@ class OpenAIProvider:
         self._model = model
         self._timeout = timeout
         self._client = make_client(hass, url, api_key, timeout)
+        # How this server wants a JSON schema asked for, once known.
+        self._spelling: SchemaSpelling | None = None
 
     async def async_check(self) -> None:
         """The server answers and lists the configured model."""
@@ -109,12 +119,24 @@ class OpenAIProvider:
         )
 
     async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
-        """One chat completion held to the schema by `response_format`."""
-        response_format = {
-            "type": "json_schema",
-            "json_schema": {"name": "reasoning_response", "schema": schema},
-        }
-        response = await self._async_complete(messages, MAX_REASONING_TOKENS, response_format=response_format)
+        """One chat completion held to the schema by `response_format`.
+
+        A server that refuses OpenAI's spelling is asked once in llama-cpp-python's; the spelling
+        that worked is kept for the next calls.
+        """
+        *first, last = [self._spelling] if self._spelling else SCHEMA_SPELLINGS
+        for spelling in first:
+            with contextlib.suppress(BadResponse):
+                return await self._async_reason_as(spelling, messages, schema)
+        return await self._async_reason_as(last, messages, schema)
+
+    async def _async_reason_as(
+        self, spelling: SchemaSpelling, messages: Sequence[dict[str, str]], schema: dict[str, Any]
+    ) -> str:
+        response = await self._async_complete(
+            messages, MAX_REASONING_TOKENS, response_format=spelling(schema)
+        )
+        self._spelling = spelling
         return response.choices[0].message.content or ""
 
     async def _async_complete(
