@@ -57,6 +57,8 @@ def main() -> int:
             f"\n  Open {process.url}/lovelace/arena  and sign in as  {DEMO_USER} / {DEMO_PASSWORD}\n"
             f"  The overseer asks {model_line}\n"
             "  Turn on 'Demo crowd' for a busy room, or type in 'Say something in the room chat'.\n"
+            "  Press 'Jam the brush' under 'Faults to try': the overseer opens an incident, asks the\n"
+            "  model to triage it and shows the timeline in the card's Incidents section.\n"
             "  Ctrl-C stops everything.\n",
             flush=True,
         )
