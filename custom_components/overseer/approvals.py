@@ -17,6 +17,7 @@ from typing import Any
 from homeassistant.components import persistent_notification
 from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, callback
 from homeassistant.exceptions import ServiceValidationError
+from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN, EVENT_APPROVAL, EVENT_MOBILE_ACTION, LOGGER, Outcome
 from .core.approvals import (
@@ -68,7 +69,12 @@ class ApprovalDesk:
 
     @callback
     def async_listen(self) -> CALLBACK_TYPE:
-        """Take answers from notification buttons."""
+        """Take answers from notification buttons, and show what still waits.
+
+        Persistent notifications do not survive a restart; approvals do.
+        """
+        for approval in self.pending():
+            self._show(approval)
         return self._hass.bus.async_listen(EVENT_MOBILE_ACTION, self._async_button)
 
     def knows(self, approval_id: str) -> bool:
@@ -97,20 +103,27 @@ class ApprovalDesk:
             now + self._settings.approval_timeout,
         )
         self._put(approval)
-        call = _call_text(approval)
-        message = (
-            f"{incident.summary()}\n\nThe overseer {self._room} would like to run {call}. "
-            f"Approve or deny it on the Overseer card or with the {DOMAIN}.approve / {DOMAIN}.deny "
-            f"actions (approval_id {approval_id}). It expires in {self._settings.approval_timeout:.0f} s."
-        )
-        persistent_notification.async_create(
-            self._hass, message, f"{self._room}: approve {tool}?", _notification_id(approval)
-        )
+        message = self._show(approval)
         for action in self._settings.approval_notify:
             self._hass.async_create_background_task(
                 self._async_notify(action, approval, message), f"overseer approval notify {action}"
             )
         return approval
+
+    def _show(self, approval: Approval) -> str:
+        """The persistent notification while it waits; its text."""
+        incident = self._state.incidents.get(approval.incident_id)
+        expires = dt_util.as_local(dt_util.utc_from_timestamp(approval.expires)).strftime("%H:%M:%S")
+        message = (
+            f"{incident.summary() if incident else approval.incident_id}\n\n"
+            f"The overseer {self._room} would like to run {_call_text(approval)}. Approve or deny it "
+            f"on the Overseer card or with the {DOMAIN}.approve / {DOMAIN}.deny actions "
+            f"(approval_id {approval.approval_id}). It expires at {expires}."
+        )
+        persistent_notification.async_create(
+            self._hass, message, f"{self._room}: approve {approval.tool}?", _notification_id(approval)
+        )
+        return message
 
     async def _async_notify(self, action: str, approval: Approval, message: str) -> None:
         """An actionable notification; a phone that cannot be reached is logged, never fatal."""

@@ -108,6 +108,16 @@ class Triage:
 
     async def async_run(self, incident_id: str) -> None:
         """Ask the model about one incident and act on what policy allows; never raises but cancel."""
+        try:
+            await self._async_triage(incident_id)
+        except asyncio.CancelledError:
+            self._back_to_open(incident_id)
+            raise
+        except Exception as err:  # a bug must not leave the incident triaging for ever
+            LOGGER.exception("Triage of %s failed unexpectedly", incident_id)
+            self._reject(incident_id, f"{type(err).__name__}: {err}")
+
+    async def _async_triage(self, incident_id: str) -> None:
         incident = self._state.incidents[incident_id]
         knowledge = score_knowledge(self._knowledge, incident)
         request = build_request(incident, self._state.incidents.values(), knowledge)
@@ -119,13 +129,6 @@ class Triage:
             text = await self._provider.async_reason(messages, RESPONSE_SCHEMA)
             response = parse_response(text)
         except (ModelError, InvalidResponse) as err:
-            self._reject(incident_id, f"{type(err).__name__}: {err}")
-            return
-        except asyncio.CancelledError:
-            self._back_to_open(incident_id)
-            raise
-        except Exception as err:  # a bug must not leave the incident triaging for ever
-            LOGGER.exception("Triage of %s failed unexpectedly", incident_id)
             self._reject(incident_id, f"{type(err).__name__}: {err}")
             return
         current = self._state.incidents.get(incident_id)
