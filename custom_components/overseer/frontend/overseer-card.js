@@ -21,6 +21,24 @@ const ago = (iso) => {
   return `${Math.round(seconds / 3600)}h ago`;
 };
 
+// When something ends, counted down: "in 42s", "in 9m".
+const until = (iso) => {
+  const seconds = Math.round((Date.parse(iso) - Date.now()) / 1000);
+  if (Number.isNaN(seconds)) return "";
+  if (seconds <= 0) return "now";
+  if (seconds < 60) return `in ${seconds}s`;
+  if (seconds < 3600) return `in ${Math.round(seconds / 60)}m`;
+  return `in ${Math.round(seconds / 3600)}h`;
+};
+
+// A moment as the browser's clock time; the full date and time on hover.
+const clock = (iso) => {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return "";
+  const date = new Date(at);
+  return `<time datetime="${esc(iso)}" title="${esc(date.toLocaleString())}">${esc(date.toLocaleTimeString())}</time>`;
+};
+
 // Thousands apart by a narrow no-break space: "3 845".
 const num = (value) => (typeof value === "number" ? Math.round(value).toLocaleString("en-US").replace(/,/g, "\u202f") : String(value ?? "?"));
 
@@ -28,6 +46,11 @@ const remaining = (cooldown) => {
   if (!cooldown || !cooldown.until) return 0;
   return Math.max(0, Math.ceil((Date.parse(cooldown.until) - Date.now()) / 1000));
 };
+
+// Incident statuses as badges: what still needs the overseer or a person stands out.
+const INCIDENT_BADGES = { open: "warn", triaging: "warn", awaiting_approval: "warn", verifying: "", needs_human: "bad", resolved: "on" };
+// Approval statuses as the colours of the tool-call outcomes.
+const APPROVAL_CLASSES = { approved: "executed", executed: "executed", blocked: "blocked", denied: "failed", expired: "muted" };
 
 // Plain words for every model health except "ok" and "unknown", which need no banner.
 const HEALTH_WORDS = {
@@ -51,6 +74,8 @@ const SKELETONS = {
     <div data-slot="phases"></div>
     <div class="grid" data-slot="summary"></div>
     <div data-block="chat" hidden><h3>Said</h3><div class="v" data-field="chat" data-text="chat"></div></div>
+    <div data-slot="approvals"></div>
+    <h3>Incidents</h3><div data-slot="incidents"></div>
     <h3>Conversation</h3>
     <div class="tabs" role="tablist">
       <button type="button" role="tab" data-tab="room_chat">Room chat (live)</button>
@@ -141,6 +166,23 @@ const STYLE = `
   .line.own .meta, .line.own .who, .line.own .text { color: var(--text-primary-color, #fff); }
   .line.own .tag { border-color: currentColor; }
   details summary { cursor: pointer; color: var(--secondary-text-color); font-size: 0.85em; margin: 6px 0; }
+  .incident { border: 1px solid var(--divider-color); border-radius: 8px; padding: 0 8px; margin: 4px 0; }
+  .incident[open] { padding-bottom: 8px; }
+  .incident summary { color: var(--primary-text-color); overflow-wrap: anywhere; }
+  .incident summary .badge { font-size: 0.9em; padding: 0 8px; }
+  .incident .grid { margin: 4px 0 8px; }
+  .incident td { overflow-wrap: anywhere; }
+  .incident td:nth-child(-n + 2) { white-space: nowrap; } /* the time and what */
+  .subhead { font-size: 0.75em; color: var(--secondary-text-color); margin: 8px 0 2px; }
+  .approval { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 4px 12px;
+              margin: 4px 0; padding: 6px 8px; border-radius: 8px; border: 1px solid var(--warning-color, #ffa600); }
+  .call { font-family: var(--code-font-family, monospace); font-size: 0.85em; overflow-wrap: anywhere; }
+  .answer { display: flex; gap: 6px; }
+  .answer button { font: inherit; font-size: 0.8em; padding: 4px 12px; border-radius: 6px; cursor: pointer;
+                   border: 1px solid var(--divider-color); background: var(--secondary-background-color); color: var(--primary-text-color); }
+  .answer button[data-answer="approve"] { background: var(--primary-color, #03a9f4); color: var(--text-primary-color, #fff); border-color: transparent; }
+  .answer button:disabled { opacity: 0.5; cursor: default; }
+  .approval .failed { flex-basis: 100%; font-size: 0.85em; }
 `;
 
 class OverseerCard extends HTMLElement {
@@ -159,6 +201,8 @@ class OverseerCard extends HTMLElement {
     this._renders = 0;
     this._builds = 0;
     this._chatTab = "room_chat"; // the conversation tab shown, kept across pushes and view switches
+    this._answers = {}; // approval id -> { busy } while its answer is sent, { error } when refused
+    this._users = undefined; // user id -> name, read once when an answered approval names someone
   }
 
   setConfig(config) {
@@ -268,14 +312,15 @@ class OverseerCard extends HTMLElement {
     this._blocks = {};
     this._scrolls = {};
     for (const el of this.shadowRoot.querySelectorAll("[data-block]")) this._blocks[el.dataset.block] = el;
-    for (const details of this.shadowRoot.querySelectorAll("details[data-details]")) {
-      const key = details.dataset.details;
-      details.open = Boolean(this._open[key]);
-      details.addEventListener("toggle", () => {
-        this._open[key] = details.open;
+    this._keepDetails(this.shadowRoot);
+    this._cooldownCells = undefined;
+    // Approve / Deny: one listener on the slot, which outlives the buttons it rewrites.
+    if (this._slots.approvals) {
+      this._slots.approvals.addEventListener("click", (ev) => {
+        const button = ev.target.closest("button[data-answer]");
+        if (button) this._answer(button.dataset.approval, button.dataset.answer);
       });
     }
-    this._cooldownCells = undefined;
     // The conversation: two chat lists behind tabs. Each follows its newest line unless the
     // user scrolled up in it to read; then it stays where they are.
     this._stick = {};
@@ -299,11 +344,30 @@ class OverseerCard extends HTMLElement {
     if (!slot || this._html[name] === html) return;
     this._html[name] = html;
     const top = slot.scrollTop;
+    // The focused element (a summary, a button) is focused again in the new HTML by its key.
+    const focused = this.shadowRoot.activeElement;
+    const key = focused && slot.contains(focused) ? focused.dataset.key : undefined;
     slot.innerHTML = html;
+    this._keepDetails(slot);
+    if (key) {
+      const again = [...slot.querySelectorAll("[data-key]")].find((el) => el.dataset.key === key);
+      if (again) again.focus();
+    }
     if (name === "cooldowns" || name === "blocked") this._cooldownCells = undefined;
     if (slot.dataset.list !== undefined) {
       this._tickTimes(slot);
       this._follow(slot, top);
+    }
+  }
+
+  // Each <details data-details> opens as the user left it, and remembers what they do with it.
+  _keepDetails(root) {
+    for (const details of root.querySelectorAll("details[data-details]")) {
+      const key = details.dataset.details;
+      details.open = Boolean(this._open[key]);
+      details.addEventListener("toggle", () => {
+        this._open[key] = details.open;
+      });
     }
   }
 
@@ -323,11 +387,16 @@ class OverseerCard extends HTMLElement {
     list.scrollTop = this._stick[list.dataset.list] === false ? top : list.scrollHeight;
   }
 
-  // Relative times of the chat lines, kept current every second without rewriting the lists.
+  // Relative times (chat lines, incidents) and expiries, kept current every second without
+  // rewriting the sections they are in.
   _tickTimes(root = this.shadowRoot) {
     if (!root) return;
     for (const time of root.querySelectorAll("time[data-ts]")) {
       const text = ago(time.dataset.ts);
+      if (time.textContent !== text) time.textContent = text;
+    }
+    for (const time of root.querySelectorAll("time[data-until]")) {
+      const text = until(time.dataset.until);
       if (time.textContent !== text) time.textContent = text;
     }
   }
@@ -469,6 +538,121 @@ class OverseerCard extends HTMLElement {
     </div>`;
   }
 
+  // Active incidents first, then the recently resolved ones; each opens to what the overseer
+  // found, tried and when. Its open state is kept by incident id across pushes.
+  _incidents(incidents) {
+    if (!Array.isArray(incidents) || !incidents.length) return '<div class="muted">no incidents</div>';
+    const active = incidents.filter((i) => i.status !== "resolved");
+    const resolved = incidents.filter((i) => i.status === "resolved");
+    const label = resolved.length && active.length ? '<div class="subhead">Recently resolved</div>' : "";
+    return [...active.map((i) => this._incident(i)), label, ...resolved.map((i) => this._incident(i))].join("");
+  }
+
+  _incident(i) {
+    const id = esc(i.incident_id);
+    const fault = `${i.fault}${i.detail ? ` (${i.detail})` : ""}`;
+    const opened = Date.parse(i.opened);
+    const when = Number.isNaN(opened) ? "" : ` · <time data-ts="${esc(i.opened)}" title="${esc(new Date(opened).toLocaleString())}"></time>`;
+    const checks = Object.entries(i.checks || {}).map(([check, passed]) => `${check} ${passed ? "✓" : "✗"}`);
+    const steps = (i.timeline || [])
+      .map((step) => `<tr><td>${clock(step.ts)}</td><td>${esc(step.what)}</td><td>${esc(step.detail)}</td></tr>`)
+      .join("");
+    return `<details class="incident" data-details="incident:${id}" data-incident="${id}" data-status="${esc(i.status)}">
+      <summary data-key="incident:${id}">${this._badge(String(i.status).replace(/_/g, " "), INCIDENT_BADGES[i.status] || "")}
+        <b>${id}</b> ${esc(i.asset_id)} · ${esc(fault)}${when}</summary>
+      <div class="grid">
+        ${this._kv("Asset", `${i.asset_id} (${i.kind})`)}
+        ${this._kv("Fault", fault)}
+        ${this._kv("Status", `${i.status}${i.reopened ? ` · reopened ${i.reopened}×` : ""}`, 'data-field="status"')}
+        ${checks.length ? this._kv("Checks", checks.join(", ")) : ""}
+        ${this._kv("Diagnosis", i.diagnosis || "none yet", 'data-field="diagnosis"')}
+        ${this._kv("Recommended", i.recommended || "none yet", 'data-field="recommended"')}
+        ${this._kv("Tried", (i.tried || []).join(", ") || "nothing yet", 'data-field="tried"')}
+        ${i.attempts ? this._kv("Rejected replies", i.attempts) : ""}
+        ${i.root_cause ? this._kv("Root cause", i.root_cause) : ""}
+        ${i.resolution ? this._kv("Resolution", i.resolution) : ""}
+      </div>
+      <table data-section="timeline"><tr><th>time</th><th>what</th><th>detail</th></tr>${steps}</table>
+    </details>`;
+  }
+
+  // A call as the overseer words it elsewhere (notifications, the timeline): tool(key=value).
+  _call(approval) {
+    const args = Object.entries(approval.arguments || {}).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+    return `${approval.tool}(${args.join(", ")})`;
+  }
+
+  // Pending approvals with Approve / Deny for an administrator, then the answered ones.
+  _approvals(approvals) {
+    if (!Array.isArray(approvals) || !approvals.length) return "";
+    const admin = Boolean(this._hass && this._hass.user && this._hass.user.is_admin);
+    const waiting = approvals.filter((a) => a.status === "pending");
+    const answered = approvals.filter((a) => a.status !== "pending");
+    const blocks = waiting.map((a) => {
+      const id = esc(a.approval_id);
+      const state = this._answers[a.approval_id] || {};
+      const busy = state.busy ? "disabled" : "";
+      const buttons = admin
+        ? `<div class="answer">
+            <button type="button" data-answer="approve" data-approval="${id}" data-key="approve:${id}" ${busy}>Approve</button>
+            <button type="button" data-answer="deny" data-approval="${id}" data-key="deny:${id}" ${busy}>Deny</button>
+          </div>`
+        : '<span class="muted">an administrator answers</span>';
+      const error = state.error ? `<div class="failed" data-field="answer_error">${esc(state.error)}</div>` : "";
+      return `<div class="approval" data-approval="${id}">
+        <div><div class="call">${esc(this._call(a))}</div>
+          <div class="k">${id} · for ${esc(a.incident_id)} · expires <time data-until="${esc(a.expires)}"></time></div></div>
+        ${buttons}${error}
+      </div>`;
+    });
+    const rows = answered.map((a) => {
+      const who = [a.decided_by ? `by ${this._userName(a.decided_by)}` : "", a.reason ? `(${a.reason})` : ""];
+      // A late answer from this card (another approver was quicker): its refusal, under the row.
+      const state = this._answers[a.approval_id] || {};
+      const error = state.error ? `<div class="failed" data-field="answer_error">${esc(state.error)}</div>` : "";
+      return `<tr data-approval="${esc(a.approval_id)}"><td class="call">${esc(this._call(a))}</td><td>${esc(a.incident_id)}</td>
+        <td class="${APPROVAL_CLASSES[a.status] || ""}" data-field="approval_status">${esc(a.status)}</td>
+        <td>${esc(who.filter(Boolean).join(" "))}${error}</td></tr>`;
+    });
+    const table = rows.length
+      ? `<table data-section="answered"><tr><th>call</th><th>incident</th><th>status</th><th>answered</th></tr>${rows.join("")}</table>`
+      : "";
+    return `<h3>Approvals</h3>${blocks.join("")}${table}`;
+  }
+
+  // An approver's name: the user's own, or from Home Assistant's user list, read once.
+  _userName(userId) {
+    const user = this._hass && this._hass.user;
+    if (user && user.id === userId) return user.name || userId;
+    if (this._users === undefined && this._hass) {
+      this._users = {};
+      this._hass
+        .callWS({ type: "config/auth/list" })
+        .then((users) => {
+          for (const u of users) this._users[u.id] = u.name;
+          this._render();
+        })
+        .catch(() => {}); // the ids stay
+    }
+    return (this._users && this._users[userId]) || userId;
+  }
+
+  // The answer goes to the services; the refusal's message (not an approver, answered
+  // already, expired) is shown beside the approval instead of a toast.
+  async _answer(approvalId, answer) {
+    if (!approvalId || (answer !== "approve" && answer !== "deny")) return;
+    if (this._answers[approvalId] && this._answers[approvalId].busy) return;
+    this._answers[approvalId] = { busy: true };
+    this._render();
+    try {
+      await this._hass.callService("overseer", answer, { approval_id: approvalId }, undefined, false);
+      delete this._answers[approvalId]; // the status push shows what became of it
+    } catch (err) {
+      this._answers[approvalId] = { error: (err && err.message) || String(err) };
+    }
+    this._render();
+  }
+
   _cooldownTiles(s) {
     return this._groups(s)
       .map((g) => {
@@ -535,6 +719,8 @@ class OverseerCard extends HTMLElement {
         room_chat: this._lines(s.chat, "no chat yet"),
         transcript: this._lines(s.transcript, decision || input ? "the model saw no chat lines" : "no decision yet"),
         memory: (s.memory || []).map((m, i) => this._kv(`Slot ${i + 1}`, m || "(empty)")).join(""),
+        approvals: this._approvals(s.approvals),
+        incidents: this._incidents(s.incidents),
         metrics: this._metrics(s.metrics),
       },
       text: {
