@@ -1,0 +1,433 @@
+"""Approvals: single use, expiring, bounded, and what policy says about a consequential call."""
+
+from __future__ import annotations
+
+import json
+import math
+import string
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from custom_components.overseer.core.approvals import (
+    ARGUMENTS_CHARS,
+    KEEP_DECIDED,
+    LATEST_TS,
+    Approval,
+    ApprovalStatus,
+    Refused,
+    approval_as_dict,
+    approval_from_dict,
+    decided,
+    overdue,
+    pending,
+    prune,
+    refusal,
+)
+from custom_components.overseer.core.policy import Ledger, Limits, check_call, configured_tools, room_tools
+from custom_components.overseer.core.tools import TOOLS, Refusal, Safety
+from custom_components.overseer.core.world import SiteMode
+
+from .worlds import demo_world
+
+NOW = 1_800_000_000.0
+TIMEOUT = 600.0
+NONCE = "k3Jx_9-QpLm2ZtRw8vBn4cYh"
+
+
+def approval(number: int = 1, created: float = NOW, **changes) -> Approval:
+    made = Approval(
+        f"APR-{number:08x}",
+        NONCE,
+        "INC-0001",
+        "asset_restart",
+        {"asset_id": "vacuum.neato"},
+        created,
+        created + TIMEOUT,
+    )
+    return replace(made, **changes)
+
+
+DECIDED = [status for status in ApprovalStatus if status is not ApprovalStatus.PENDING]
+
+
+# Whether an answer can be taken.
+
+
+def test_an_answer_is_taken_only_while_pending_and_before_expiry():
+    waiting = approval()
+    assert refusal(waiting, NOW) is None
+    assert refusal(waiting, NOW + TIMEOUT - 0.001) is None
+    assert refusal(waiting, NOW + TIMEOUT) is Refused.EXPIRED
+    assert refusal(waiting, NOW + 10**6) is Refused.EXPIRED
+    assert refusal(None, NOW) is Refused.NOT_FOUND
+
+
+@pytest.mark.parametrize("status", DECIDED)
+def test_a_decided_approval_is_never_taken_again_whether_or_not_its_time_is_up(status):
+    answered = decided(approval(), status, "alice")
+    assert refusal(answered, NOW) is Refused.ALREADY_DECIDED
+    assert refusal(answered, NOW + 10**6) is Refused.ALREADY_DECIDED
+    assert overdue([answered], NOW + 10**6) == []
+
+
+ANSWERS = st.lists(
+    st.tuples(
+        st.sampled_from(["approve", "deny", "sweep"]),
+        st.floats(0, 2 * TIMEOUT),
+        st.sampled_from(["alice", "bob", ""]),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANSWERS)
+def test_an_approval_is_taken_at_most_once_and_never_after_it_expired(answers):
+    """Answers and expiry sweeps in any order, as the shell applies them."""
+    book = approval()
+    taken = []
+    for what, offset, user in sorted(answers, key=lambda answer: answer[1]):
+        now = NOW + offset
+        if what == "sweep":
+            for late in overdue([book], now):
+                book = decided(late, ApprovalStatus.EXPIRED)
+            continue
+        if refusal(book, now) is None:
+            taken.append((what, now))
+            status = ApprovalStatus.APPROVED if what == "approve" else ApprovalStatus.DENIED
+            book = decided(book, status, user)
+            if status is ApprovalStatus.APPROVED:  # the executor runs it at once
+                book = decided(book, ApprovalStatus.EXECUTED)
+    assert len(taken) <= 1
+    assert all(now < book.expires for _, now in taken)
+    if taken:
+        assert book.status is not ApprovalStatus.EXPIRED
+    # Bound to what it was made for, whatever happened to it.
+    assert (book.incident_id, book.tool, book.arguments) == (
+        "INC-0001",
+        "asset_restart",
+        {"asset_id": "vacuum.neato"},
+    )
+
+
+def test_pending_is_oldest_first_and_per_incident():
+    # Ids are random: the order is the order they were asked in.
+    first = approval(0xF0, NOW - 50, incident_id="INC-0002")
+    second = approval(0x0A, NOW - 20)
+    third = approval(0x3C, NOW - 10, incident_id="INC-0002")
+    done = decided(approval(4, NOW - 60), ApprovalStatus.DENIED, "bob")
+    assert pending([third, done, second, first]) == [first, second, third]
+    assert pending([third, done, second, first], "INC-0002") == [first, third]
+    assert pending([done], "INC-0001") == []
+
+
+def test_overdue_lists_only_pending_approvals_whose_time_is_up():
+    early, late = approval(1, NOW - TIMEOUT), approval(2, NOW - 1)
+    assert overdue([late, early], NOW) == [early]
+    assert overdue([late, early], NOW - 1) == []
+    assert overdue([late, early], NOW + TIMEOUT) == [early, late]
+
+
+def test_who_answered_is_kept_when_the_call_runs_and_the_reason_is_what_policy_said_last():
+    approved = decided(approval(), ApprovalStatus.APPROVED, "alice")
+    blocked = decided(approved, ApprovalStatus.BLOCKED, reason="policy_lock:site_mode_lockdown")
+    assert (blocked.status, blocked.decided_by, blocked.reason) == (
+        ApprovalStatus.BLOCKED,
+        "alice",
+        "policy_lock:site_mode_lockdown",
+    )
+    expired = decided(approval(), ApprovalStatus.EXPIRED)
+    assert expired.decided_by == ""
+
+
+# The book stays bounded.
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(list(ApprovalStatus)), st.integers(0, 10_000)),
+        max_size=3 * KEEP_DECIDED,
+    )
+)
+def test_prune_never_drops_a_pending_approval_and_keeps_only_the_newest_decided(made):
+    book = {}
+    for number, (status, created) in enumerate(made):
+        item = approval(number, float(created), status=status)
+        book[item.approval_id] = item
+    kept = prune(book)
+    assert {key: book[key] for key in kept} == kept  # nothing changed, only dropped
+    is_pending = {key for key, item in book.items() if item.status is ApprovalStatus.PENDING}
+    assert is_pending <= set(kept)
+    kept_done = [item for key, item in kept.items() if key not in is_pending]
+    dropped = [item for key, item in book.items() if key not in kept]
+    assert len(kept_done) == min(KEEP_DECIDED, len(book) - len(is_pending))
+    if dropped:
+        assert min(item.created for item in kept_done) >= max(item.created for item in dropped)
+    assert prune(kept) == kept
+
+
+def test_prune_keeps_twenty_decided_however_many_pending_wait():
+    book = {}
+    for number in range(40):
+        status = ApprovalStatus.PENDING if number % 3 == 0 else ApprovalStatus.EXECUTED
+        item = approval(number, NOW + number, status=status)
+        book[item.approval_id] = item
+    kept = prune(book)
+    assert sum(item.status is ApprovalStatus.PENDING for item in kept.values()) == 14
+    assert sum(item.status is ApprovalStatus.EXECUTED for item in kept.values()) == KEEP_DECIDED
+    assert approval(39).approval_id in kept and approval(1).approval_id not in kept
+
+
+# The store and the status object.
+
+
+def test_the_nonce_stays_in_the_store():
+    item = approval()
+    shown = approval_as_dict(item, with_nonce=False)
+    assert "nonce" not in shown and NONCE not in json.dumps(shown)
+    assert approval_as_dict(item)["nonce"] == NONCE
+    # What the status object shows cannot be loaded back as an approval someone could answer.
+    assert approval_from_dict(shown) is None
+
+
+_WORD = string.ascii_letters + string.digits + "_.:-"
+arguments = st.dictionaries(
+    st.text(_WORD, min_size=1, max_size=12),
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(_WORD, max_size=40),
+    max_size=5,
+)
+
+
+@st.composite
+def approvals(draw) -> Approval:
+    """Approvals as the shell makes them: every field within its bounds."""
+    created = draw(st.floats(0, LATEST_TS - TIMEOUT))
+    return Approval(
+        f"APR-{draw(st.integers(0, 2**32 - 1)):08x}",
+        draw(st.text(string.ascii_letters + string.digits + "_-", min_size=16, max_size=64)),
+        f"INC-{draw(st.integers(1, 10**9 - 1)):04d}",
+        draw(st.sampled_from(sorted(TOOLS))),
+        draw(arguments),
+        created,
+        created + draw(st.floats(0, TIMEOUT)),
+        draw(st.sampled_from(list(ApprovalStatus))),
+        draw(st.text(_WORD, max_size=64)),
+        draw(st.text(_WORD, max_size=200)),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(approvals())
+def test_a_stored_approval_comes_back_exactly(item):
+    stored = json.loads(json.dumps(approval_as_dict(item)))
+    assert approval_from_dict(stored) == item
+
+
+# One tampered value each: the whole approval is dropped (never repaired into something answerable).
+TAMPERED = [
+    ("approval_id", "APR-1234"),
+    ("approval_id", "APR-0123ABCD"),
+    ("approval_id", "apr-0123abcd"),
+    ("approval_id", "APR-0123abcd\n"),
+    ("approval_id", "APR-0123abcdef"),
+    ("approval_id", None),
+    ("nonce", "short"),
+    ("nonce", "x" * 15),
+    ("nonce", "x" * 65),
+    ("nonce", "k3Jx 9-QpLm2ZtRw8vBn"),
+    ("nonce", "k3Jx/9+QpLm2ZtRw8vBn=="),
+    ("nonce", ""),
+    ("created", math.nan),
+    ("created", math.inf),
+    ("created", -math.inf),
+    ("created", -1),
+    ("created", LATEST_TS + 1),
+    ("created", 10**400),
+    ("created", "soon"),
+    ("created", None),
+    ("expires", math.nan),
+    ("expires", math.inf),
+    ("expires", 1e300),
+    ("expires", [NOW]),
+    ("arguments", ["asset_id", "vacuum.neato"]),
+    ("arguments", "asset_id=vacuum.neato"),
+    ("arguments", None),
+    ("arguments", {"asset_id": "x" * ARGUMENTS_CHARS}),
+    ("arguments", {"asset_id": {"nested": ["x" * 200] * 5}}),
+    ("status", "approved_by_root"),
+    ("status", "PENDING"),
+    ("status", None),
+    ("status", ["pending"]),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), TAMPERED)
+def test_a_tampered_stored_value_drops_the_approval(key, value):
+    stored = approval_as_dict(approval())
+    assert approval_from_dict(stored) == approval()
+    stored[key] = value
+    assert approval_from_dict(stored) is None
+
+
+@pytest.mark.parametrize(
+    "key", ["approval_id", "nonce", "incident_id", "tool", "arguments", "created", "expires", "status"]
+)
+def test_a_stored_approval_missing_a_field_is_dropped(key):
+    stored = approval_as_dict(approval())
+    del stored[key]
+    assert approval_from_dict(stored) is None
+
+
+@pytest.mark.parametrize("stored", [None, [], "APR-0123abcd", 42, [approval_as_dict(approval())], {}])
+def test_a_stored_approval_that_is_not_an_object_is_dropped(stored):
+    assert approval_from_dict(stored) is None
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=8,
+)
+FIELDS = ["approval_id", "nonce", "incident_id", "tool", "arguments", "created", "expires", "status"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values, st.dictionaries(st.sampled_from([*FIELDS, "decided_by", "reason"]), json_values))
+def test_whatever_the_store_holds_loading_never_raises_and_keeps_bounds(anything, overrides):
+    for data in (anything, {**approval_as_dict(approval()), **overrides}):
+        item = approval_from_dict(data)
+        if item is None:
+            continue
+        assert 0 <= item.created <= LATEST_TS and 0 <= item.expires <= LATEST_TS
+        assert isinstance(item.arguments, dict) and len(json.dumps(item.arguments)) <= ARGUMENTS_CHARS
+        assert item.status in ApprovalStatus
+        for text in (item.incident_id, item.tool, item.decided_by, item.reason):
+            assert "\n" not in text and len(text) <= 250
+
+
+def test_stored_text_comes_back_as_one_bounded_line():
+    stored = approval_as_dict(approval())
+    stored |= {"reason": "blocked\n" * 500, "decided_by": "eve\u202e\n" * 50, "tool": "x\ny"}
+    item = approval_from_dict(stored)
+    assert item is not None
+    assert item.tool == "x y" and "\n" not in item.reason and "\u202e" not in item.decided_by
+
+
+# Policy: a consequential call runs only once a person approved it.
+
+
+def restart(world=None, ledger=Ledger(), limits=Limits(), claimed=Safety.READ, approved=False, **arguments):
+    world = world or demo_world()
+    offered = frozenset(room_tools(world, triage=True))
+    verdict = check_call(
+        "asset_restart",
+        arguments or {"asset_id": "vacuum.neato"},
+        offered,
+        world,
+        ledger,
+        limits,
+        NOW,
+        claimed,
+        approved,
+    )
+    return verdict.refusal.reason if verdict.refusal else None
+
+
+def test_a_restart_waits_for_approval_whatever_the_model_claims():
+    for claimed in Safety:
+        assert restart(claimed=claimed) is Refusal.NEEDS_APPROVAL
+        assert restart(claimed=claimed, approved=True) is None
+
+
+def test_an_approved_restart_is_still_checked_at_that_instant():
+    assert restart(world=demo_world(site_mode=SiteMode.LOCKDOWN), approved=True) is Refusal.SITE_MODE_LOCKDOWN
+    cooling = Ledger().after_execution("asset_refresh", NOW - 1, Limits())
+    assert restart(ledger=cooling, approved=True) is Refusal.COOLDOWN
+    assert restart(limits=Limits(action_budget=0), approved=True) is Refusal.RATE_LIMIT
+    # The vacuum left the options between the request and the answer.
+    assert restart(world=demo_world(vacuum=None), approved=True) is Refusal.NOT_ALLOWLISTED
+    assert restart(asset_id="sensor.freezer", approved=True) is Refusal.NOT_ALLOWLISTED
+
+
+def check(name, arguments, claimed=Safety.READ, approved=False, limits=Limits()):
+    world = demo_world()
+    offered = frozenset(room_tools(world, triage=True))
+    verdict = check_call(name, arguments, offered, world, Ledger(), limits, NOW, claimed, approved)
+    return verdict.refusal.reason if verdict.refusal else None
+
+
+def test_a_claim_or_the_approval_tools_option_can_raise_a_tool_to_consequential():
+    refresh = {"asset_id": "rover2"}
+    assert check("asset_refresh", refresh) is None
+    assert check("asset_refresh", refresh, claimed=Safety.REVERSIBLE) is None
+    assert check("asset_refresh", refresh, claimed=Safety.CONSEQUENTIAL) is Refusal.NEEDS_APPROVAL
+    assert check("asset_refresh", refresh, claimed=Safety.CONSEQUENTIAL, approved=True) is None
+    marked = Limits(consequential=frozenset({"asset_refresh", "lift_up"}))
+    assert check("asset_refresh", refresh, limits=marked) is Refusal.NEEDS_APPROVAL
+    assert check("lift_up", {}, limits=marked) is Refusal.NEEDS_APPROVAL
+    assert check("lift_up", {}, limits=marked, approved=True) is None
+    assert check("lift_up", {}, claimed=Safety.CONSEQUENTIAL) is Refusal.NEEDS_APPROVAL
+    assert check("lift_down", {}, claimed=Safety.CONSEQUENTIAL) is Refusal.NEEDS_APPROVAL
+
+
+def valid_arguments(name: str) -> dict:
+    return {
+        "chat_say": {"text": "hello"},
+        "memory_write": {"slot": 1, "text": "note"},
+        "ha_set_entity": {"entity_id": "light.shelf", "state": "off"},
+        "asset_refresh": {"asset_id": "rover2"},
+        "asset_restart": {"asset_id": "vacuum.neato"},
+    }.get(name, {})
+
+
+@st.composite
+def situations(draw):
+    """A room in some state, one call in it, and whatever policy options a user chose."""
+    world = demo_world(
+        site_mode=draw(st.sampled_from(list(SiteMode))),
+        lights_locked_on=draw(st.booleans()),
+    )
+    names = configured_tools(world, triage=True)
+    limits = Limits(
+        action_budget=draw(st.integers(0, 3)),
+        consequential=frozenset(draw(st.lists(st.sampled_from(names), max_size=3))),
+    )
+    ledger = Ledger()
+    for name, at in draw(st.lists(st.tuples(st.sampled_from(names), st.floats(NOW - 400, NOW)), max_size=3)):
+        ledger = ledger.after_execution(name, at, limits)
+    offered = frozenset(
+        draw(st.sets(st.sampled_from(names))) | set(draw(st.just(names))[: draw(st.integers(0, 12))])
+    )
+    name = draw(st.sampled_from(names))
+    arguments = draw(st.sampled_from([valid_arguments(name), {"asset_id": "rover9"}, {"bogus": 1}]))
+    return world, ledger, limits, offered, name, arguments
+
+
+@settings(max_examples=300, deadline=None)
+@given(situations(), st.sampled_from(list(Safety)))
+def test_no_claim_lowers_the_policys_class_and_an_approval_only_lifts_the_wait_for_it(situation, claimed):
+    world, ledger, limits, offered, name, arguments = situation
+
+    def verdict(claim, approved):
+        return check_call(name, arguments, offered, world, ledger, limits, NOW, claim, approved).refusal
+
+    plain = verdict(Safety.READ, False)
+    raised = verdict(claimed, False)
+    # A claim never turns a refusal into an allowance, and never changes a refusal's reason
+    # except to ask for approval.
+    if plain is not None:
+        assert raised == plain
+    else:
+        assert raised is None or raised.reason is Refusal.NEEDS_APPROVAL
+    if limits.safety(name) is Safety.CONSEQUENTIAL or claimed is Safety.CONSEQUENTIAL:
+        assert raised is not None
+    # An approval lifts the wait for a person and nothing else.
+    approved = verdict(claimed, True)
+    if raised is not None and raised.reason is Refusal.NEEDS_APPROVAL:
+        assert approved is None
+    else:
+        assert approved == raised
