@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from homeassistant.core import Context
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import issue_registry as ir
-from pytest_homeassistant_custom_component.common import async_capture_events, async_mock_service
+from pytest_homeassistant_custom_component.common import (
+    async_capture_events,
+    async_fire_time_changed,
+    async_mock_service,
+)
 
 from ..ollama_stub import reasoning
 from .harness import OPTIONS, say, set_select, setup_overseer, status, tick
@@ -265,3 +271,48 @@ async def test_a_question_goes_before_a_due_triage_and_triage_is_not_starved(
         await tick(hass, freezer, 5)
     kinds = ["triage" if "format" in request else "chat" for request in ollama_stub.requests]
     assert kinds == ["chat", "chat", "triage", "chat"]
+
+
+async def test_a_pending_approval_survives_a_reload_and_is_still_answered_once(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    entry = await setup_overseer(hass, ollama_stub)
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    approval_id = approvals[0].data["approval_id"]
+    notifications = hass.data["persistent_notification"]
+    notifications.clear()  # what a restart does to them
+
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    await tick(hass, freezer, 5)
+    assert f"overseer_approval_{approval_id}" in notifications
+    assert hass.states.get("sensor.arena_pending_approvals").state == "1"
+    await approve(hass, hass_admin_user, approval_id)
+    assert len(room["homeassistant.reload_config_entry"]) == 1
+    assert len(ollama_stub.triage_requests) == 1  # the incident was not triaged again
+
+
+async def test_turning_the_overseer_off_mid_triage_leaves_the_incident_open(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    asked, release = asyncio.Event(), asyncio.Event()
+
+    async def the_model_takes_its_time() -> None:
+        asked.set()
+        await release.wait()
+
+    ollama_stub.reply(reasoning(REFRESH), before=the_model_takes_its_time)
+    hass.states.async_set("vacuum.neato", "error", ERROR)
+    for seconds in (5, 2):  # the desk opens the incident, then the free flight takes its triage
+        freezer.tick(seconds)
+        async_fire_time_changed(hass)
+        await hass.async_block_till_done()
+    await asyncio.wait_for(asked.wait(), 5)
+    await set_select(hass, "select.arena_overseer_mode", "off")
+    release.set()
+    await hass.async_block_till_done()
+    # Off shows no incidents: read the room's book.
+    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    incident = coordinator.state.incidents["INC-0001"]
+    assert incident.status.value == "open" and incident.timeline[-1].what == "interrupted"
+    assert room["homeassistant.update_entity"] == []
