@@ -33,7 +33,7 @@ from .core.approvals import (
 )
 from .core.faults import Incident
 from .core.policy import room_tools
-from .core.tools import Refusal
+from .core.tools import Refusal, call_text
 from .executor import Caller, Executor
 from .models import RoomState
 from .settings import Settings
@@ -116,7 +116,8 @@ class ApprovalDesk:
         expires = dt_util.as_local(dt_util.utc_from_timestamp(approval.expires)).strftime("%H:%M:%S")
         message = (
             f"{incident.summary() if incident else approval.incident_id}\n\n"
-            f"The overseer {self._room} would like to run {_call_text(approval)}. Approve or deny it "
+            f"The overseer {self._room} would like to run {call_text(approval.tool, approval.arguments)}. "
+            "Approve or deny it "
             f"on the Overseer card or with the {DOMAIN}.approve / {DOMAIN}.deny actions "
             f"(approval_id {approval.approval_id}). It expires at {expires}."
         )
@@ -160,22 +161,23 @@ class ApprovalDesk:
                     LOGGER.warning("Approval button refused: %s", err)
                 return
 
-    async def _async_is_approver(self, user_id: str | None) -> bool:
-        """The approvers option, or every active administrator when it is empty."""
-        if not user_id:
-            return False
+    async def _async_approver(self, user_id: str) -> tuple[bool, str]:
+        """Whether the user may answer (the approvers option, else any active admin), and their name."""
+        user = await self._hass.auth.async_get_user(user_id) if user_id else None
+        if user is None:
+            return False, ""
         if self._settings.approvers:
-            return user_id in self._settings.approvers
-        user = await self._hass.auth.async_get_user(user_id)
-        return user is not None and user.is_active and user.is_admin
+            return user_id in self._settings.approvers, user.name or ""
+        return user.is_active and user.is_admin, user.name or ""
 
     async def async_answer(self, approval_id: str, approve: bool, context: Context) -> Approval:
         """A person's answer; refused answers are audited and raise ServiceValidationError."""
         user = context.user_id or ""
-        approver = await self._async_is_approver(user)
+        approver, name = await self._async_approver(user)
+        now = self._now()
         # Read after the await: another answer may have come in meanwhile, and one use is all.
         approval = self._state.approvals.get(approval_id)
-        why = refusal(approval, self._now())
+        why = refusal(approval, now)
         if why is not Refused.NOT_FOUND and not approver:
             why = Refused.NOT_APPROVER
         if why is not None:
@@ -191,10 +193,10 @@ class ApprovalDesk:
             )
         assert approval is not None
         if not approve:
-            self._finish(decided(approval, ApprovalStatus.DENIED, user))
+            self._finish(decided(approval, ApprovalStatus.DENIED, now, user, name))
             self._audit(approval, ApprovalStatus.DENIED.value, user)
             return self._state.approvals[approval_id]
-        self._put(decided(approval, ApprovalStatus.APPROVED, user))
+        self._put(decided(approval, ApprovalStatus.APPROVED, now, user, name))
         record = await self._executor.async_execute(
             approval.approval_id,
             approval.tool,
@@ -206,16 +208,15 @@ class ApprovalDesk:
         )
         ran = record["outcome"] == Outcome.EXECUTED
         status = ApprovalStatus.EXECUTED if ran else ApprovalStatus.BLOCKED
-        self._finish(
-            decided(approval, status, user, "" if ran else str(record["reason"] or record["outcome"]))
-        )
+        why_not = "" if ran else str(record["reason"] or record["outcome"])
+        self._finish(decided(approval, status, self._now(), user, name, why_not))
         return self._state.approvals[approval_id]
 
     def expire(self, approval_id: str, reason: str = "") -> None:
         """Time is up (or the incident ended): nothing runs."""
         approval = self._state.approvals[approval_id]
         self._audit(approval, ApprovalStatus.EXPIRED.value, "")
-        self._finish(decided(approval, ApprovalStatus.EXPIRED, reason=reason))
+        self._finish(decided(approval, ApprovalStatus.EXPIRED, self._now(), reason=reason))
 
     def expire_overdue(self) -> None:
         """Expire every pending approval whose time is up."""
@@ -254,12 +255,6 @@ class ApprovalDesk:
             event["reason"] = approval.reason
         self._hass.bus.async_fire(EVENT_APPROVAL, event)
         self._changed()
-
-
-def _call_text(approval: Approval) -> str:
-    """asset_restart(asset_id=vacuum.neato)."""
-    arguments = ", ".join(f"{key}={value}" for key, value in approval.arguments.items())
-    return f"{approval.tool}({arguments})"
 
 
 def _notification_id(approval: Approval) -> str:

@@ -38,6 +38,7 @@ from .core.faults import (
     prune,
     reconcile,
 )
+from .core.tools import call_text
 from .core.triage import NOTHING_SAFE, due, executed, goes_first, to_human, verified
 from .core.world import World
 from .models import RoomState
@@ -189,13 +190,13 @@ class IncidentDesk:
         if incident is None or incident.status not in ACTIVE:
             return
         now = self._now()
-        who = f" by {approval.decided_by}" if approval.decided_by else ""
+        who = f" by {approval.decided_name or approval.decided_by}" if approval.decided_by else ""
         why = f" ({approval.reason})" if approval.reason else ""
         incident = incident.noted(
             now, "approval", f"{approval.approval_id} {approval.status.value}{who}{why}"
         )
         if approval.status is ApprovalStatus.EXECUTED:
-            call = f"{approval.tool}({', '.join(map(str, approval.arguments.values()))})"
+            call = call_text(approval.tool, approval.arguments)
             incident = executed(incident, [call], now, self._settings.verify_after)
         elif incident.status is IncidentStatus.AWAITING_APPROVAL and not self.approvals.pending(
             incident.incident_id

@@ -32,8 +32,8 @@ from .core.reasoning import (
     sections,
 )
 from .core.text import one_line
-from .core.tools import Refusal
-from .core.triage import IntentOutcome, IntentResult, answered, rejected, started
+from .core.tools import Refusal, Safety, call_text
+from .core.triage import WAITING, IntentOutcome, IntentResult, answered, asks_a_person, rejected, started
 from .executor import Caller, Executor
 from .models import RoomState
 from .providers import ModelError, Provider
@@ -44,6 +44,7 @@ KNOWLEDGE_DIR = Path(__file__).parent / "knowledge"
 MAX_KNOWLEDGE_FILES = 20
 MAX_KNOWLEDGE_BYTES = 20_000
 TRIAGE = Caller("triage")
+ASKABLE = WAITING | {Refusal.NEEDS_APPROVAL}
 ERROR_CHARS = 200
 
 type Documents = tuple[tuple[str, str], ...]
@@ -143,7 +144,7 @@ class Triage:
     ) -> IntentOutcome:
         """One intent through the executor; a consequential one that policy allows asks a person."""
         arguments = dict(intent.arguments)
-        call = f"{intent.name}({', '.join(f'{key}={value}' for key, value in arguments.items())})"
+        call = one_line(call_text(intent.name, arguments), ERROR_CHARS)
         offered = frozenset(room_tools(self._executor.world_now(), triage=True))
         record = await self._executor.async_execute(
             incident.incident_id,
@@ -155,13 +156,17 @@ class Triage:
             claimed=response.safety_class,
         )
         outcome, reason = record["outcome"], record["reason"] or ""
-        call = one_line(call, ERROR_CHARS)
-        if outcome == Outcome.BLOCKED and reason == Refusal.NEEDS_APPROVAL:
+        # Only a registry tool whose arguments checked out is refused for approval or waiting.
+        if outcome == Outcome.BLOCKED and asks_a_person(
+            reason,
+            self._settings.limits.safety(intent.name) if reason in ASKABLE else Safety.READ,
+            response.safety_class,
+        ):
             approval = self._approvals.request(incident, intent.name, record["arguments"])
             if approval is None:
                 return IntentOutcome(call, IntentResult.BLOCKED, "too many approvals waiting")
             return IntentOutcome(call, IntentResult.AWAITING_APPROVAL, approval.approval_id)
-        return IntentOutcome(call, IntentResult(outcome), reason)
+        return IntentOutcome(call, IntentResult(outcome), reason, record["remaining_s"])
 
     def _reject(self, incident_id: str, why: str) -> None:
         """In the audit (no call event: nothing was called); asked again later, or a person takes over."""

@@ -67,7 +67,7 @@ def test_an_answer_is_taken_only_while_pending_and_before_expiry():
 
 @pytest.mark.parametrize("status", DECIDED)
 def test_a_decided_approval_is_never_taken_again_whether_or_not_its_time_is_up(status):
-    answered = decided(approval(), status, "alice")
+    answered = decided(approval(), status, NOW, "alice")
     assert refusal(answered, NOW) is Refused.ALREADY_DECIDED
     assert refusal(answered, NOW + 10**6) is Refused.ALREADY_DECIDED
     assert overdue([answered], NOW + 10**6) == []
@@ -93,14 +93,14 @@ def test_an_approval_is_taken_at_most_once_and_never_after_it_expired(answers):
         now = NOW + offset
         if what == "sweep":
             for late in overdue([book], now):
-                book = decided(late, ApprovalStatus.EXPIRED)
+                book = decided(late, ApprovalStatus.EXPIRED, now)
             continue
         if refusal(book, now) is None:
             taken.append((what, now))
             status = ApprovalStatus.APPROVED if what == "approve" else ApprovalStatus.DENIED
-            book = decided(book, status, user)
+            book = decided(book, status, now, user)
             if status is ApprovalStatus.APPROVED:  # the executor runs it at once
-                book = decided(book, ApprovalStatus.EXECUTED)
+                book = decided(book, ApprovalStatus.EXECUTED, now)
     assert len(taken) <= 1
     assert all(now < book.expires for _, now in taken)
     if taken:
@@ -118,7 +118,7 @@ def test_pending_is_oldest_first_and_per_incident():
     first = approval(0xF0, NOW - 50, incident_id="INC-0002")
     second = approval(0x0A, NOW - 20)
     third = approval(0x3C, NOW - 10, incident_id="INC-0002")
-    done = decided(approval(4, NOW - 60), ApprovalStatus.DENIED, "bob")
+    done = decided(approval(4, NOW - 60), ApprovalStatus.DENIED, NOW, "bob")
     assert pending([third, done, second, first]) == [first, second, third]
     assert pending([third, done, second, first], "INC-0002") == [first, third]
     assert pending([done], "INC-0001") == []
@@ -132,15 +132,17 @@ def test_overdue_lists_only_pending_approvals_whose_time_is_up():
 
 
 def test_who_answered_is_kept_when_the_call_runs_and_the_reason_is_what_policy_said_last():
-    approved = decided(approval(), ApprovalStatus.APPROVED, "alice")
-    blocked = decided(approved, ApprovalStatus.BLOCKED, reason="policy_lock:site_mode_lockdown")
-    assert (blocked.status, blocked.decided_by, blocked.reason) == (
+    approved = decided(approval(), ApprovalStatus.APPROVED, NOW, "alice", "Alice")
+    blocked = decided(approved, ApprovalStatus.BLOCKED, NOW + 1, reason="policy_lock:site_mode_lockdown")
+    assert (blocked.status, blocked.decided_by, blocked.decided_name, blocked.reason) == (
         ApprovalStatus.BLOCKED,
         "alice",
+        "Alice",
         "policy_lock:site_mode_lockdown",
     )
-    expired = decided(approval(), ApprovalStatus.EXPIRED)
-    assert expired.decided_by == ""
+    assert blocked.decided_at == NOW + 1
+    expired = decided(approval(), ApprovalStatus.EXPIRED, NOW + TIMEOUT)
+    assert expired.decided_by == "" and expired.decided_at == NOW + TIMEOUT
 
 
 # The book stays bounded.
@@ -311,10 +313,20 @@ def test_whatever_the_store_holds_loading_never_raises_and_keeps_bounds(anything
 
 def test_stored_text_comes_back_as_one_bounded_line():
     stored = approval_as_dict(approval())
-    stored |= {"reason": "blocked\n" * 500, "decided_by": "eve\u202e\n" * 50, "tool": "x\ny"}
+    stored |= {"reason": "blocked\n" * 500, "decided_by": "eve\u202e\n" * 50}
     item = approval_from_dict(stored)
     assert item is not None
-    assert item.tool == "x y" and "\n" not in item.reason and "\u202e" not in item.decided_by
+    assert "\n" not in item.reason and "\u202e" not in item.decided_by
+    # A tool name or incident id that is not one, a text or boolean time, or an expiry before
+    # the asking: not an approval the overseer wrote.
+    for tampered in (
+        {"tool": "x\ny"},
+        {"incident_id": "INC-1; DROP"},
+        {"created": "1800000000"},
+        {"expires": True},
+        {"expires": stored["created"] - 1},
+    ):
+        assert approval_from_dict({**stored, **tampered}) is None, tampered
 
 
 # Policy: a consequential call runs only once a person approved it.

@@ -243,7 +243,8 @@ def test_an_executed_intent_is_verified_later_and_the_leading_hypothesis_is_the_
     assert after.status is IncidentStatus.VERIFYING
     assert after.verify_at == NOW + 2 + VERIFY_AFTER
     assert after.tried == (REFRESH,)
-    assert after.diagnosis == "brush_jam (0.90)"
+    assert after.diagnosis == "brush_jam"
+    assert after.timeline[-3].detail == "brush_jam (0.90)"  # the response step keeps how sure
     assert after.recommended == "Clear the brush by hand"
     assert steps(after)[-3:] == ["response", "intent", "intent"]
     assert [step.detail for step in after.timeline[-2:]] == [
@@ -334,7 +335,7 @@ def test_a_fault_that_cleared_after_a_call_is_resolved_with_what_ran_and_the_dia
     incident = executed(running(cleared_at=NOW + 10), [RESTART], NOW + 40, VERIFY_AFTER)
     resolved = verified(incident, NOW + 70, approvals_pending=True)
     assert resolved.status is IncidentStatus.RESOLVED
-    assert resolved.root_cause == "brush_jam (0.90)"
+    assert resolved.root_cause == "brush_jam"
     assert resolved.resolution == f"{REFRESH}, {RESTART} ran and the fault cleared"
     assert resolved.closed_at == NOW + 70 and resolved.verify_at is None
     assert resolved.timeline[-1].what == "verified"
@@ -449,3 +450,49 @@ def test_triage_tools_obey_site_locks_cooldown_and_budget_of_the_ha_group():
     assert refresh("rover2", ledger=light_switched, limits=limits) is Refusal.COOLDOWN
     no_budget = Limits(action_budget=0)
     assert refresh("rover2", limits=no_budget) is Refusal.RATE_LIMIT
+
+
+def test_steps_refused_only_for_now_are_asked_about_again_when_the_wait_is_over():
+    incident = started(jammed_vacuum(), NOW, "request")
+    waiting = [
+        IntentOutcome(REFRESH, IntentResult.BLOCKED, "cooldown", 12),
+        IntentOutcome("neato_send_home()", IntentResult.BLOCKED, "rate_limit", 40),
+        IntentOutcome("lift_up()", IntentResult.BLOCKED, "not_allowlisted"),
+    ]
+    later = answered(incident, reply(("brush_jam", 0.9)), waiting, NOW, VERIFY_AFTER)
+    assert (later.status, later.attempts, later.retry_at) == (IncidentStatus.OPEN, 1, NOW + 40)
+    assert due([later], NOW + 39) is None and due([later], NOW + 40) == later
+    # A wait of no seconds still waits a little: never a triage loop within one flight.
+    soon = answered(incident, reply(), [IntentOutcome(REFRESH, IntentResult.BLOCKED, "busy")], NOW, 30)
+    assert soon.retry_at == NOW + triage.SOONEST_RETRY
+    # A room that stays busy hands it to a person, like replies that keep being wrong.
+    for _ in range(MAX_ATTEMPTS - 1):
+        later = answered(started(later, NOW, "request"), reply(), waiting, NOW, VERIFY_AFTER)
+    assert later.status is IncidentStatus.NEEDS_HUMAN
+
+
+def test_only_refusals_that_waiting_cures_bring_the_incident_back():
+    incident = started(jammed_vacuum(), NOW, "request")
+    refused = [
+        IntentOutcome(REFRESH, IntentResult.BLOCKED, reason)
+        for reason in ("not_allowlisted", "policy_lock:site_mode_lockdown", "invalid_arguments")
+    ]
+    assert answered(incident, reply(), refused, NOW, VERIFY_AFTER).status is IncidentStatus.NEEDS_HUMAN
+
+
+@pytest.mark.parametrize(
+    ("reason", "policy", "claimed", "asked"),
+    [
+        ("needs_approval", Safety.REVERSIBLE, Safety.READ, True),
+        ("cooldown", Safety.CONSEQUENTIAL, Safety.READ, True),
+        ("rate_limit", Safety.REVERSIBLE, Safety.CONSEQUENTIAL, True),
+        ("busy", Safety.CONSEQUENTIAL, Safety.READ, True),
+        ("cooldown", Safety.REVERSIBLE, Safety.READ, False),
+        ("policy_lock:site_mode_lockdown", Safety.CONSEQUENTIAL, Safety.CONSEQUENTIAL, False),
+        ("not_allowlisted", Safety.CONSEQUENTIAL, Safety.CONSEQUENTIAL, False),
+    ],
+)
+def test_a_consequential_step_asks_a_person_unless_something_but_waiting_stands_in_its_way(
+    reason, policy, claimed, asked
+):
+    assert triage.asks_a_person(reason, policy, claimed) is asked

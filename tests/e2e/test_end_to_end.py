@@ -108,6 +108,6 @@ def test_a_vacuum_error_is_triaged_fixed_and_verified(home_assistant, ollama, ov
     assert '"asset_kind": "vacuum"' in triage["messages"][1]["content"]
     diagnostics = ha.get(f"/api/diagnostics/config_entry/{overseer}").json()["data"]
     [incident] = diagnostics["status"]["incidents"]
-    assert incident["status"] == "resolved" and incident["root_cause"] == "the brush is jammed (0.70)"
+    assert incident["status"] == "resolved" and incident["root_cause"] == "the brush is jammed"
     assert incident["resolution"] == "neato_send_home() ran and the fault cleared"
     assert [step["what"] for step in incident["timeline"]][:4] == ["opened", "request", "response", "intent"]

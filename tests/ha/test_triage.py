@@ -14,7 +14,7 @@ from pytest_homeassistant_custom_component.common import (
     async_mock_service,
 )
 
-from ..ollama_stub import reasoning
+from ..ollama_stub import call, reasoning
 from .harness import OPTIONS, say, set_select, setup_overseer, status, tick
 
 ERROR = {"friendly_name": "Neato", "status": "Brush stuck"}
@@ -71,7 +71,7 @@ async def test_a_safe_intent_runs_and_the_fix_is_verified(hass, freezer, ollama_
         await tick(hass, freezer, 5)
     assert statuses(events)[-1] == "resolved" and events[-1].data["reason"] == "verified"
     [incident] = (await status(await hass_ws_client(hass)))["incidents"]
-    assert incident["root_cause"] == "the vacuum lost its brush sensor (0.70)"
+    assert incident["root_cause"] == "the vacuum lost its brush sensor"
     assert incident["resolution"] == "asset_refresh(asset_id=vacuum.neato) ran and the fault cleared"
     assert [step["what"] for step in incident["timeline"]] == [
         "opened",
@@ -316,3 +316,29 @@ async def test_turning_the_overseer_off_mid_triage_leaves_the_incident_open(hass
     incident = coordinator.state.incidents["INC-0001"]
     assert incident.status.value == "open" and incident.timeline[-1].what == "interrupted"
     assert room["homeassistant.update_entity"] == []
+
+
+async def test_a_restart_after_a_refresh_still_asks_a_person_though_the_refresh_started_a_cooldown(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(REFRESH, RESTART))
+    await jam_the_vacuum(hass, freezer)
+    assert len(room["homeassistant.update_entity"]) == 1
+    assert statuses(approvals) == ["pending"]  # checked again by policy when it is answered
+
+
+async def test_a_step_refused_for_a_cooldown_is_tried_again_once_it_is_over(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="on"))
+    say(hass, "alex", "overseer, bench light on")
+    await tick(hass, freezer)
+    assert len(room["light.turn_on"]) == 1  # the lights' group (the refresh's too) cools down 20 s
+    ollama_stub.triage(reasoning(REFRESH))
+    await jam_the_vacuum(hass, freezer)
+    assert room["homeassistant.update_entity"] == []
+    for _ in range(4):
+        await tick(hass, freezer, 5)
+    assert len(ollama_stub.triage_requests) == 2
+    assert len(room["homeassistant.update_entity"]) == 1

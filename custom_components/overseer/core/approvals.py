@@ -23,6 +23,8 @@ KEEP_DECIDED = 20
 ARGUMENTS_CHARS = 1000
 _APPROVAL_ID = re.compile(r"APR-[0-9a-f]{8}")
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+_INCIDENT_ID = re.compile(r"INC-\d{1,9}")
+_TOOL = re.compile(r"[a-z][a-z0-9_]{0,63}")
 LATEST_TS = 4_102_444_800  # 2100-01-01
 
 
@@ -59,9 +61,11 @@ class Approval:
     created: float
     expires: float
     status: ApprovalStatus = ApprovalStatus.PENDING
-    # The user who answered, and what policy said when it ran.
+    # Who answered (user id and name) and when, and what policy said when it ran.
     decided_by: str = ""
     reason: str = ""
+    decided_at: float | None = None
+    decided_name: str = ""
 
 
 def refusal(approval: Approval | None, now: float) -> Refused | None:
@@ -93,9 +97,18 @@ def overdue(approvals: Iterable[Approval], now: float) -> list[Approval]:
     return [approval for approval in pending(approvals) if now >= approval.expires]
 
 
-def decided(approval: Approval, status: ApprovalStatus, by: str = "", reason: str = "") -> Approval:
-    """The approval once answered, expired or run."""
-    return replace(approval, status=status, decided_by=by or approval.decided_by, reason=reason)
+def decided(
+    approval: Approval, status: ApprovalStatus, now: float, by: str = "", name: str = "", reason: str = ""
+) -> Approval:
+    """The approval once answered, expired or run (an approval that ran keeps who approved it)."""
+    return replace(
+        approval,
+        status=status,
+        decided_by=by or approval.decided_by,
+        decided_name=name or approval.decided_name,
+        decided_at=now,
+        reason=reason,
+    )
 
 
 def prune(approvals: Mapping[str, Approval]) -> dict[str, Approval]:
@@ -118,6 +131,8 @@ def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, A
         "expires": approval.expires,
         "status": approval.status.value,
         "decided_by": approval.decided_by,
+        "decided_name": approval.decided_name,
+        "decided_at": approval.decided_at,
         "reason": approval.reason,
     }
     if with_nonce:
@@ -126,6 +141,8 @@ def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, A
 
 
 def _ts(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"not a timestamp: {value!r}")
     number = float(value)
     if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
         raise ValueError(f"not a timestamp: {value!r}")
@@ -135,26 +152,41 @@ def _ts(value: Any) -> float:
 def approval_from_dict(data: Any) -> Approval | None:
     """An approval back from the store; None for anything malformed."""
     try:
-        approval_id, nonce = str(data["approval_id"]), str(data["nonce"])
+        approval_id, nonce, incident_id, tool = (
+            data["approval_id"],
+            data["nonce"],
+            data["incident_id"],
+            data["tool"],
+        )
         arguments = data["arguments"]
+        texts = (approval_id, nonce, incident_id, tool)
         if (
-            not _APPROVAL_ID.fullmatch(approval_id)
+            not all(isinstance(text, str) for text in texts)
+            or not _APPROVAL_ID.fullmatch(approval_id)
             or not _NONCE.fullmatch(nonce)
+            or not _INCIDENT_ID.fullmatch(incident_id)
+            or not _TOOL.fullmatch(tool)
             or not isinstance(arguments, dict)
             or len(json.dumps(arguments)) > ARGUMENTS_CHARS
         ):
             raise ValueError(approval_id)
+        created, expires = _ts(data["created"]), _ts(data["expires"])
+        if expires < created:
+            raise ValueError(f"{approval_id} expires before it was made")
+        decided_at = data.get("decided_at")
         return Approval(
             approval_id,
             nonce,
-            one_line(str(data["incident_id"]), 20),
-            one_line(str(data["tool"]), 64),
+            incident_id,
+            tool,
             arguments,
-            _ts(data["created"]),
-            _ts(data["expires"]),
+            created,
+            expires,
             ApprovalStatus(data["status"]),
             one_line(str(data.get("decided_by") or ""), 64),
             one_line(str(data.get("reason") or ""), 200),
+            None if decided_at is None else _ts(decided_at),
+            one_line(str(data.get("decided_name") or ""), 64),
         )
     except (KeyError, TypeError, ValueError, OverflowError):
         return None

@@ -435,6 +435,11 @@ NAMED_TARGETS: tuple[Target, ...] = tuple(
 )
 
 
+def call_text(name: str, arguments: Mapping[str, Any]) -> str:
+    """How a call is written for people: asset_refresh(asset_id=vacuum.neato)."""
+    return f"{name}({', '.join(f'{key}={value}' for key, value in arguments.items())})"
+
+
 def tools_in(group: CooldownGroup) -> tuple[str, ...]:
     """The tools that share a group's cooldown, in registry order."""
     return tuple(spec.name for spec in TOOL_SPECS if spec.group is group)

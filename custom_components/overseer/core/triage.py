@@ -14,6 +14,7 @@ from enum import StrEnum
 from .faults import Incident, IncidentStatus, number_of
 from .reasoning import ReasoningResponse
 from .text import one_line
+from .tools import Refusal, Safety
 
 # Rejected replies before a person is asked instead; the wait doubles each time.
 MAX_ATTEMPTS = 3
@@ -22,6 +23,9 @@ RETRY_AT_MOST = 1800.0
 TRIED_KEPT = 5
 NOTE_CHARS = 200
 NOTHING_SAFE = "nothing safe to do"
+# Refusals that waiting cures: the incident is asked about again once they are over.
+WAITING = frozenset({Refusal.COOLDOWN, Refusal.RATE_LIMIT, Refusal.BUSY})
+SOONEST_RETRY = 5.0
 
 
 class IntentResult(StrEnum):
@@ -41,6 +45,18 @@ class IntentOutcome:
     call: str
     result: IntentResult
     reason: str = ""
+    # Seconds until a waiting refusal is over, when policy said.
+    wait_s: int | None = None
+
+
+def asks_a_person(reason: str, policy: Safety, claimed: Safety) -> bool:
+    """A consequential step goes to a person when only approval, or only waiting, stands in its way.
+
+    Policy checks it again when the person answers, so a cooldown now is no reason not to ask.
+    """
+    if reason == Refusal.NEEDS_APPROVAL:
+        return True
+    return reason in WAITING and Safety.CONSEQUENTIAL in (policy, claimed)
 
 
 def due(incidents: Iterable[Incident], now: float) -> Incident | None:
@@ -89,12 +105,12 @@ def answered(
 ) -> Incident:
     """A valid reply whose intents went through policy: verify, wait for a person, or ask one."""
     leading = max(response.hypotheses, key=lambda hypothesis: hypothesis.confidence, default=None)
-    diagnosis = f"{leading.fault} ({leading.confidence:.2f})" if leading else ""
+    note = f"{leading.fault} ({leading.confidence:.2f})" if leading else "no hypothesis"
     incident = replace(
         incident,
-        diagnosis=one_line(diagnosis, NOTE_CHARS),
+        diagnosis=one_line(leading.fault if leading else "", NOTE_CHARS),
         recommended=one_line(response.recommended_action, NOTE_CHARS),
-    ).noted(now, "response", one_line(diagnosis or "no hypothesis", NOTE_CHARS))
+    ).noted(now, "response", one_line(note, NOTE_CHARS))
     for outcome in outcomes:
         detail = f"{outcome.call}: {outcome.result.value}" + (
             f" ({outcome.reason})" if outcome.reason else ""
@@ -105,7 +121,25 @@ def answered(
         return executed(incident, ran, now, verify_after)
     if any(outcome.result is IntentResult.AWAITING_APPROVAL for outcome in outcomes):
         return replace(incident, status=IncidentStatus.AWAITING_APPROVAL)
+    waits = [
+        outcome.wait_s or 0
+        for outcome in outcomes
+        if outcome.result is IntentResult.BLOCKED and outcome.reason in WAITING
+    ]
+    if waits:
+        return held_off(incident, now, max(*waits, SOONEST_RETRY))
     return to_human(incident, now, incident.recommended or NOTHING_SAFE)
+
+
+def held_off(incident: Incident, now: float, wait: float) -> Incident:
+    """Its steps were refused only for now (a cooldown, the budget, a busy device): ask again then.
+
+    Counted like a rejected reply, so a room that stays busy hands the incident to a person.
+    """
+    attempts = incident.attempts + 1
+    if attempts >= MAX_ATTEMPTS:
+        return to_human(replace(incident, attempts=attempts), now, f"its steps were refused {attempts} times")
+    return replace(incident, status=IncidentStatus.OPEN, attempts=attempts, retry_at=now + wait)
 
 
 def executed(incident: Incident, calls: Sequence[str], now: float, verify_after: float) -> Incident:
