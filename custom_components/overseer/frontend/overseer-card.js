@@ -202,7 +202,6 @@ class OverseerCard extends HTMLElement {
     this._builds = 0;
     this._chatTab = "room_chat"; // the conversation tab shown, kept across pushes and view switches
     this._answers = {}; // approval id -> { busy } while its answer is sent, { error } when refused
-    this._users = undefined; // user id -> name, read once when an answered approval names someone
   }
 
   setConfig(config) {
@@ -606,7 +605,7 @@ class OverseerCard extends HTMLElement {
       </div>`;
     });
     const rows = answered.map((a) => {
-      const who = [a.decided_by ? `by ${this._userName(a.decided_by)}` : "", a.reason ? `(${a.reason})` : ""];
+      const who = [a.decided_by ? `by ${a.decided_name || a.decided_by}` : "", a.reason ? `(${a.reason})` : ""];
       // A late answer from this card (another approver was quicker): its refusal, under the row.
       const state = this._answers[a.approval_id] || {};
       const error = state.error ? `<div class="failed" data-field="answer_error">${esc(state.error)}</div>` : "";
@@ -618,23 +617,6 @@ class OverseerCard extends HTMLElement {
       ? `<table data-section="answered"><tr><th>call</th><th>incident</th><th>status</th><th>answered</th></tr>${rows.join("")}</table>`
       : "";
     return `<h3>Approvals</h3>${blocks.join("")}${table}`;
-  }
-
-  // An approver's name: the user's own, or from Home Assistant's user list, read once.
-  _userName(userId) {
-    const user = this._hass && this._hass.user;
-    if (user && user.id === userId) return user.name || userId;
-    if (this._users === undefined && this._hass) {
-      this._users = {};
-      this._hass
-        .callWS({ type: "config/auth/list" })
-        .then((users) => {
-          for (const u of users) this._users[u.id] = u.name;
-          this._render();
-        })
-        .catch(() => {}); // the ids stay
-    }
-    return (this._users && this._users[userId]) || userId;
   }
 
   // The answer goes to the services; the refusal's message (not an approver, answered
