@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from custom_components.overseer.core.approvals import (
     ARGUMENTS_CHARS,
     KEEP_DECIDED,
-    LATEST_TS,
     Approval,
     ApprovalStatus,
     Refused,
@@ -26,6 +25,7 @@ from custom_components.overseer.core.approvals import (
     prune,
     refusal,
 )
+from custom_components.overseer.core.faults import LATEST_TS
 from custom_components.overseer.core.policy import Ledger, Limits, check_call, configured_tools, room_tools
 from custom_components.overseer.core.tools import TOOLS, Refusal, Safety
 from custom_components.overseer.core.world import SiteMode

@@ -8,13 +8,13 @@ be taken.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from .faults import stored_time
 from .text import one_line
 
 # Bounds: never more than this many waiting, and the newest decided ones kept for the card.
@@ -25,7 +25,6 @@ _APPROVAL_ID = re.compile(r"APR-[0-9a-f]{8}")
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _INCIDENT_ID = re.compile(r"INC-\d{1,9}")
 _TOOL = re.compile(r"[a-z][a-z0-9_]{0,63}")
-LATEST_TS = 4_102_444_800  # 2100-01-01
 
 
 class ApprovalStatus(StrEnum):
@@ -140,15 +139,6 @@ def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, A
     return data
 
 
-def _ts(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"not a timestamp: {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
-        raise ValueError(f"not a timestamp: {value!r}")
-    return number
-
-
 def approval_from_dict(data: Any) -> Approval | None:
     """An approval back from the store; None for anything malformed."""
     try:
@@ -170,7 +160,7 @@ def approval_from_dict(data: Any) -> Approval | None:
             or len(json.dumps(arguments)) > ARGUMENTS_CHARS
         ):
             raise ValueError(approval_id)
-        created, expires = _ts(data["created"]), _ts(data["expires"])
+        created, expires = stored_time(data["created"]), stored_time(data["expires"])
         if expires < created:
             raise ValueError(f"{approval_id} expires before it was made")
         decided_at = data.get("decided_at")
@@ -185,7 +175,7 @@ def approval_from_dict(data: Any) -> Approval | None:
             ApprovalStatus(data["status"]),
             one_line(str(data.get("decided_by") or ""), 64),
             one_line(str(data.get("reason") or ""), 200),
-            None if decided_at is None else _ts(decided_at),
+            None if decided_at is None else stored_time(decided_at),
             one_line(str(data.get("decided_name") or ""), 64),
         )
     except (KeyError, TypeError, ValueError, OverflowError):

@@ -382,8 +382,10 @@ LATEST_TS = 4_102_444_800  # 2100-01-01
 _INCIDENT_ID = re.compile(r"INC-\d{1,9}")
 
 
-def _ts(value: Any) -> float:
-    """A stored timestamp: a finite number of seconds before 2100."""
+def stored_time(value: Any) -> float:
+    """A stored timestamp: a number (not text, not a boolean), finite, from 1970 to 2100."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"not a timestamp: {value!r}")
     number = float(value)
     if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
         raise ValueError(f"not a timestamp: {value!r}")
@@ -411,13 +413,13 @@ def incident_from_dict(data: Any) -> Incident | None:
             _stored_text(data["asset_id"]),
             kind,
             code,
-            _ts(data["since"]),
+            stored_time(data["since"]),
             {_stored_text(k): v is True for k, v in list(checks.items())[:STORED_CHECKS]},
             _stored_text(data.get("detail")),
         )
         cleared, closed, verify = data.get("cleared_at"), data.get("closed_at"), data.get("verify_at")
         steps = tuple(
-            Step(_ts(s["ts"]), _stored_text(s["what"]), _stored_text(s.get("detail")))
+            Step(stored_time(s["ts"]), _stored_text(s["what"]), _stored_text(s.get("detail")))
             for s in list(data.get("timeline") or ())[-TIMELINE_SIZE:]
         )
         return Incident(
@@ -426,20 +428,20 @@ def incident_from_dict(data: Any) -> Incident | None:
             kind,
             code,
             IncidentStatus(data["status"]),
-            _ts(data["opened"]),
+            stored_time(data["opened"]),
             fault,
-            None if cleared is None else _ts(cleared),
+            None if cleared is None else stored_time(cleared),
             _count(data.get("reopened")),
             steps,
             _stored_text(data.get("root_cause")),
             _stored_text(data.get("resolution")),
-            None if closed is None else _ts(closed),
+            None if closed is None else stored_time(closed),
             _count(data.get("attempts")),
-            _ts(data.get("retry_at") or 0),
+            stored_time(data.get("retry_at") or 0),
             _stored_text(data.get("diagnosis")),
             _stored_text(data.get("recommended")),
             tuple(_stored_text(item) for item in list(data.get("tried") or ())[:STORED_TRIED]),
-            None if verify is None else _ts(verify),
+            None if verify is None else stored_time(verify),
         )
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         return None
