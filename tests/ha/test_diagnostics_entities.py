@@ -7,7 +7,7 @@ from homeassistant.helpers import entity_registry as er
 
 from custom_components.overseer.diagnostics import async_get_config_entry_diagnostics
 
-from ..ollama_stub import call
+from ..ollama_stub import call, reasoning
 from .harness import say, setup_overseer, tick
 
 
@@ -85,3 +85,20 @@ async def test_metrics_sensors_follow_decisions(hass, freezer, ollama_stub, room
     say(hass, "alex", "overseer again")
     await tick(hass, freezer)
     assert float(hass.states.get("sensor.arena_model_latency").state) == 1.0
+
+
+async def test_diagnostics_show_incidents_and_approvals_without_the_nonce(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    ollama_stub.triage(reasoning(("asset_restart", {"asset_id": "vacuum.neato"}), safety="consequential"))
+    hass.states.async_set("vacuum.neato", "error", {"status": "Brush stuck near the stairs"})
+    await tick(hass, freezer, 5)
+    await tick(hass, freezer)
+    [approval] = entry.runtime_data.coordinator.state.approvals.values()
+    diagnostics = await async_get_config_entry_diagnostics(hass, entry)
+    assert approval.nonce not in repr(diagnostics)  # the phone buttons' secret never leaves
+    [incident] = diagnostics["status"]["incidents"]
+    assert incident["status"] == "awaiting_approval"
+    assert [step["what"] for step in incident["timeline"]] == ["opened", "request", "response", "intent"]
+    assert "Brush stuck near the stairs" not in repr(diagnostics)  # the device's own words
+    [shown] = diagnostics["status"]["approvals"]
+    assert shown["approval_id"] == approval.approval_id and shown["arguments"] == "**REDACTED**"
