@@ -19,7 +19,7 @@ from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, cal
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.util import dt as dt_util
 
-from .const import DOMAIN, EVENT_APPROVAL, EVENT_MOBILE_ACTION, LOGGER, Outcome
+from .const import DOMAIN, EVENT_APPROVAL, EVENT_MOBILE_ACTION, LOGGER, Outcome, OverseerMode
 from .core.approvals import (
     MAX_PENDING,
     Approval,
@@ -33,12 +33,14 @@ from .core.approvals import (
 )
 from .core.faults import Incident
 from .core.policy import room_tools
+from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
 from .executor import Caller, Executor
 from .models import RoomState
 from .settings import Settings
 
 APPROVE, DENY = "OVERSEER_APPROVE_", "OVERSEER_DENY_"
+INTERRUPTED = "interrupted"
 NOTIFY_TIMEOUT = 10
 
 # Told once an approval is answered, expired or run: the incident desk moves the incident on.
@@ -75,7 +77,16 @@ class ApprovalDesk:
         """
         for approval in self.pending():
             self._show(approval)
-        return self._hass.bus.async_listen(EVENT_MOBILE_ACTION, self._async_button)
+        stop_listening = self._hass.bus.async_listen(EVENT_MOBILE_ACTION, self._async_button)
+
+        @callback
+        def stop() -> None:
+            """Unloaded (or removed): no notification is left asking for an answer nobody takes."""
+            stop_listening()
+            for approval in self.pending():
+                persistent_notification.async_dismiss(self._hass, _notification_id(approval))
+
+        return stop
 
     def knows(self, approval_id: str) -> bool:
         """The approval is this room's (pending or answered)."""
@@ -114,9 +125,11 @@ class ApprovalDesk:
         """The persistent notification while it waits; its text."""
         incident = self._state.incidents.get(approval.incident_id)
         expires = dt_util.as_local(dt_util.utc_from_timestamp(approval.expires)).strftime("%H:%M:%S")
+        about = markdown_plain(incident.summary()) if incident else approval.incident_id
+        call = markdown_plain(call_text(approval.tool, approval.arguments))
         message = (
-            f"{incident.summary() if incident else approval.incident_id}\n\n"
-            f"The overseer {self._room} would like to run {call_text(approval.tool, approval.arguments)}. "
+            f"{about}\n\n"
+            f"The overseer {self._room} would like to run {call}. "
             "Approve or deny it "
             f"on the Overseer card or with the {DOMAIN}.approve / {DOMAIN}.deny actions "
             f"(approval_id {approval.approval_id}). It expires at {expires}."
@@ -127,8 +140,7 @@ class ApprovalDesk:
         return message
 
     async def _async_notify(self, action: str, approval: Approval, message: str) -> None:
-        """An actionable notification; a phone that cannot be reached is logged, never fatal."""
-        domain, _, service = action.partition(".")
+        """An actionable notification."""
         data = {
             "title": f"{self._room}: approve {approval.tool}?",
             "message": message,
@@ -140,11 +152,16 @@ class ApprovalDesk:
                 ],
             },
         }
+        await self._async_notify_call(action, data)
+
+    async def _async_notify_call(self, action: str, data: dict[str, Any]) -> None:
+        """One notify call; a phone that cannot be reached is logged, never fatal."""
+        domain, _, service = action.partition(".")
         try:
             async with asyncio.timeout(NOTIFY_TIMEOUT):
                 await self._hass.services.async_call(domain, service, data, blocking=True)
-        except Exception as err:
-            LOGGER.warning("Could not ask for approval on %s: %s", action, err)
+        except Exception as err:  # a notify action can fail in any way
+            LOGGER.warning("Could not reach %s about an approval: %s", action, err)
 
     async def _async_button(self, event: Event) -> None:
         """A notification button: only ours (by nonce), only from an approver."""
@@ -164,11 +181,11 @@ class ApprovalDesk:
     async def _async_approver(self, user_id: str) -> tuple[bool, str]:
         """Whether the user may answer (the approvers option, else any active admin), and their name."""
         user = await self._hass.auth.async_get_user(user_id) if user_id else None
-        if user is None:
+        # A deactivated user's phone still sends button presses with its user id.
+        if user is None or not user.is_active or user.system_generated:
             return False, ""
-        if self._settings.approvers:
-            return user_id in self._settings.approvers, user.name or ""
-        return user.is_active and user.is_admin, user.name or ""
+        listed = user_id in self._settings.approvers if self._settings.approvers else user.is_admin
+        return listed, user.name or ""
 
     async def async_answer(self, approval_id: str, approve: bool, context: Context) -> Approval:
         """A person's answer; refused answers are audited and raise ServiceValidationError."""
@@ -197,15 +214,21 @@ class ApprovalDesk:
             self._audit(approval, ApprovalStatus.DENIED.value, user)
             return self._state.approvals[approval_id]
         self._put(decided(approval, ApprovalStatus.APPROVED, now, user, name))
-        record = await self._executor.async_execute(
-            approval.approval_id,
-            approval.tool,
-            dict(approval.arguments),
-            frozenset(room_tools(self._executor.world_now(), triage=True)),
-            self._state.dry_run,
-            Caller(f"user:{user}", Context(parent_id=context.id)),
-            approval=ApprovalStatus.APPROVED.value,
-        )
+        # Triage's steps are the control overseer's: off or commentary, nothing is offered.
+        control = self._state.mode is OverseerMode.CONTROL
+        try:
+            record = await self._executor.async_execute(
+                approval.approval_id,
+                approval.tool,
+                dict(approval.arguments),
+                frozenset(room_tools(self._executor.world_now(), triage=True) if control else ()),
+                self._state.dry_run,
+                Caller(f"user:{user}", Context(parent_id=context.id)),
+                approval=ApprovalStatus.APPROVED.value,
+            )
+        except asyncio.CancelledError:  # an unload or a restart half-way: never left approved
+            self._finish(decided(approval, ApprovalStatus.BLOCKED, self._now(), user, name, INTERRUPTED))
+            raise
         ran = record["outcome"] == Outcome.EXECUTED
         status = ApprovalStatus.EXECUTED if ran else ApprovalStatus.BLOCKED
         why_not = "" if ran else str(record["reason"] or record["outcome"])
@@ -236,9 +259,14 @@ class ApprovalDesk:
         )
 
     def _finish(self, approval: Approval) -> None:
-        """Answered, expired or run: tell automations, drop the notification, move the incident."""
+        """Answered, expired or run: tell automations, drop the notifications, move the incident."""
         self._put(approval)
         persistent_notification.async_dismiss(self._hass, _notification_id(approval))
+        for action in self._settings.approval_notify:  # the phones' buttons must go too
+            clear = {"message": "clear_notification", "data": {"tag": approval.approval_id}}
+            self._hass.async_create_background_task(
+                self._async_notify_call(action, clear), f"overseer approval clear {action}"
+            )
         self.on_decided(approval)
 
     def _put(self, approval: Approval) -> None:

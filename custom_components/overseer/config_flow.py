@@ -371,14 +371,19 @@ NOTIFY_ACTION = re.compile(r"notify\.[a-z0-9_]+")
 
 async def _choices(hass: HomeAssistant) -> dict[str, SelectSelector]:
     """The approvers and notify pickers, listing who and what exists now."""
-    users = [
-        user for user in await hass.auth.async_get_users() if not user.system_generated and user.is_active
-    ]
+    # Deactivated users stay listed (and can never approve), so a saved choice stays valid.
+    users = [user for user in await hass.auth.async_get_users() if not user.system_generated]
     services = sorted(f"notify.{name}" for name in hass.services.async_services_for_domain("notify"))
     return {
         CONF_APPROVERS: SelectSelector(
             SelectSelectorConfig(
-                options=[SelectOptionDict(value=user.id, label=user.name or user.id) for user in users],
+                options=[
+                    SelectOptionDict(
+                        value=user.id,
+                        label=(user.name or user.id) + ("" if user.is_active else " (inactive)"),
+                    )
+                    for user in users
+                ],
                 multiple=True,
             )
         ),

@@ -62,7 +62,7 @@ class OverseerCoordinator:
         )
         self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
-        parts = TriageParts(self.executor, provider, *triage)
+        parts = TriageParts(self.executor, provider, self.health, *triage)
         self.incidents = IncidentDesk(
             hass, entry.entry_id, settings, state, self.world, self.now, self._changed, parts
         )

@@ -22,6 +22,9 @@ TO_REDACT = {
     "transcript",
     "arguments",
     "detail",
+    # Who answered an approval.
+    "decided_by",
+    "decided_name",
 }
 
 

@@ -38,8 +38,17 @@ from .core.faults import (
     prune,
     reconcile,
 )
+from .core.text import markdown_plain
 from .core.tools import call_text
-from .core.triage import NOTHING_SAFE, due, executed, goes_first, to_human, verified
+from .core.triage import (
+    NOTHING_SAFE,
+    due,
+    executed,
+    goes_first,
+    nothing_to_approve,
+    relapsed,
+    verified,
+)
 from .core.world import World
 from .models import RoomState
 from .settings import Settings
@@ -80,19 +89,11 @@ class IncidentDesk:
         self._deferred = False
         self.approvals = ApprovalDesk(hass, settings, state, triage.executor, now, changed)
         self.approvals.on_decided = self._approval_decided
-        self.triage = Triage(
-            settings,
-            state,
-            triage.provider,
-            triage.executor,
-            self.approvals,
-            self.put,
-            triage.prompt,
-            triage.knowledge,
-        )
+        self.triage = Triage(settings, state, triage, self.approvals, self.put)
         for incident in list(state.incidents.values()):
             if incident.status is IncidentStatus.TRIAGING:  # Home Assistant stopped mid-call
-                state.incidents[incident.incident_id] = replace(incident, status=IncidentStatus.OPEN)
+                back = replace(incident, status=IncidentStatus.OPEN).noted(now(), "interrupted", "restart")
+                state.incidents[incident.incident_id] = back
 
     @callback
     def async_track(self) -> CALLBACK_TYPE:
@@ -104,6 +105,9 @@ class IncidentDesk:
 
         @callback
         def start(_: HomeAssistant) -> None:
+            # Repairs do not survive a restart the way incidents do.
+            for incident in self._state.incidents.values():
+                self._sync_repair(incident)
             self.check()
             stoppers.append(
                 async_track_time_interval(
@@ -170,11 +174,19 @@ class IncidentDesk:
         state.incidents = prune(book, KEEP_CLOSED)
         for change in changes:
             self._tell(change.incident, None if change.what in ("opened", "reopened") else change.what)
+            if change.what == "cleared":  # a person fixed it: a restart now would hit a healthy device
+                for approval in self.approvals.pending(change.incident.incident_id):
+                    self.approvals.expire(approval.approval_id, "fault cleared")
+            elif change.what == "reopened" and (escalated := relapsed(change.incident, now)) is not None:
+                self.put(escalated)
+        self.approvals.expire_overdue()
         for incident in list(state.incidents.values()):
-            checked = verified(incident, now, bool(self.approvals.pending(incident.incident_id)))
+            pending = bool(self.approvals.pending(incident.incident_id))
+            checked = verified(incident, now, pending)
+            if checked is None and not pending:  # an approval answered, expired or lost elsewhere
+                checked = nothing_to_approve(incident, now)
             if checked is not None:
                 self.put(checked)
-        self.approvals.expire_overdue()
         if changes or state.incidents != before:
             self._changed()
 
@@ -198,10 +210,8 @@ class IncidentDesk:
         if approval.status is ApprovalStatus.EXECUTED:
             call = call_text(approval.tool, approval.arguments)
             incident = executed(incident, [call], now, self._settings.verify_after)
-        elif incident.status is IncidentStatus.AWAITING_APPROVAL and not self.approvals.pending(
-            incident.incident_id
-        ):
-            incident = to_human(incident, now, incident.recommended or NOTHING_SAFE)
+        elif not self.approvals.pending(incident.incident_id):
+            incident = nothing_to_approve(incident, now) or incident
         self.put(incident)
 
     def _tell(self, incident: Incident, reason: str | None) -> None:
@@ -232,13 +242,14 @@ class IncidentDesk:
             is_fixable=False,
             severity=ir.IssueSeverity.WARNING,
             translation_key=ISSUE_INCIDENT_NEEDS_HUMAN,
+            # Device and model words, shown as markdown: escaped.
             translation_placeholders={
                 "name": self._settings.name,
                 "incident_id": incident.incident_id,
-                "asset": incident.asset_id,
-                "fault": f"{incident.code.value} {incident.fault.detail}".strip(),
-                "tried": ", ".join(incident.tried) or "nothing (no safe step was allowed)",
-                "action": incident.recommended or NOTHING_SAFE,
+                "asset": markdown_plain(incident.asset_id),
+                "fault": markdown_plain(f"{incident.code.value} {incident.fault.detail}".strip()),
+                "tried": markdown_plain(", ".join(incident.tried)) or "nothing (no safe step was allowed)",
+                "action": markdown_plain(incident.recommended or NOTHING_SAFE),
             },
         )
 

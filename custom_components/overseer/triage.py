@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from homeassistant.util import dt as dt_util
@@ -33,10 +33,22 @@ from .core.reasoning import (
 )
 from .core.text import one_line
 from .core.tools import Refusal, Safety, call_text
-from .core.triage import WAITING, IntentOutcome, IntentResult, answered, asks_a_person, rejected, started
+from .core.triage import (
+    WAITING,
+    IntentOutcome,
+    IntentResult,
+    answered,
+    asks_a_person,
+    interrupted,
+    moot,
+    rejected,
+    started,
+    unreachable,
+)
 from .executor import Caller, Executor
+from .health import ModelHealthCoordinator
 from .models import RoomState
-from .providers import ModelError, Provider
+from .providers import ModelError, ModelTimeout, Provider
 from .settings import Settings
 
 KNOWLEDGE_DIR = Path(__file__).parent / "knowledge"
@@ -76,6 +88,8 @@ class TriageParts:
 
     executor: Executor
     provider: Provider
+    # The model's health: an unreachable model backs triage off with the chat loop.
+    health: ModelHealthCoordinator
     prompt: str
     knowledge: Documents
 
@@ -87,22 +101,19 @@ class Triage:
         self,
         settings: Settings,
         state: RoomState,
-        provider: Provider,
-        executor: Executor,
+        parts: TriageParts,
         approvals: ApprovalDesk,
         put: Callable[[Incident], None],
-        prompt: str,
-        knowledge: Documents,
     ) -> None:
         """Share the room's state; put stores an incident and tells everyone it changed."""
         self._settings = settings
         self._state = state
-        self._provider = provider
-        self._executor = executor
+        self._parts = parts
+        self._executor = parts.executor
         self._approvals = approvals
         self._put = put
-        self._prompt = prompt
-        self._knowledge = knowledge
+        # What the intents of the triage under way became, for an interruption half-way.
+        self._outcomes: list[IntentOutcome] = []
 
     def _now(self) -> float:
         return dt_util.utcnow().timestamp()
@@ -112,7 +123,7 @@ class Triage:
         try:
             await self._async_triage(incident_id)
         except asyncio.CancelledError:
-            self._back_to_open(incident_id)
+            self._interrupted(incident_id)
             raise
         except Exception as err:  # a bug must not leave the incident triaging for ever
             LOGGER.exception("Triage of %s failed unexpectedly", incident_id)
@@ -120,24 +131,47 @@ class Triage:
 
     async def _async_triage(self, incident_id: str) -> None:
         incident = self._state.incidents[incident_id]
-        knowledge = score_knowledge(self._knowledge, incident)
+        self._outcomes = []
+        knowledge = score_knowledge(self._parts.knowledge, incident)
         request = build_request(incident, self._state.incidents.values(), knowledge)
         body = json.dumps(request, ensure_ascii=False)
         sources = ", ".join(f"{item['source']} ({item['score']})" for item in request["knowledge"])
         self._put(started(incident, self._now(), f"{len(body)} chars; knowledge: {sources or 'none'}"))
-        messages = [{"role": "system", "content": self._prompt}, {"role": "user", "content": body}]
+        messages = [{"role": "system", "content": self._parts.prompt}, {"role": "user", "content": body}]
+        health = self._parts.health
         try:
-            text = await self._provider.async_reason(messages, RESPONSE_SCHEMA)
+            # A conversation agent has no deadline of its own: the single flight must not hang.
+            async with asyncio.timeout(self._settings.request_timeout):
+                text = await self._parts.provider.async_reason(messages, RESPONSE_SCHEMA)
+        except (ModelError, TimeoutError) as err:
+            error = err if isinstance(err, ModelError) else ModelTimeout("no answer in time")
+            wait = health.record_failure(error, self._settings.gate_interval)
+            self._back_off(incident_id, wait, f"{type(error).__name__}: {error}")
+            return
+        health.record_success()
+        try:
             response = parse_response(text)
-        except (ModelError, InvalidResponse) as err:
+        except InvalidResponse as err:
             self._reject(incident_id, f"{type(err).__name__}: {err}")
             return
         current = self._state.incidents.get(incident_id)
         if current is None or current.status is not IncidentStatus.TRIAGING:
-            return  # cleared, closed or taken over while the model thought: its intents are moot
-        outcomes = [await self._async_intent(current, response, intent) for intent in response.tool_intents]
-        latest = self._state.incidents[incident_id]
-        self._put(answered(latest, response, outcomes, self._now(), self._settings.verify_after))
+            return  # closed or taken over while the model thought
+        if current.cleared_at is not None:
+            self._put(moot(current, self._now()))
+            return
+        for intent in response.tool_intents:
+            self._outcomes.append(await self._async_intent(current, response, intent))
+        self._put(
+            answered(
+                self._state.incidents[incident_id],
+                response,
+                self._outcomes,
+                self._now(),
+                self._settings.verify_after,
+                bool(self._approvals.pending(incident_id)),
+            )
+        )
 
     async def _async_intent(
         self, incident: Incident, response: ReasoningResponse, intent: Intent
@@ -186,8 +220,16 @@ class Triage:
         if current is not None and current.status is IncidentStatus.TRIAGING:
             self._put(rejected(current, self._now(), why))
 
-    def _back_to_open(self, incident_id: str) -> None:
-        """Cancelled mid-call (a mode flip, an unload): the incident waits for the next flight."""
+    def _back_off(self, incident_id: str, wait: float, why: str) -> None:
+        """The model could not be asked: the incident waits as long as the chat loop does."""
         current = self._state.incidents.get(incident_id)
         if current is not None and current.status is IncidentStatus.TRIAGING:
-            self._put(replace(current, status=IncidentStatus.OPEN).noted(self._now(), "interrupted"))
+            self._put(unreachable(current, self._now(), wait, why))
+
+    def _interrupted(self, incident_id: str) -> None:
+        """Cancelled half-way (a mode flip, an unload): what ran is verified, what waits still waits."""
+        current = self._state.incidents.get(incident_id)
+        if current is not None and current.status is IncidentStatus.TRIAGING:
+            ran = [outcome.call for outcome in self._outcomes if outcome.result is IntentResult.EXECUTED]
+            pending = bool(self._approvals.pending(incident_id))
+            self._put(interrupted(current, self._now(), ran, pending, self._settings.verify_after))

@@ -83,6 +83,11 @@ def reply(*hypotheses: tuple[str, float], recommended: str = "Clear the brush by
     )
 
 
+def awaiting(outcomes) -> bool:
+    """The approval book as the shell reads it: pending when one of the intents asked a person."""
+    return any(outcome.result is IntentResult.AWAITING_APPROVAL for outcome in outcomes)
+
+
 REFRESH = "asset_refresh(asset_id=vacuum.neato)"
 RESTART = "asset_restart(asset_id=vacuum.neato)"
 
@@ -239,7 +244,7 @@ def test_an_executed_intent_is_verified_later_and_the_leading_hypothesis_is_the_
         IntentOutcome(REFRESH, IntentResult.EXECUTED),
         IntentOutcome("neato_start()", IntentResult.BLOCKED, "busy"),
     ]
-    after = answered(incident, response, outcomes, NOW + 2, VERIFY_AFTER)
+    after = answered(incident, response, outcomes, NOW + 2, VERIFY_AFTER, awaiting(outcomes))
     assert after.status is IncidentStatus.VERIFYING
     assert after.verify_at == NOW + 2 + VERIFY_AFTER
     assert after.tried == (REFRESH,)
@@ -255,7 +260,9 @@ def test_an_executed_intent_is_verified_later_and_the_leading_hypothesis_is_the_
 
 def test_a_consequential_intent_waits_for_a_person():
     outcomes = [IntentOutcome(RESTART, IntentResult.AWAITING_APPROVAL, "APR-0123abcd")]
-    after = answered(started(jammed_vacuum(), NOW, "r"), reply(("brush_jam", 0.9)), outcomes, NOW, 30)
+    after = answered(
+        started(jammed_vacuum(), NOW, "r"), reply(("brush_jam", 0.9)), outcomes, NOW, 30, awaiting(outcomes)
+    )
     assert after.status is IncidentStatus.AWAITING_APPROVAL
     assert after.verify_at is None and after.tried == ()
     assert after.timeline[-1].detail == f"{RESTART}: awaiting_approval (APR-0123abcd)"
@@ -266,11 +273,11 @@ def test_a_consequential_intent_waits_for_a_person():
 def test_when_nothing_ran_or_waits_a_person_is_told_what_the_model_recommended(result):
     outcomes = [] if result is None else [IntentOutcome(REFRESH, result, "why")]
     incident = started(jammed_vacuum(), NOW, "r")
-    after = answered(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER)
+    after = answered(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
     assert after.status is IncidentStatus.NEEDS_HUMAN
     assert after.timeline[-1].what == "needs_human"
     assert after.timeline[-1].detail == "Clear the brush by hand"
-    speechless = answered(incident, reply(recommended=""), outcomes, NOW, VERIFY_AFTER)
+    speechless = answered(incident, reply(recommended=""), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
     assert speechless.status is IncidentStatus.NEEDS_HUMAN
     assert speechless.timeline[-1].detail == NOTHING_SAFE
     assert speechless.diagnosis == ""
@@ -282,7 +289,9 @@ def test_when_nothing_ran_or_waits_a_person_is_told_what_the_model_recommended(r
 def test_what_a_reply_leads_to_is_decided_by_its_intents_outcomes(results):
     """Something ran: verify it. Else something waits for approval: wait. Else: a person."""
     outcomes = [IntentOutcome(f"call{i}()", result) for i, result in enumerate(results)]
-    after = answered(started(jammed_vacuum(), NOW, "r"), reply(("x", 0.5)), outcomes, NOW, VERIFY_AFTER)
+    after = answered(
+        started(jammed_vacuum(), NOW, "r"), reply(("x", 0.5)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes)
+    )
     if IntentResult.EXECUTED in results:
         assert after.status is IncidentStatus.VERIFYING
         ran = tuple(o.call for o in outcomes if o.result is IntentResult.EXECUTED)
@@ -299,7 +308,7 @@ def test_a_model_cannot_flood_the_incident_card():
     flood = "é\u202e<|im_start|> " * 400
     response = ReasoningResponse((Hypothesis(flood, 1.0, flood),), (), flood, 1.0, Safety.READ)
     outcomes = [IntentOutcome(flood, IntentResult.FAILED, flood)]
-    after = answered(jammed_vacuum(), response, outcomes, NOW, VERIFY_AFTER)
+    after = answered(jammed_vacuum(), response, outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
     for text in (after.diagnosis, after.recommended, *(step.detail for step in after.timeline)):
         assert len(text) <= NOTE_AT_MOST and "\n" not in text and "\u202e" not in text
 
@@ -318,7 +327,10 @@ def test_only_the_latest_calls_tried_are_kept():
 def running(**changes) -> Incident:
     incident = started(jammed_vacuum(), NOW, "r")
     outcomes = [IntentOutcome(REFRESH, IntentResult.EXECUTED)]
-    return replace(answered(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER), **changes)
+    return replace(
+        answered(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes)),
+        **changes,
+    )
 
 
 def test_nothing_is_verified_before_its_time_or_twice():
@@ -371,7 +383,9 @@ def test_the_whole_path_from_a_jammed_brush_to_resolved_and_back_to_triage_when_
     assert incident is not None
     book[incident.incident_id] = started(incident, NOW, "request")
     outcomes = [IntentOutcome(REFRESH, IntentResult.EXECUTED)]
-    book["INC-0001"] = answered(book["INC-0001"], reply(("brush_jam", 0.9)), outcomes, NOW + 3, 30)
+    book["INC-0001"] = answered(
+        book["INC-0001"], reply(("brush_jam", 0.9)), outcomes, NOW + 3, 30, awaiting(outcomes)
+    )
     book, _, number = reconcile(book, [], RULES, NOW + 20, number)  # docked again: the fault cleared
     assert verified(book["INC-0001"], NOW + 20, False) is None  # not yet its time
     book["INC-0001"] = verified(book["INC-0001"], NOW + 33, False)
@@ -459,15 +473,24 @@ def test_steps_refused_only_for_now_are_asked_about_again_when_the_wait_is_over(
         IntentOutcome("neato_send_home()", IntentResult.BLOCKED, "rate_limit", 40),
         IntentOutcome("lift_up()", IntentResult.BLOCKED, "not_allowlisted"),
     ]
-    later = answered(incident, reply(("brush_jam", 0.9)), waiting, NOW, VERIFY_AFTER)
+    later = answered(incident, reply(("brush_jam", 0.9)), waiting, NOW, VERIFY_AFTER, awaiting(waiting))
     assert (later.status, later.attempts, later.retry_at) == (IncidentStatus.OPEN, 1, NOW + 40)
     assert due([later], NOW + 39) is None and due([later], NOW + 40) == later
     # A wait of no seconds still waits a little: never a triage loop within one flight.
-    soon = answered(incident, reply(), [IntentOutcome(REFRESH, IntentResult.BLOCKED, "busy")], NOW, 30)
+    soon = answered(
+        incident,
+        reply(),
+        [IntentOutcome(REFRESH, IntentResult.BLOCKED, "busy")],
+        NOW,
+        30,
+        awaiting([IntentOutcome(REFRESH, IntentResult.BLOCKED, "busy")]),
+    )
     assert soon.retry_at == NOW + triage.SOONEST_RETRY
     # A room that stays busy hands it to a person, like replies that keep being wrong.
     for _ in range(MAX_ATTEMPTS - 1):
-        later = answered(started(later, NOW, "request"), reply(), waiting, NOW, VERIFY_AFTER)
+        later = answered(
+            started(later, NOW, "request"), reply(), waiting, NOW, VERIFY_AFTER, awaiting(waiting)
+        )
     assert later.status is IncidentStatus.NEEDS_HUMAN
 
 
@@ -477,7 +500,10 @@ def test_only_refusals_that_waiting_cures_bring_the_incident_back():
         IntentOutcome(REFRESH, IntentResult.BLOCKED, reason)
         for reason in ("not_allowlisted", "policy_lock:site_mode_lockdown", "invalid_arguments")
     ]
-    assert answered(incident, reply(), refused, NOW, VERIFY_AFTER).status is IncidentStatus.NEEDS_HUMAN
+    assert (
+        answered(incident, reply(), refused, NOW, VERIFY_AFTER, awaiting(refused)).status
+        is IncidentStatus.NEEDS_HUMAN
+    )
 
 
 @pytest.mark.parametrize(

@@ -223,9 +223,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
             incident.locator("summary").click()
             expect(incident).to_have_attribute("open", "")
             expect(incident.locator("summary")).to_contain_text("vacuum_error (Brush stuck)")
-            expect(incident.locator("[data-field='diagnosis']")).to_have_text(
-                "Diagnosis<i>brush</i> jammed"
-            )
+            expect(incident.locator("[data-field='diagnosis']")).to_have_text("Diagnosis<i>brush</i> jammed")
             assert card.locator("i").count() == 0, "the model's markup became HTML"
             expect(incident.locator("[data-field='recommended']")).to_contain_text("clear the brush")
             timeline = incident.locator("[data-section='timeline']")

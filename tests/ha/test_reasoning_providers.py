@@ -69,9 +69,18 @@ async def test_a_failing_server_is_a_typed_error_for_triage_too(hass, ollama_stu
         await OllamaProvider(ollama_stub.url, MODEL, timeout=5).async_reason(MESSAGES, RESPONSE_SCHEMA)
 
 
+# How llama-cpp-python's server refuses OpenAI's json_schema spelling.
+VALIDATION_ERROR = json.dumps(
+    {
+        "error": {
+            "message": "1 validation error: response_format.type: Input should be 'text' or 'json_object'"
+        }
+    }
+)
+
+
 async def test_a_server_that_refuses_openai_spelling_is_asked_in_llama_cpp_python_spelling(hass, ollama_stub):
-    # llama-cpp-python's server answers OpenAI's json_schema with an HTTP 500 validation error.
-    ollama_stub.reply(status=500)
+    ollama_stub.reply(status=500, body=VALIDATION_ERROR)
     ollama_stub.reply(ANSWER)
     ollama_stub.reply(ANSWER)
     provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
@@ -83,9 +92,19 @@ async def test_a_server_that_refuses_openai_spelling_is_asked_in_llama_cpp_pytho
 
 
 async def test_a_server_that_refuses_both_spellings_is_a_typed_error_after_two_requests(hass, ollama_stub):
-    ollama_stub.reply(status=500)
-    ollama_stub.reply(status=500)
+    ollama_stub.reply(status=500, body=VALIDATION_ERROR)
+    ollama_stub.reply(status=500, body=VALIDATION_ERROR)
     provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
     with pytest.raises(BadResponse):
         await provider.async_reason(MESSAGES, RESPONSE_SCHEMA)
     assert len(ollama_stub.requests) == 2
+
+
+async def test_a_busy_server_is_not_asked_in_another_spelling(hass, ollama_stub):
+    ollama_stub.reply(status=503)
+    ollama_stub.reply(ANSWER)
+    provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
+    with pytest.raises(BadResponse):
+        await provider.async_reason(MESSAGES, RESPONSE_SCHEMA)
+    assert parse_response(await provider.async_reason(MESSAGES, RESPONSE_SCHEMA)).confidence == 0.6
+    assert [r["response_format"]["type"] for r in ollama_stub.requests] == ["json_schema", "json_schema"]

@@ -164,6 +164,10 @@ def approval_from_dict(data: Any) -> Approval | None:
         if expires < created:
             raise ValueError(f"{approval_id} expires before it was made")
         decided_at = data.get("decided_at")
+        status = ApprovalStatus(data["status"])
+        reason = one_line(str(data.get("reason") or ""), 200)
+        if status is ApprovalStatus.APPROVED:  # stopped between the answer and the run: it never ran
+            status, reason = ApprovalStatus.BLOCKED, "interrupted"
         return Approval(
             approval_id,
             nonce,
@@ -172,9 +176,9 @@ def approval_from_dict(data: Any) -> Approval | None:
             arguments,
             created,
             expires,
-            ApprovalStatus(data["status"]),
+            status,
             one_line(str(data.get("decided_by") or ""), 64),
-            one_line(str(data.get("reason") or ""), 200),
+            reason,
             None if decided_at is None else stored_time(decided_at),
             one_line(str(data.get("decided_name") or ""), 64),
         )

@@ -92,3 +92,15 @@ _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 def without_thinking(text: str) -> str:
     """A reasoning model's <think> blocks removed: they are never meant for the room."""
     return _THINKING.sub(" ", text).strip()
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>|~])")
+
+
+def markdown_plain(text: str) -> str:
+    """Text from a device or a model, made safe where Home Assistant renders markdown.
+
+    Repairs and notifications render it: with its markup characters escaped it can neither
+    link nor format.
+    """
+    return _MARKDOWN.sub(r"\\\1", text)

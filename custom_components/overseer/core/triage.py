@@ -21,6 +21,8 @@ MAX_ATTEMPTS = 3
 RETRY_AFTER = 60.0
 RETRY_AT_MOST = 1800.0
 TRIED_KEPT = 5
+# Fixed and back again this often: a person looks at it.
+MAX_RELAPSES = 3
 NOTE_CHARS = 200
 NOTHING_SAFE = "nothing safe to do"
 # Refusals that waiting cures: the incident is asked about again once they are over.
@@ -102,8 +104,13 @@ def answered(
     outcomes: Sequence[IntentOutcome],
     now: float,
     verify_after: float,
+    approvals_pending: bool,
 ) -> Incident:
-    """A valid reply whose intents went through policy: verify, wait for a person, or ask one."""
+    """A valid reply whose intents went through policy: verify, wait for a person, or ask one.
+
+    approvals_pending is the approval book now: one may have been answered while the intents ran
+    (and if it ran its step, the incident is verifying already).
+    """
     leading = max(response.hypotheses, key=lambda hypothesis: hypothesis.confidence, default=None)
     note = f"{leading.fault} ({leading.confidence:.2f})" if leading else "no hypothesis"
     incident = replace(
@@ -119,7 +126,9 @@ def answered(
     ran = [outcome.call for outcome in outcomes if outcome.result is IntentResult.EXECUTED]
     if ran:
         return executed(incident, ran, now, verify_after)
-    if any(outcome.result is IntentResult.AWAITING_APPROVAL for outcome in outcomes):
+    if incident.status is IncidentStatus.VERIFYING:
+        return incident
+    if approvals_pending:
         return replace(incident, status=IncidentStatus.AWAITING_APPROVAL)
     waits = [
         outcome.wait_s or 0
@@ -170,6 +179,48 @@ def verified(incident: Incident, now: float, approvals_pending: bool) -> Inciden
     if approvals_pending:
         return replace(still, status=IncidentStatus.AWAITING_APPROVAL)
     return to_human(still, now, incident.recommended or f"still faulty after {tried}")
+
+
+def unreachable(incident: Incident, now: float, wait: float, why: str) -> Incident:
+    """The model could not be asked: ask again after the room's back-off; no attempt is spent."""
+    return replace(incident, status=IncidentStatus.OPEN, retry_at=now + wait).noted(
+        now, "model_unreachable", one_line(why, NOTE_CHARS)
+    )
+
+
+def moot(incident: Incident, now: float) -> Incident:
+    """The fault cleared while the model thought: nothing runs; the rules resolve it if it stays away."""
+    return replace(incident, status=IncidentStatus.OPEN).noted(now, "response", "the fault cleared meanwhile")
+
+
+def interrupted(
+    incident: Incident, now: float, ran: Sequence[str], approvals_pending: bool, verify_after: float
+) -> Incident:
+    """Triage stopped half-way (a mode flip, an unload): keep what ran and what waits for a person."""
+    incident = incident.noted(now, "interrupted")
+    if ran:
+        return executed(incident, ran, now, verify_after)
+    if approvals_pending:
+        return replace(incident, status=IncidentStatus.AWAITING_APPROVAL)
+    return replace(incident, status=IncidentStatus.OPEN)
+
+
+def nothing_to_approve(incident: Incident, now: float) -> Incident | None:
+    """An incident awaiting approval with no approval left: a person, unless its fault is gone."""
+    if incident.status is not IncidentStatus.AWAITING_APPROVAL:
+        return None
+    if incident.cleared_at is not None:
+        return replace(incident, status=IncidentStatus.OPEN).noted(now, "cleared", "nothing left to approve")
+    return to_human(incident, now, incident.recommended or NOTHING_SAFE)
+
+
+def relapsed(incident: Incident, now: float) -> Incident | None:
+    """A fault that keeps coming back after fixes is a person's to look at, not another refresh's."""
+    if incident.status is IncidentStatus.OPEN and incident.reopened >= MAX_RELAPSES and incident.tried:
+        return to_human(
+            incident, now, f"it came back {incident.reopened} times after {', '.join(incident.tried)}"
+        )
+    return None
 
 
 def to_human(incident: Incident, now: float, why: str) -> Incident:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,6 +28,8 @@ from .wire import typed_reply
 LIST_TIMEOUT = 10
 
 type SchemaSpelling = Callable[[dict[str, Any]], dict[str, Any]]
+# How servers say they do not take a response_format spelling (llama-cpp-python: a validation error).
+FORMAT_REFUSED = re.compile(r"response_format|json_schema|schema|validation", re.IGNORECASE)
 # OpenAI's (also vLLM, LM Studio, llama.cpp's server), then llama-cpp-python's.
 SCHEMA_SPELLINGS: tuple[SchemaSpelling, ...] = (
     lambda schema: {"type": "json_schema", "json_schema": {"name": "reasoning_response", "schema": schema}},
@@ -126,8 +128,11 @@ class OpenAIProvider:
         """
         *first, last = [self._spelling] if self._spelling else SCHEMA_SPELLINGS
         for spelling in first:
-            with contextlib.suppress(BadResponse):
+            try:
                 return await self._async_reason_as(spelling, messages, schema)
+            except BadResponse as err:
+                if not FORMAT_REFUSED.search(err.detail):
+                    raise  # a busy or broken server: not a reason to ask differently for good
         return await self._async_reason_as(last, messages, schema)
 
     async def _async_reason_as(

@@ -1,0 +1,364 @@
+"""The invisible orchestrator (seed 003) as plain data: who answers, how good it was, who refines.
+
+A pipeline starts from one human line. Every step is a pure function from the pipeline and
+what just happened (a router's answer, a bot's answer, a judge's answer, a timeout) to the next
+pipeline; `next_step` says what the shell must do now. The hard limits of the seed live here:
+at most max_iterations answers, never the same bot twice in a row, every pipeline ends, and
+with one participant no model is asked.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from .text import one_line, quote_chat
+
+QUESTION_CHARS = 1000
+ANSWER_CHARS = 1500
+REASON_CHARS = 200
+# A judge's or router's answer longer than this is not an answer.
+MAX_MODEL_CHARS = 4000
+
+QUALITY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "score": {"type": "number", "minimum": 0, "maximum": 1},
+        "continue": {"type": "boolean"},
+        "reason": {"type": "string", "maxLength": REASON_CHARS},
+    },
+    "required": ["score", "continue", "reason"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Participant:
+    """A conversation agent taking part, as the person who set it up named and described it."""
+
+    agent_id: str
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BotResponse:
+    """One bot's answer in a pipeline."""
+
+    agent_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class QualityScore:
+    """The judge's verdict on the latest answer; valid False when its reply was not one."""
+
+    score: float
+    proceed: bool
+    reason: str
+    valid: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class TaskEvent:
+    """What a bot is asked: the question and the answers before its turn."""
+
+    agent_id: str
+    question: str
+    iteration: int
+    previous: tuple[BotResponse, ...] = ()
+
+
+class Stage(StrEnum):
+    """Where a pipeline is; the contract's event stages are what happened last."""
+
+    ROUTING = "routing"
+    ANSWERING = "answering"
+    EVALUATING = "evaluating"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The orchestrator's options."""
+
+    max_iterations: int = 3
+    quality_threshold: float = 0.8
+    delegation_timeout: float = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One thing that happened, for the log, the status object and the events."""
+
+    stage: str  # routed, answered, evaluated, timeout, finished
+    iteration: int
+    bot: str | None = None
+    score: float | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pipeline:
+    """One human question on its way through the bots."""
+
+    pipeline_id: str
+    question: str
+    asker: str
+    participants: tuple[Participant, ...]
+    limits: Limits
+    stage: Stage = Stage.ROUTING
+    # The bot asked now (answering) or last (evaluating).
+    current: str | None = None
+    answers: tuple[BotResponse, ...] = ()
+    scores: tuple[QualityScore, ...] = ()
+    # Bots given a task so far, in order (those that timed out included).
+    asked: tuple[str, ...] = ()
+    timed_out: tuple[str, ...] = ()
+    records: tuple[Record, ...] = ()
+    finish_reason: str = ""
+
+    @property
+    def iteration(self) -> int:
+        """Tasks handed out so far: a timed-out task counts, so the limit holds whatever happens."""
+        return len(self.asked)
+
+    @property
+    def last_responder(self) -> str | None:
+        """Who answered last: never the next to be asked."""
+        return self.answers[-1].agent_id if self.answers else None
+
+    def candidates(self) -> tuple[Participant, ...]:
+        """Who may be asked next: not the last responder, not a bot that already timed out."""
+        return tuple(
+            p
+            for p in self.participants
+            if p.agent_id != self.last_responder and p.agent_id not in self.timed_out
+        )
+
+    def noted(self, record: Record) -> Pipeline:
+        """The pipeline with one more record."""
+        return replace(self, records=(*self.records, record))
+
+
+# What the shell must do next.
+
+
+@dataclass(frozen=True, slots=True)
+class AskRouter:
+    """One model call: which of these bots answers (refining: the answer so far is given)."""
+
+    candidates: tuple[Participant, ...]
+    refining: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch:
+    """Hand the task to one bot and wait at most delegation_timeout."""
+
+    task: TaskEvent
+
+
+@dataclass(frozen=True, slots=True)
+class AskJudge:
+    """One model call: how good the latest answer is."""
+
+    question: str
+    answer: BotResponse
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """Nothing more to do."""
+
+    reason: str
+
+
+type Step = AskRouter | Dispatch | AskJudge | Done
+
+
+def start(
+    pipeline_id: str, question: str, asker: str, participants: Sequence[Participant], limits: Limits
+) -> Pipeline:
+    """A new pipeline for a human line; with a single participant it is routed without a model."""
+    pipeline = Pipeline(
+        pipeline_id, one_line(question, QUESTION_CHARS), one_line(asker, 64), tuple(participants), limits
+    )
+    if not pipeline.participants:
+        return finish(pipeline, "no_participants")
+    if len(pipeline.participants) == 1:
+        return _route_to(pipeline, pipeline.participants[0].agent_id, "single participant")
+    return pipeline
+
+
+def next_step(pipeline: Pipeline) -> Step:
+    """What the shell does now."""
+    if pipeline.stage is Stage.FINISHED:
+        return Done(pipeline.finish_reason)
+    if pipeline.stage is Stage.ANSWERING and pipeline.current is not None:
+        return Dispatch(TaskEvent(pipeline.current, pipeline.question, pipeline.iteration, pipeline.answers))
+    if pipeline.stage is Stage.EVALUATING:
+        return AskJudge(pipeline.question, pipeline.answers[-1])
+    return AskRouter(pipeline.candidates(), refining=bool(pipeline.answers))
+
+
+def routed(pipeline: Pipeline, reply: str) -> Pipeline:
+    """The router named a bot: the first candidate id (or name) it mentions, else a fixed fallback.
+
+    The fallback is the first candidate in the participants' order, recorded as such; a reply
+    naming someone who may not be asked now (the last responder, a stranger) is no choice.
+    """
+    if pipeline.stage is not Stage.ROUTING:
+        return pipeline  # a late reply: the pipeline has moved on
+    candidates = pipeline.candidates()
+    if not candidates:
+        return finish(pipeline, "no_candidates")
+    chosen = choose(reply, candidates)
+    if chosen is None:
+        return _route_to(pipeline, candidates[0].agent_id, "fallback: the router named no candidate")
+    return _route_to(pipeline, chosen, None)
+
+
+def choose(reply: str, candidates: Sequence[Participant]) -> str | None:
+    """The candidate a router's reply names: exactly one, by id or name, as whole words.
+
+    Longer names are read first and taken out, so "Home control" is not also "Home"; a full
+    stop after the name is the end of a sentence, not part of an id.
+    """
+    text = reply[:MAX_MODEL_CHARS].strip().lower()
+    words = sorted(
+        ((word.lower(), p.agent_id) for p in candidates for word in (p.agent_id, p.name) if word.strip()),
+        key=lambda item: -len(item[0]),
+    )
+    named = set()
+    for word, agent_id in words:
+        pattern = re.compile(rf"(?<![\w.]){re.escape(word)}(?!\.?\w)")
+        if pattern.search(text):
+            named.add(agent_id)
+            text = pattern.sub(" ", text)
+    return named.pop() if len(named) == 1 else None
+
+
+def _route_to(pipeline: Pipeline, agent_id: str, note: str | None) -> Pipeline:
+    routed_pipeline = replace(
+        pipeline, stage=Stage.ANSWERING, current=agent_id, asked=(*pipeline.asked, agent_id)
+    )
+    return routed_pipeline.noted(Record("routed", routed_pipeline.iteration, agent_id, reason=note))
+
+
+def answered(pipeline: Pipeline, agent_id: str, text: str) -> Pipeline:
+    """The bot asked answered (anyone else's text is not this pipeline's answer)."""
+    if pipeline.stage is not Stage.ANSWERING or agent_id != pipeline.current:
+        return pipeline
+    answer = BotResponse(agent_id, one_line(text, ANSWER_CHARS))
+    if not answer.text:
+        return timed_out(pipeline, agent_id, "empty answer")
+    after = replace(pipeline, stage=Stage.EVALUATING, answers=(*pipeline.answers, answer))
+    after = after.noted(Record("answered", after.iteration, agent_id))
+    # No judge when nothing may follow: it would cost a model call and change nothing.
+    if after.iteration >= after.limits.max_iterations:
+        return finish(after, "max_iterations")
+    if not after.candidates():
+        return finish(after, "no_candidates")
+    return after
+
+
+def timed_out(pipeline: Pipeline, agent_id: str, reason: str = "no answer in time") -> Pipeline:
+    """The bot asked did not answer: someone else is asked, or the pipeline ends."""
+    if pipeline.stage is not Stage.ANSWERING or agent_id != pipeline.current:
+        return pipeline
+    after = replace(pipeline, stage=Stage.ROUTING, current=None, timed_out=(*pipeline.timed_out, agent_id))
+    after = after.noted(Record("timeout", after.iteration, agent_id, reason=reason))
+    if after.iteration >= after.limits.max_iterations:
+        return finish(after, "max_iterations")
+    if not after.candidates():
+        return finish(after, "no_candidates")
+    if len(after.candidates()) == 1:
+        return _route_to(after, after.candidates()[0].agent_id, "the only one left")
+    return after
+
+
+def evaluated(pipeline: Pipeline, reply: str) -> Pipeline:
+    """The judge's reply: stop at the threshold, when it says stop or at the limit; else refine."""
+    if pipeline.stage is not Stage.EVALUATING:
+        return pipeline
+    score = parse_quality(reply)
+    after = replace(pipeline, scores=(*pipeline.scores, score))
+    bot = pipeline.answers[-1].agent_id
+    after = after.noted(Record("evaluated", after.iteration, bot, score.score, score.reason))
+    if score.score >= pipeline.limits.quality_threshold:
+        return finish(after, "threshold")
+    if not score.proceed:
+        return finish(after, "judge_stopped")
+    # Room for another answer and someone to give it: answered() made sure of both.
+    refine = replace(after, stage=Stage.ROUTING, current=None)
+    candidates = refine.candidates()
+    if len(candidates) == 1:
+        return _route_to(refine, candidates[0].agent_id, "the only other participant")
+    return refine
+
+
+def finish(pipeline: Pipeline, reason: str) -> Pipeline:
+    """The end: recorded once."""
+    if pipeline.stage is Stage.FINISHED:
+        return pipeline
+    done = replace(pipeline, stage=Stage.FINISHED, current=None, finish_reason=reason)
+    return done.noted(Record("finished", done.iteration, reason=reason))
+
+
+def parse_quality(reply: str) -> QualityScore:
+    """The judge's JSON, strictly: anything else is a score of 0 that may continue, recorded."""
+    try:
+        if len(reply) > MAX_MODEL_CHARS:
+            raise ValueError("too long")
+        data = json.loads(reply.strip())
+        if not isinstance(data, dict) or set(data) != {"score", "continue", "reason"}:
+            raise ValueError("not exactly score, continue and reason")
+        score, proceed, reason = data["score"], data["continue"], data["reason"]
+        if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+            raise ValueError("score is not a number")
+        if not 0 <= score <= 1:
+            raise ValueError("score outside 0..1")
+        if not isinstance(proceed, bool) or not isinstance(reason, str):
+            raise ValueError("continue is not a boolean or reason not a string")
+    except (ValueError, TypeError, OverflowError) as err:  # OverflowError: a 400-digit "score"
+        return QualityScore(0.0, True, one_line(f"invalid evaluation: {err}", REASON_CHARS), valid=False)
+    return QualityScore(float(score), proceed, one_line(reason, REASON_CHARS))
+
+
+def task_text(task: TaskEvent, asker: str) -> str:
+    """What a bot is told: the question and, quoted as data, the answers before it."""
+    lines = [f"{asker} asks: {task.question}"]
+    for answer in task.previous:
+        lines.append(f"An earlier answer ({answer.agent_id}): {quote_chat(answer.text, ANSWER_CHARS)}")
+    if task.previous:
+        lines.append("Give a better, complete answer to the question.")
+    return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class Queue:
+    """Human lines waiting while a pipeline runs: bounded, the oldest folded into the next."""
+
+    size: int = 5
+    lines: list[tuple[str, str]] = field(default_factory=list)
+
+    def push(self, asker: str, text: str) -> bool:
+        """Queue a line; False when it was folded into the newest queued one (never dropped)."""
+        text = one_line(text, QUESTION_CHARS)
+        if len(self.lines) < self.size:
+            self.lines.append((asker, text))
+            return True
+        last_asker, last_text = self.lines[-1]
+        # Keep the newest words: the oldest folded ones matter least.
+        folded = one_line(f"{last_text} / {asker}: {text}", 10 * QUESTION_CHARS)
+        self.lines[-1] = (last_asker, folded[-QUESTION_CHARS:])
+        return False
+
+    def pop(self) -> tuple[str, str] | None:
+        """The next line to start a pipeline with."""
+        return self.lines.pop(0) if self.lines else None
