@@ -343,3 +343,144 @@ async def test_a_step_refused_for_a_cooldown_is_tried_again_once_it_is_over(hass
         await tick(hass, freezer, 5)
     assert len(ollama_stub.triage_requests) == 2
     assert len(room["homeassistant.update_entity"]) == 1
+
+
+async def test_a_deactivated_approver_cannot_approve_from_a_phone(
+    hass, freezer, ollama_stub, room, hass_read_only_user
+):
+    phone = async_mock_service(hass, "notify", "mobile_app_phone")
+    options = {
+        **OPTIONS,
+        "approvers": [hass_read_only_user.id],
+        "approval_notify": ["notify.mobile_app_phone"],
+    }
+    await setup_overseer(hass, ollama_stub, options=options)
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    approve_action = phone[0].data["data"]["actions"][0]["action"]
+    await hass.auth.async_deactivate_user(hass_read_only_user)
+    hass.bus.async_fire(
+        "mobile_app_notification_action",
+        {"action": approve_action},
+        context=Context(user_id=hass_read_only_user.id),
+    )
+    await hass.async_block_till_done()
+    assert statuses(approvals) == ["pending"]
+    assert room["homeassistant.reload_config_entry"] == []
+
+
+async def test_approvals_run_nothing_outside_control_mode(hass, freezer, ollama_stub, room, hass_admin_user):
+    await setup_overseer(hass, ollama_stub)
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    await set_select(hass, "select.arena_overseer_mode", "off")
+    await approve(hass, hass_admin_user, approvals[0].data["approval_id"])
+    assert statuses(approvals) == ["pending", "approved", "blocked"]
+    assert approvals[-1].data["reason"] == "not_available"
+    assert room["homeassistant.reload_config_entry"] == []
+
+
+async def test_a_fault_fixed_by_hand_withdraws_its_approval_and_runs_nothing(
+    hass, freezer, ollama_stub, room, hass_admin_user, hass_ws_client
+):
+    await setup_overseer(hass, ollama_stub)
+    approvals = async_capture_events(hass, "overseer_approval")
+    ollama_stub.triage(reasoning(RESTART, safety="consequential"))
+    await jam_the_vacuum(hass, freezer)
+    hass.states.async_set("vacuum.neato", "docked", {"battery_level": 80})  # someone freed the brush
+    await tick(hass, freezer, 5)
+    assert statuses(approvals) == ["pending", "expired"] and approvals[-1].data["reason"] == "fault cleared"
+    with pytest.raises(ServiceValidationError, match="already answered"):
+        await approve(hass, hass_admin_user, approvals[0].data["approval_id"])
+    assert room["homeassistant.reload_config_entry"] == []
+    [incident] = (await status(await hass_ws_client(hass)))["incidents"]
+    assert incident["status"] == "open"  # not a person's: the rules resolve it if it stays away
+    assert ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001") is None
+
+
+async def test_a_fault_that_clears_while_the_model_thinks_runs_no_step(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+
+    def cleared_meanwhile() -> None:
+        hass.states.async_set("vacuum.neato", "docked", {"battery_level": 80})
+        freezer.tick(5)
+        async_fire_time_changed(hass)  # the desk sees it cleared before the reply lands
+
+    ollama_stub.reply(reasoning(REFRESH), before=cleared_meanwhile)
+    await jam_the_vacuum(hass, freezer)
+    assert room["homeassistant.update_entity"] == []
+
+
+async def test_an_answer_while_triage_still_runs_its_steps_leaves_nothing_stuck(
+    hass, freezer, ollama_stub, room, hass_admin_user, hass_ws_client
+):
+    await setup_overseer(hass, ollama_stub)
+    approvals = async_capture_events(hass, "overseer_approval")
+
+    async def deny_while_refreshing(call):
+        await approve(hass, hass_admin_user, approvals[0].data["approval_id"], "deny")
+
+    hass.services.async_register("homeassistant", "update_entity", deny_while_refreshing)
+    ollama_stub.triage(reasoning(RESTART, REFRESH))
+    await jam_the_vacuum(hass, freezer)
+    assert statuses(approvals) == ["pending", "denied"]
+    [incident] = (await status(await hass_ws_client(hass)))["incidents"]
+    assert incident["status"] == "verifying"  # the refresh ran: its result is checked
+    for _ in range(VERIFY_AFTER // 5 + 1):
+        await tick(hass, freezer, 5)
+    [incident] = (await status(await hass_ws_client(hass)))["incidents"]
+    assert incident["status"] == "needs_human"  # still jammed, nothing left to approve
+
+
+async def test_a_needs_human_repair_comes_back_after_a_restart(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    ollama_stub.triage(reasoning())  # nothing safe to do
+    await jam_the_vacuum(hass, freezer)
+    issue_id = "incident_needs_human_room1_INC-0001"
+    assert ir.async_get(hass).async_get_issue("overseer", issue_id) is not None
+    await hass.config_entries.async_unload(entry.entry_id)
+    ir.async_delete_issue(hass, "overseer", issue_id)  # what a restart does to repairs
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await tick(hass, freezer, 5)
+    assert ir.async_get(hass).async_get_issue("overseer", issue_id) is not None
+
+
+async def test_a_fault_that_keeps_coming_back_after_fixes_goes_to_a_person(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+
+    async def fixed(call):
+        hass.states.async_set("vacuum.neato", "docked", {"battery_level": 80})
+
+    hass.services.async_register("homeassistant", "update_entity", fixed)
+    ollama_stub.triage(reasoning(REFRESH))
+    for _ in range(6):
+        hass.states.async_set("vacuum.neato", "error", ERROR)
+        for _ in range(12):  # fixed, verified and resolved within a minute, back two minutes later
+            await tick(hass, freezer, 5)
+        for _ in range(24):
+            await tick(hass, freezer, 5)
+    # Fixed the first time and after two relapses; the third relapse is a person's.
+    assert len(ollama_stub.triage_requests) == 3
+    assert ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001") is not None
+
+
+async def test_an_unreachable_model_backs_triage_off_without_spending_its_tries(
+    hass, freezer, ollama_stub, room, hass_ws_client
+):
+    await setup_overseer(hass, ollama_stub)
+
+    async def fixed(call):
+        hass.states.async_set("vacuum.neato", "docked", {"battery_level": 80})
+
+    hass.services.async_register("homeassistant", "update_entity", fixed)
+    ollama_stub.reply(status=503)  # the first flight is the triage's: the model is down
+    await jam_the_vacuum(hass, freezer)
+    [incident] = (await status(await hass_ws_client(hass)))["incidents"]
+    assert incident["timeline"][-1]["what"] == "model_unreachable" and incident["attempts"] == 0
+    ollama_stub.triage(reasoning(REFRESH))  # back up
+    for _ in range(VERIFY_AFTER // 5 + 3):
+        await tick(hass, freezer, 5)
+    [incident] = (await status(await hass_ws_client(hass)))["incidents"]
+    assert incident["status"] == "resolved" and "rejected" not in [s["what"] for s in incident["timeline"]]
