@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
@@ -17,10 +18,12 @@ from .compat import agent_llm_apis, async_register_frontend_module
 from .const import (
     BACKEND_CONVERSATION,
     BACKEND_OPENAI,
+    CONF_KIND,
     DOMAIN,
     ISSUE_AGENT_CAN_CONTROL,
     ISSUE_INCIDENT_NEEDS_HUMAN,
     ISSUE_MODEL_UNREACHABLE,
+    KIND_ORCHESTRATOR,
     OverseerMode,
 )
 from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData
@@ -28,6 +31,7 @@ from .core.context import system_prompt
 from .cycle import ASKER
 from .llm_api import GuardrailsAPI, is_guardrails_api
 from .models import RoomState
+from .orchestrator import ORCHESTRATOR_PROMPTS, Orchestrator, OrchestratorRuntimeData
 from .phrases import async_phrases
 from .providers import Provider
 from .providers.conversation import ConversationProvider
@@ -40,6 +44,8 @@ from .triage import load_knowledge
 from .websocket import async_register_websocket
 
 PLATFORMS = [Platform.CONVERSATION, Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
+# An orchestrator never speaks or acts: its pipeline sensor is all it shows.
+ORCHESTRATOR_PLATFORMS = [Platform.SENSOR]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 CARD_URL = f"/{DOMAIN}_static/overseer-card.js"
 CARD_FILE = Path(__file__).parent / "frontend" / "overseer-card.js"
@@ -103,8 +109,31 @@ async def _async_default_fallback_line(hass: HomeAssistant) -> str:
     return phrase("no_answer", user=ASKER)
 
 
+def is_orchestrator(entry: ConfigEntry) -> bool:
+    """The entry is a room's orchestrator, not an overseer."""
+    return entry.data.get(CONF_KIND) == KIND_ORCHESTRATOR
+
+
+async def _async_setup_orchestrator(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+    """Set up one room's orchestrator."""
+    settings = Settings.from_entry(entry.data, entry.options)
+    config_dir = Path(hass.config.config_dir)
+    prompts = {
+        name: await hass.async_add_executor_job(load_prompt, config_dir, name)
+        for name in ORCHESTRATOR_PROMPTS
+    }
+    orchestrator = Orchestrator(hass, entry, settings, make_provider(hass, settings), prompts)
+    entry.runtime_data = OrchestratorRuntimeData(orchestrator)
+    await hass.config_entries.async_forward_entry_setups(entry, ORCHESTRATOR_PLATFORMS)
+    orchestrator.async_start()
+    entry.async_on_unload(entry.add_update_listener(_async_reload))
+    return True
+
+
 async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
-    """Set up one room's overseer."""
+    """Set up one room's overseer (or its orchestrator)."""
+    if is_orchestrator(entry):
+        return await _async_setup_orchestrator(hass, entry)
     settings = Settings.from_entry(entry.data, entry.options)
     if not settings.fallback_line:
         settings = replace(settings, fallback_line=await _async_default_fallback_line(hass))
@@ -143,6 +172,11 @@ async def _async_reload(hass: HomeAssistant, entry: OverseerConfigEntry) -> None
 
 async def async_unload_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
     """Stop the loop and write everything down."""
+    if is_orchestrator(entry):
+        unloaded = await hass.config_entries.async_unload_platforms(entry, ORCHESTRATOR_PLATFORMS)
+        if unloaded:
+            await entry.runtime_data.orchestrator.async_stop()
+        return unloaded
     unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
     if unloaded:
         await entry.runtime_data.coordinator.async_stop()

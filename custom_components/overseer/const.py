@@ -19,6 +19,10 @@ DEFAULT_ROOM: Final = "room"
 CONF_ROOM: Final = "room"
 CONF_BACKEND: Final = "backend"
 CONF_AGENT_ID: Final = "agent_id"
+# An entry is an overseer (absent) or the room's orchestrator.
+CONF_KIND: Final = "kind"
+KIND_OVERSEER: Final = "overseer"
+KIND_ORCHESTRATOR: Final = "orchestrator"
 
 BACKEND_OLLAMA: Final = "ollama"
 BACKEND_OPENAI: Final = "openai"
@@ -86,6 +90,14 @@ NUMBER_RANGES: Final[dict[str, tuple[int, int, str | None]]] = {
     "verify_after": (5, 3600, "s"),
 }
 
+# entry.options of an orchestrator
+CONF_PARTICIPANTS: Final = "participants"
+ORCHESTRATOR_DEFAULTS: Final[dict[str, float]] = {
+    "max_iterations": 3,
+    "quality_threshold": 0.8,
+    "delegation_timeout": 30,
+}
+
 # Ollama request settings (the same meaning as in core's ollama integration).
 OLLAMA_NUM_CTX: Final = 8192
 OLLAMA_KEEP_ALIVE: Final = -1  # keep the model loaded: one decision every few seconds
@@ -97,6 +109,7 @@ EVENT_DECISION: Final = "overseer_decision"
 EVENT_ACTION: Final = "overseer_action"
 EVENT_INCIDENT: Final = "overseer_incident"
 EVENT_APPROVAL: Final = "overseer_approval"
+EVENT_PIPELINE: Final = "overseer_pipeline"
 # Sent by the companion app when a notification's button is pressed.
 EVENT_MOBILE_ACTION: Final = "mobile_app_notification_action"
 

@@ -131,7 +131,7 @@ class OverseerAgent(conversation.ConversationEntity):
         unsubscribe = answer.listen()
         try:
             caller = await caller_name(self.hass, user_input.context, user_input.device_id)
-            coordinator.inputs.take_address(caller, user_input.text)
+            coordinator.inputs.take_address(caller, user_input.text, user_input.context)
             async with asyncio.timeout(coordinator.settings.request_timeout):
                 return _reply(await answer.done, coordinator.state.dry_run, phrase)
         except TimeoutError:

@@ -56,10 +56,7 @@ class OverseerCoordinator:
         self.gate = Gate(settings.gate, self.now())
         self.metrics = Metrics(started=self.now())
         self.health = ModelHealthCoordinator(hass, entry, provider)
-        # Chat and world events reach the gate only while an overseer runs.
-        self.inputs = RoomInputs(
-            hass, settings, self.gate, self.now, lambda: self.state.mode is not OverseerMode.OFF
-        )
+        self.inputs = RoomInputs(hass, entry.entry_id, settings, state, self.gate, self.now)
         self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
         parts = TriageParts(self.executor, provider, self.health, *triage)

@@ -5,15 +5,18 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
-from homeassistant.core import CALLBACK_TYPE, Event, EventStateChangedData, HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, Context, Event, EventStateChangedData, HomeAssistant, callback
+from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.event import async_track_state_change_event
 
 from .chat import parse_chat_event
-from .const import EVENT_CHAT_MESSAGE, TRANSCRIPT_BUFFER
+from .const import DOMAIN, EVENT_CHAT_MESSAGE, TRANSCRIPT_BUFFER, OverseerMode
 from .core.context import ChatLine
 from .core.gate import Gate
 from .core.text import fold
 from .core.world import Role, rover_field, world_event
+from .models import RoomState
+from .roster import takes_part
 from .settings import Settings
 
 PEOPLE_WINDOW = 300
@@ -26,17 +29,19 @@ class RoomInputs:
     def __init__(
         self,
         hass: HomeAssistant,
+        entry_id: str,
         settings: Settings,
+        state: RoomState,
         gate: Gate,
         now: Callable[[], float],
-        listening: Callable[[], bool],
     ) -> None:
-        """listening() says whether the overseer is on; chat is still kept while it is off."""
+        """Chat is kept whatever the mode; the gate hears of it only while an overseer runs."""
         self._hass = hass
+        self._entry_id = entry_id
         self._settings = settings
+        self._state = state
         self._gate = gate
         self._now = now
-        self._listening = listening
         self._watched = settings.watched()
         self.transcript: deque[ChatLine] = deque(maxlen=TRANSCRIPT_BUFFER)
         # Lines taken in since start: the card's live tail is refreshed when it moves.
@@ -63,8 +68,19 @@ class RoomInputs:
         own = chat.bot and chat.user == self._settings.name and event.data.get("decision_id") is not None
         self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own))
         self.received += 1
-        if self._listening():
+        # In an orchestrated room a human line is the orchestrator's to route: the overseer
+        # answers when it is asked (through its agent), not by itself.
+        if self._listening() and (chat.bot or not self._orchestrated()):
             self._gate.observe_chat(chat.user, chat.text, chat.bot, now)
+
+    def _listening(self) -> bool:
+        return self._state.mode is not OverseerMode.OFF
+
+    def _orchestrated(self) -> bool:
+        agent = er.async_get(self._hass).async_get_entity_id(
+            "conversation", DOMAIN, f"{self._entry_id}_agent"
+        )
+        return takes_part(self._hass, self._settings.room, agent)
 
     @callback
     def _on_state(self, event: Event[EventStateChangedData]) -> None:
@@ -82,10 +98,15 @@ class RoomInputs:
             self._gate.observe_world(happened, name, self._now())
 
     @callback
-    def take_address(self, user: str, text: str) -> None:
-        """A line said to the overseer directly: on the chat bus like any line, and a direct address."""
+    def take_address(self, user: str, text: str, context: Context | None = None) -> None:
+        """A line said to the overseer directly: on the chat bus like any line, and a direct address.
+
+        The caller's context goes with it: an orchestrator knows its own questions by it.
+        """
         self._hass.bus.async_fire(
-            EVENT_CHAT_MESSAGE, {"room": self._settings.room, "user": user, "text": text, "bot": False}
+            EVENT_CHAT_MESSAGE,
+            {"room": self._settings.room, "user": user, "text": text, "bot": False},
+            context=context,
         )
         self._gate.request_address(user, self._now())
 

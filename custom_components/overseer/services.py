@@ -31,7 +31,7 @@ from .const import (
     SERVICE_POST_MESSAGE,
     SERVICE_TRIGGER,
 )
-from .coordinator import OverseerCoordinator
+from .coordinator import OverseerCoordinator, OverseerRuntimeData
 from .core.approvals import Refused
 from .core.tools import ArgumentError, parse_slot
 
@@ -116,6 +116,15 @@ def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
     )
 
 
+def _overseers(hass: HomeAssistant) -> list[OverseerRuntimeData]:
+    """The loaded overseers (orchestrators left out)."""
+    return [
+        entry.runtime_data
+        for entry in hass.config_entries.async_loaded_entries(DOMAIN)
+        if isinstance(entry.runtime_data, OverseerRuntimeData)
+    ]
+
+
 def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[OverseerCoordinator]:
     """The rooms a call is for: the one named, or every loaded one."""
     entry_id = call.data.get(ATTR_CONFIG_ENTRY_ID)
@@ -125,8 +134,10 @@ def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[
             raise _invalid("entry_not_found", entry_id=entry_id[:60])
         if entry.state is not ConfigEntryState.LOADED:
             raise _invalid("entry_not_loaded", name=entry.title)
+        if not isinstance(entry.runtime_data, OverseerRuntimeData):  # an orchestrator has no room of its own
+            raise _invalid("entry_not_found", entry_id=entry_id[:60])
         return [entry.runtime_data.coordinator]
-    loaded = [entry.runtime_data.coordinator for entry in hass.config_entries.async_loaded_entries(DOMAIN)]
+    loaded = [data.coordinator for data in _overseers(hass)]
     if not loaded:
         raise _invalid("no_loaded_entries")
     if single and len(loaded) > 1:
@@ -163,8 +174,8 @@ def async_setup_services(hass: HomeAssistant) -> None:
     def answer(approve: bool) -> Callable[[ServiceCall], Awaitable[None]]:
         async def handler(call: ServiceCall) -> None:
             approval_id = call.data[ATTR_APPROVAL_ID].strip()
-            for entry in hass.config_entries.async_loaded_entries(DOMAIN):
-                desk = entry.runtime_data.coordinator.incidents.approvals
+            for data in _overseers(hass):
+                desk = data.coordinator.incidents.approvals
                 if desk.knows(approval_id):
                     await desk.async_answer(approval_id, approve, call.context)
                     return

@@ -11,6 +11,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
 from .const import DOMAIN, status_signal
+from .orchestrator import OrchestratorRuntimeData
 from .status import SCHEMA_OFF, build_status
 
 
@@ -20,6 +21,8 @@ def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
     if entry is None or entry.domain != DOMAIN:
         return None
     if entry.state is ConfigEntryState.LOADED:
+        if isinstance(entry.runtime_data, OrchestratorRuntimeData):
+            return entry.runtime_data.orchestrator.status()
         return build_status(entry.runtime_data.coordinator)
     return {
         "schema": SCHEMA_OFF,

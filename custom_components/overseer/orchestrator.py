@@ -1,0 +1,390 @@
+"""The invisible orchestrator of a room (seed 003): routes a human line to one bot, judges, refines.
+
+It has no identity of its own: it never speaks, it never answers. A human line in its room
+starts a pipeline (one at a time; later lines wait in a bounded queue); the pure core
+(core/orchestration.py) says what to do next, this shell does it: one model call to route,
+the task to the bot through Home Assistant's conversation agents, the bot's answer on the
+chat bus as that bot, one model call to judge. Overseers taking part start no decision from
+human chat by themselves (roster.py): they answer when the orchestrator asks them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.config_entries import ConfigEntry
+from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, callback
+from homeassistant.helpers import entity_registry as er
+from homeassistant.helpers.dispatcher import async_dispatcher_send
+from homeassistant.util import dt as dt_util
+from homeassistant.util.ulid import ulid_now
+
+from .chat import parse_chat_event
+from .const import (
+    CONF_PARTICIPANTS,
+    DOMAIN,
+    EVENT_CHAT_MESSAGE,
+    EVENT_PIPELINE,
+    LOGGER,
+    ORCHESTRATOR_DEFAULTS,
+    status_signal,
+)
+from .core.orchestration import (
+    QUALITY_SCHEMA,
+    AskJudge,
+    AskRouter,
+    Dispatch,
+    Done,
+    Limits,
+    Participant,
+    Pipeline,
+    Queue,
+    Stage,
+    answered,
+    evaluated,
+    next_step,
+    routed,
+    start,
+    task_text,
+    timed_out,
+)
+from .core.text import fold, one_line, quote_chat
+from .providers import ModelError, Provider
+from .roster import register_room
+from .settings import Settings
+
+KEEP_PIPELINES = 10
+PARTICIPANTS_PLACEHOLDER = "<PARTICIPANTS>"
+DESCRIPTION_CHARS = 200
+ORCHESTRATOR_PROMPTS = ("routing.md", "quality.md", "refinement.md")
+
+
+def participants_from(options: Mapping[str, Any]) -> tuple[Participant, ...]:
+    """The participants option as plain data; malformed items are left out."""
+    found = []
+    for item in options.get(CONF_PARTICIPANTS) or ():
+        if isinstance(item, Mapping) and isinstance(item.get("agent_id"), str):
+            agent_id = item["agent_id"]
+            name = one_line(str(item.get("name") or agent_id.partition(".")[2] or agent_id), 40)
+            found.append(
+                Participant(agent_id, name, one_line(str(item.get("description") or ""), DESCRIPTION_CHARS))
+            )
+    return tuple(found)
+
+
+def limits_from(options: Mapping[str, Any]) -> Limits:
+    """max_iterations, quality_threshold and delegation_timeout, with the contract's defaults."""
+    values = {**ORCHESTRATOR_DEFAULTS, **{k: v for k, v in options.items() if k in ORCHESTRATOR_DEFAULTS}}
+    return Limits(
+        int(values["max_iterations"]), float(values["quality_threshold"]), float(values["delegation_timeout"])
+    )
+
+
+@dataclass
+class Run:
+    """A pipeline with its timings, for the sensor, the status object and diagnostics."""
+
+    pipeline: Pipeline
+    started: float
+    finished: float | None = None
+    model_seconds: float = 0.0
+    bot_seconds: float = 0.0
+    told: int = 0
+    calls: int = 0
+    ended_at: str | None = None
+
+    @property
+    def overhead_ms(self) -> float | None:
+        """The orchestrator's own time: all of it but the model's and the bots'."""
+        if self.finished is None:
+            return None
+        return round((self.finished - self.started - self.model_seconds - self.bot_seconds) * 1000, 2)
+
+
+@dataclass
+class OrchestratorRuntimeData:
+    """What a loaded orchestrator entry holds."""
+
+    orchestrator: Orchestrator
+
+
+class Orchestrator:
+    """One room's orchestrator."""
+
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        entry: ConfigEntry,
+        settings: Settings,
+        provider: Provider,
+        prompts: Mapping[str, str],
+    ) -> None:
+        """Read the participants and limits from the entry's options."""
+        self.hass = hass
+        self.entry = entry
+        self.settings = settings
+        self.participants = participants_from(entry.options)
+        self.limits = limits_from(entry.options)
+        self._provider = provider
+        self._prompts = prompts
+        self.current: Run | None = None
+        self.recent: deque[Run] = deque(maxlen=KEEP_PIPELINES)
+        self.queue = Queue()
+        self._task: asyncio.Task[None] | None = None
+        # Lines the orchestrator's own dispatches put on the bus (an overseer's Assist agent
+        # posts the task as a line): never a new pipeline.
+        self._own_contexts: deque[str] = deque(maxlen=50)
+        self._unsubscribe: list[CALLBACK_TYPE] = []
+        self._names = {p.agent_id: p.name for p in self.participants}
+
+    @callback
+    def async_start(self) -> None:
+        """Listen to the room's chat and tell overseers taking part that the room is orchestrated."""
+        self._unsubscribe = [
+            self.hass.bus.async_listen(EVENT_CHAT_MESSAGE, self._on_chat),
+            register_room(self.hass, self.settings.room, frozenset(self._names)),
+        ]
+
+    async def async_stop(self) -> None:
+        """Stop listening; a pipeline under way ends here."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    @callback
+    def _on_chat(self, event: Event) -> None:
+        chat = parse_chat_event(event.data)
+        if chat is None or chat.bot or (chat.room is not None and fold(chat.room) != self.settings.room):
+            return
+        if event.context.id in self._own_contexts or event.context.parent_id in self._own_contexts:
+            return
+        if self._task is not None and not self._task.done():
+            self.queue.push(chat.user, chat.text)  # never dropped: folded into the last when full
+            self._notify()
+            return
+        self._task = self.entry.async_create_background_task(
+            self.hass, self._async_run_queue(chat.user, chat.text), f"overseer pipeline {self.entry.title}"
+        )
+
+    async def _async_run_queue(self, asker: str, question: str) -> None:
+        """One pipeline, then the lines that came meanwhile, one pipeline each."""
+        line: tuple[str, str] | None = (asker, question)
+        while line is not None:
+            try:
+                await self._async_run(*line)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug must not stop the room's orchestration
+                LOGGER.exception("Pipeline failed unexpectedly")
+            line = self.queue.pop()
+
+    async def _async_run(self, asker: str, question: str) -> None:
+        run = Run(start(ulid_now(), question, asker, self.participants, self.limits), time.monotonic())
+        self.current = run
+        self._tell(run)
+        while not isinstance(step := next_step(run.pipeline), Done):
+            if isinstance(step, AskRouter):
+                reply = await self._async_ask_model(
+                    run, self._routing_messages(run.pipeline, step), self._router_schema(step)
+                )
+                run.pipeline = routed(run.pipeline, reply)
+            elif isinstance(step, Dispatch):
+                run.pipeline = await self._async_dispatch(run, step)
+            elif isinstance(step, AskJudge):
+                reply = await self._async_ask_model(run, self._judge_messages(step), QUALITY_SCHEMA)
+                run.pipeline = evaluated(run.pipeline, reply)
+            self._tell(run)
+        run.finished = time.monotonic()
+        run.ended_at = dt_util.utcnow().isoformat()
+        self.recent.appendleft(run)
+        self.current = None
+        self._tell(run)
+
+    async def _async_ask_model(self, run: Run, messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
+        """One model call; a failure is an empty reply (the core falls back and records why)."""
+        began = time.monotonic()
+        run.calls += 1
+        try:
+            async with asyncio.timeout(self.settings.request_timeout):
+                return await self._provider.async_reason(messages, schema)
+        except (ModelError, TimeoutError) as err:
+            LOGGER.warning("Orchestrator model call failed: %s", err)
+            return ""
+        finally:
+            run.model_seconds += time.monotonic() - began
+
+    async def _async_dispatch(self, run: Run, step: Dispatch) -> Pipeline:
+        """The task to the bot, at most delegation_timeout; its answer on the chat bus as that bot."""
+        task = step.task
+        context = Context()
+        self._own_contexts.append(context.id)
+        began = time.monotonic()
+        try:
+            async with asyncio.timeout(self.limits.delegation_timeout):
+                result = await conversation.async_converse(
+                    self.hass,
+                    text=task_text(task, run.pipeline.asker),
+                    conversation_id=None,
+                    context=context,
+                    language=self.hass.config.language,
+                    agent_id=task.agent_id,
+                )
+            speech = str(result.response.speech.get("plain", {}).get("speech", ""))
+        except TimeoutError:
+            return timed_out(run.pipeline, task.agent_id)
+        except Exception as err:  # an agent that fails is a bot that did not answer
+            LOGGER.warning("Participant %s failed: %s", task.agent_id, err)
+            return timed_out(run.pipeline, task.agent_id, f"{type(err).__name__}")
+        finally:
+            run.bot_seconds += time.monotonic() - began
+        pipeline = answered(run.pipeline, task.agent_id, speech)
+        if pipeline.answers != run.pipeline.answers and not self._is_overseer(task.agent_id):
+            # An overseer posts its own line; any other bot's answer appears once, as that bot.
+            self.hass.bus.async_fire(
+                EVENT_CHAT_MESSAGE,
+                {
+                    "room": self.settings.room,
+                    "user": self._names[task.agent_id],
+                    "text": pipeline.answers[-1].text,
+                    "bot": True,
+                    "pipeline_id": pipeline.pipeline_id,
+                },
+            )
+        return pipeline
+
+    def _is_overseer(self, agent_id: str) -> bool:
+        entity = er.async_get(self.hass).async_get(agent_id)
+        return entity is not None and entity.platform == DOMAIN
+
+    def _listing(self, candidates: tuple[Participant, ...]) -> str:
+        return "\n".join(f"- {p.agent_id}: {p.name}. {p.description}".rstrip() for p in candidates)
+
+    def _routing_messages(self, pipeline: Pipeline, step: AskRouter) -> list[dict[str, str]]:
+        prompt = self._prompts["refinement.md" if step.refining else "routing.md"]
+        system = prompt.replace(PARTICIPANTS_PLACEHOLDER, self._listing(step.candidates))
+        user = f"Question: {quote_chat(pipeline.question, 1000)}"
+        if step.refining:
+            last = pipeline.answers[-1]
+            user += f"\nCurrent answer ({last.agent_id}): {quote_chat(last.text, 1500)}"
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    @staticmethod
+    def _router_schema(step: AskRouter) -> dict[str, Any]:
+        """Held to the candidates' ids where the backend can (Ollama, llama.cpp)."""
+        return {
+            "type": "object",
+            "properties": {"agent_id": {"type": "string", "enum": [p.agent_id for p in step.candidates]}},
+            "required": ["agent_id"],
+            "additionalProperties": False,
+        }
+
+    def _judge_messages(self, step: AskJudge) -> list[dict[str, str]]:
+        user = (
+            f"Question: {quote_chat(step.question, 1000)}\n"
+            f"Answer of {step.answer.agent_id}: {quote_chat(step.answer.text, 1500)}"
+        )
+        return [{"role": "system", "content": self._prompts["quality.md"]}, {"role": "user", "content": user}]
+
+    def _tell(self, run: Run) -> None:
+        """Every record not yet told is an overseer_pipeline event; the sensor and card follow."""
+        for record in run.pipeline.records[run.told :]:
+            event: dict[str, Any] = {
+                "pipeline_id": run.pipeline.pipeline_id,
+                "stage": record.stage,
+                "iteration": record.iteration,
+            }
+            if record.bot is not None:
+                event["bot"] = record.bot
+            if record.score is not None:
+                event["score"] = record.score
+            if record.reason:
+                event["reason"] = record.reason
+            self.hass.bus.async_fire(EVENT_PIPELINE, event)
+        run.told = len(run.pipeline.records)
+        self._notify()
+
+    @callback
+    def _notify(self) -> None:
+        async_dispatcher_send(self.hass, status_signal(self.entry.entry_id))
+
+    def progress(self) -> str:
+        """The pipeline sensor: [2/3] helper answered · evaluating."""
+        run = self.current
+        if run is None:
+            return "idle"
+        pipeline = run.pipeline
+        where = f"[{max(pipeline.iteration, 1)}/{pipeline.limits.max_iterations}]"
+        if pipeline.stage is Stage.ROUTING:
+            return f"{where} routing"
+        if pipeline.stage is Stage.ANSWERING and pipeline.current:
+            return f"{where} asking {self._names.get(pipeline.current, pipeline.current)}"
+        if pipeline.stage is Stage.EVALUATING:
+            name = self._names.get(pipeline.answers[-1].agent_id, pipeline.answers[-1].agent_id)
+            return f"{where} {name} answered · evaluating"
+        return f"{where} finished"
+
+    def status(self) -> dict[str, Any]:
+        """The status object, schema overseer.orchestrator."""
+        return {
+            "schema": "overseer.orchestrator",
+            "entry_id": self.entry.entry_id,
+            "title": self.entry.title,
+            "room": self.settings.room,
+            "model": {
+                "backend": self.settings.backend,
+                "model": self.settings.model or self.settings.agent_id,
+            },
+            "participants": [
+                {"agent_id": p.agent_id, "name": p.name, "description": p.description}
+                for p in self.participants
+            ],
+            "limits": {
+                "max_iterations": self.limits.max_iterations,
+                "quality_threshold": self.limits.quality_threshold,
+                "delegation_timeout": self.limits.delegation_timeout,
+            },
+            "progress": self.progress(),
+            "queued": len(self.queue.lines),
+            "running": _run_dict(self.current) if self.current else None,
+            "recent": [_run_dict(run) for run in self.recent],
+        }
+
+
+def _run_dict(run: Run) -> dict[str, Any]:
+    pipeline = run.pipeline
+    return {
+        "pipeline_id": pipeline.pipeline_id,
+        "question": pipeline.question,
+        "asker": pipeline.asker,
+        "stage": pipeline.stage.value,
+        "route": list(pipeline.asked),
+        "answers": [{"bot": a.agent_id, "text": a.text} for a in pipeline.answers],
+        "scores": [
+            {"score": s.score, "continue": s.proceed, "reason": s.reason, "valid": s.valid}
+            for s in pipeline.scores
+        ],
+        "records": [
+            {"stage": r.stage, "iteration": r.iteration, "bot": r.bot, "score": r.score, "reason": r.reason}
+            for r in pipeline.records
+        ],
+        "finish_reason": pipeline.finish_reason or None,
+        "model_calls": run.calls,
+        "timings_ms": {
+            "model": round(run.model_seconds * 1000, 2),
+            "bots": round(run.bot_seconds * 1000, 2),
+            "overhead": run.overhead_ms,
+        },
+        "finished": run.ended_at,
+    }
