@@ -46,10 +46,12 @@ from .const import (
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
     CONF_FALLBACK_LINE,
+    CONF_KIND,
     CONF_LIFT_COVER,
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
     CONF_LIGHT_ENTITIES,
+    CONF_PARTICIPANTS,
     CONF_ROOM,
     CONF_ROVER_ENTITIES,
     CONF_STATE_ENTITIES,
@@ -60,9 +62,12 @@ from .const import (
     DEFAULT_OLLAMA_URL,
     DEFAULT_OPENAI_URL,
     DOMAIN,
+    KIND_ORCHESTRATOR,
+    KIND_OVERSEER,
     LOGGER,
     NUMBER_DEFAULTS,
     NUMBER_RANGES,
+    ORCHESTRATOR_DEFAULTS,
 )
 from .coordinator import OverseerConfigEntry
 from .core.gate import DEFAULT_CHALLENGES
@@ -73,6 +78,7 @@ from .providers.openai import async_list_models as async_list_openai_models
 from .settings import resolve_name, room_key, split_words
 
 BACKENDS = [BACKEND_OLLAMA, BACKEND_OPENAI, BACKEND_CONVERSATION]
+KINDS = [KIND_OVERSEER, KIND_ORCHESTRATOR]
 
 
 def _error_key(err: ModelError) -> str:
@@ -95,6 +101,10 @@ def _identity_schema(defaults: Mapping[str, Any], with_room: bool) -> vol.Schema
     }
     if with_room:
         fields[vol.Required(CONF_ROOM, default=defaults.get(CONF_ROOM, ""))] = TextSelector()
+        # The first step offers both kinds of entry for a room: its overseer, or its orchestrator.
+        fields[vol.Required(CONF_KIND, default=defaults.get(CONF_KIND, KIND_OVERSEER))] = SelectSelector(
+            SelectSelectorConfig(options=KINDS, translation_key=CONF_KIND, mode=SelectSelectorMode.LIST)
+        )
     fields[vol.Required(CONF_BACKEND, default=defaults.get(CONF_BACKEND, BACKEND_OLLAMA))] = SelectSelector(
         SelectSelectorConfig(options=BACKENDS, translation_key=CONF_BACKEND, mode=SelectSelectorMode.LIST)
     )
@@ -113,8 +123,10 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
 
     @staticmethod
     @callback
-    def async_get_options_flow(config_entry: OverseerConfigEntry) -> OverseerOptionsFlow:
-        """The room's entities and guardrails."""
+    def async_get_options_flow(config_entry: OverseerConfigEntry) -> OptionsFlow:
+        """The room's entities and guardrails; for an orchestrator, its participants and limits."""
+        if config_entry.data.get(CONF_KIND) == KIND_ORCHESTRATOR:
+            return OrchestratorOptionsFlow()
         return OverseerOptionsFlow()
 
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
@@ -126,9 +138,14 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
             if not room:
                 errors[CONF_ROOM] = "room_required"
             else:
-                await self.async_set_unique_id(room_key(room))
+                kind = user_input.get(CONF_KIND, KIND_OVERSEER)
+                # One overseer and one orchestrator per room.
+                suffix = "_orchestrator" if kind == KIND_ORCHESTRATOR else ""
+                await self.async_set_unique_id(room_key(room) + suffix)
                 self._abort_if_unique_id_configured()
                 self._data = {**user_input, CONF_NAME: name, CONF_ROOM: room}
+                if kind != KIND_ORCHESTRATOR:
+                    self._data.pop(CONF_KIND, None)  # absent means an overseer, as the contract says
                 return await self._async_backend_step()
         return self.async_show_form(
             step_id="user", data_schema=_identity_schema(user_input or {}, with_room=True), errors=errors
@@ -298,7 +315,9 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         if self.source == SOURCE_RECONFIGURE:
             entry = self._get_reconfigure_entry()
             return self.async_update_reload_and_abort(entry, data=self._data)
-        return self.async_create_entry(title=self._data[CONF_ROOM], data=self._data)
+        room = self._data[CONF_ROOM]
+        title = f"{room} orchestrator" if self._data.get(CONF_KIND) == KIND_ORCHESTRATOR else room
+        return self.async_create_entry(title=title, data=self._data)
 
 
 def _number(key: str) -> NumberSelector:
@@ -479,3 +498,100 @@ class OverseerOptionsFlow(OptionsFlow):
         return self.async_show_form(
             step_id="init", data_schema=_options_schema(shown, await _choices(self.hass)), errors=errors
         )
+
+
+ORCHESTRATOR_LIMITS: dict[str, Any] = {
+    "max_iterations": NumberSelector(NumberSelectorConfig(min=1, max=5, step=1, mode=NumberSelectorMode.BOX)),
+    "quality_threshold": NumberSelector(
+        NumberSelectorConfig(min=0, max=1, step=0.05, mode=NumberSelectorMode.SLIDER)
+    ),
+    "delegation_timeout": NumberSelector(
+        NumberSelectorConfig(min=5, max=600, step=1, mode=NumberSelectorMode.BOX, unit_of_measurement="s")
+    ),
+}
+
+
+class OrchestratorOptionsFlow(OptionsFlow):
+    """Who takes part (conversation agents), then a name and a description for each; the limits."""
+
+    def __init__(self) -> None:
+        """The agents chosen on the first step, named on the second."""
+        self._chosen: list[str] = []
+        self._limits: dict[str, Any] = {}
+
+    async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """An options flow starts at init; the orchestrator's form has a step (and strings) of its own."""
+        return await self.async_step_orchestrator(user_input)
+
+    async def async_step_orchestrator(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """The participants and the pipeline's limits."""
+        options = self.config_entry.options
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            chosen = list(dict.fromkeys(user_input.get("agents") or []))
+            if not chosen:
+                errors["agents"] = "no_participants"
+            elif any(not conversation_agent_exists(self.hass, agent_id) for agent_id in chosen):
+                errors["agents"] = "agent_not_found"
+            else:
+                self._chosen = chosen
+                self._limits = {key: user_input[key] for key in ORCHESTRATOR_LIMITS}
+                return await self.async_step_participants()
+        current = [p["agent_id"] for p in options.get(CONF_PARTICIPANTS, []) if isinstance(p, dict)]
+        defaults = {**ORCHESTRATOR_DEFAULTS, **options}
+        schema = vol.Schema(
+            {
+                vol.Required("agents", default=current): EntitySelector(
+                    EntitySelectorConfig(
+                        domain="conversation", multiple=True, exclude_entities=[BUILTIN_AGENT]
+                    )
+                ),
+                **{
+                    vol.Required(key, default=defaults[key]): selector
+                    for key, selector in ORCHESTRATOR_LIMITS.items()
+                },
+            }
+        )
+        return self.async_show_form(step_id="orchestrator", data_schema=schema, errors=errors)
+
+    async def async_step_participants(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """A name (as it appears in chat) and a description (what it is good at) for each agent."""
+        options = self.config_entry.options
+        known = {p["agent_id"]: p for p in options.get(CONF_PARTICIPANTS, []) if isinstance(p, dict)}
+        if user_input is not None:
+            participants = [
+                {
+                    "agent_id": agent_id,
+                    "name": str(user_input.get(f"name_{index}") or "").strip()
+                    or _agent_name(self.hass, agent_id),
+                    "description": str(user_input.get(f"description_{index}") or "").strip(),
+                }
+                for index, agent_id in enumerate(self._chosen)
+            ]
+            return self.async_create_entry(
+                data={
+                    CONF_PARTICIPANTS: participants,
+                    "max_iterations": int(self._limits["max_iterations"]),
+                    "quality_threshold": float(self._limits["quality_threshold"]),
+                    "delegation_timeout": int(self._limits["delegation_timeout"]),
+                }
+            )
+        fields: dict[Any, Any] = {}
+        for index, agent_id in enumerate(self._chosen):
+            before = known.get(agent_id, {})
+            name = before.get("name") or _agent_name(self.hass, agent_id)
+            fields[vol.Required(f"name_{index}", default=name)] = TextSelector()
+            fields[vol.Optional(f"description_{index}", default=before.get("description", ""))] = (
+                TextSelector()
+            )
+        return self.async_show_form(
+            step_id="participants",
+            data_schema=vol.Schema(fields),
+            description_placeholders={"agents": ", ".join(self._chosen)},
+        )
+
+
+def _agent_name(hass: HomeAssistant, agent_id: str) -> str:
+    """An agent's friendly name, as a starting point for its name in chat."""
+    state = hass.states.get(agent_id)
+    return str(state.name if state else agent_id.partition(".")[2].replace("_", " "))

@@ -9,6 +9,7 @@ from homeassistant.const import CONF_API_KEY, CONF_URL
 from homeassistant.core import HomeAssistant
 
 from .coordinator import OverseerConfigEntry
+from .orchestrator import OrchestratorRuntimeData
 from .status import build_status
 
 # Credentials, and everything that quotes the prompt, the chat or the memory.
@@ -22,6 +23,10 @@ TO_REDACT = {
     "transcript",
     "arguments",
     "detail",
+    # A pipeline's question and its answers.
+    "question",
+    "asker",
+    "text",
     # Who answered an approval.
     "decided_by",
     "decided_name",
@@ -32,6 +37,12 @@ async def async_get_config_entry_diagnostics(
     hass: HomeAssistant, entry: OverseerConfigEntry
 ) -> dict[str, Any]:
     """What a maintainer needs to see how a room behaves, without what was said in it."""
+    if isinstance(entry.runtime_data, OrchestratorRuntimeData):
+        # The orchestration log: routes, scores, reasons and timings; what people said redacted.
+        return {
+            "entry": {"data": async_redact_data(dict(entry.data), TO_REDACT), "options": dict(entry.options)},
+            "status": async_redact_data(entry.runtime_data.orchestrator.status(), TO_REDACT),
+        }
     coordinator = entry.runtime_data.coordinator
     return {
         "entry": {

@@ -17,11 +17,13 @@ from homeassistant.components.sensor import (
 )
 from homeassistant.const import PERCENTAGE, EntityCategory, UnitOfTime
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 from homeassistant.helpers.typing import StateType
 from homeassistant.util import dt as dt_util
 
-from .const import Phase
+from .const import DOMAIN, Phase, status_signal
 from .coordinator import OverseerConfigEntry, OverseerCoordinator
 from .core.decision import Mode
 from .core.gate import TriggerKind
@@ -29,6 +31,7 @@ from .core.policy import configured_groups
 from .core.tools import CooldownGroup
 from .core.world import World
 from .entity import OverseerEntity, existing
+from .orchestrator import Orchestrator, OrchestratorRuntimeData
 
 PARALLEL_UPDATES = 0
 
@@ -157,6 +160,9 @@ async def async_setup_entry(
     hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
 ) -> None:
     """Add the room's sensors; a cooldown sensor only for a group the room has tools in."""
+    if isinstance(entry.runtime_data, OrchestratorRuntimeData):
+        async_add_entities([PipelineSensor(entry.runtime_data.orchestrator)])
+        return
     coordinator = entry.runtime_data.coordinator
     async_add_entities(
         OverseerSensor(coordinator, description)
@@ -178,3 +184,37 @@ class OverseerSensor(OverseerEntity, SensorEntity):
     def available(self) -> bool:
         """Model figures are unavailable while the model cannot be asked."""
         return not self.entity_description.needs_model or self.coordinator.health.last_update_success
+
+
+class PipelineSensor(SensorEntity):
+    """The orchestrator's pipeline, as a room topic would show it: [2/3] helper answered · evaluating."""
+
+    _attr_has_entity_name = True
+    _attr_translation_key = "pipeline"
+    _attr_should_poll = False
+
+    def __init__(self, orchestrator: Orchestrator) -> None:
+        """One per orchestrator, on its own service device."""
+        self._orchestrator = orchestrator
+        entry = orchestrator.entry
+        self._attr_unique_id = f"{entry.entry_id}_pipeline"
+        self._attr_device_info = DeviceInfo(
+            identifiers={(DOMAIN, entry.entry_id)},
+            name=entry.title,
+            entry_type=DeviceEntryType.SERVICE,
+            manufacturer="Overseer",
+            model="Orchestrator",
+        )
+
+    async def async_added_to_hass(self) -> None:
+        """Follow the orchestrator's signal."""
+        self.async_on_remove(
+            async_dispatcher_connect(
+                self.hass, status_signal(self._orchestrator.entry.entry_id), self.async_write_ha_state
+            )
+        )
+
+    @property
+    def native_value(self) -> str:
+        """What the pipeline is doing now."""
+        return self._orchestrator.progress()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -39,11 +40,13 @@ class ScriptedAgent(conversation.ConversationEntity):
     _attr_has_entity_name = True
     _attr_name = None
 
-    def __init__(self, entry: ConfigEntry) -> None:
-        self._attr_unique_id = entry.entry_id
-        self.entity_id = AGENT_ID
+    def __init__(self, entry: ConfigEntry, entity_id: str = AGENT_ID) -> None:
+        self._attr_unique_id = f"{entry.entry_id}_{entity_id}"
+        self.entity_id = entity_id
         self.replies: deque[str] = deque()
         self.inputs: list[conversation.ConversationInput] = []
+        # Seconds it takes to answer (a bot that is slow, or never answers in time).
+        self.delay = 0.0
 
     @property
     def supported_languages(self) -> Literal["*"]:
@@ -53,6 +56,8 @@ class ScriptedAgent(conversation.ConversationEntity):
         self, user_input: conversation.ConversationInput
     ) -> conversation.ConversationResult:
         self.inputs.append(user_input)
+        if self.delay:
+            await asyncio.sleep(self.delay)
         response = intent.IntentResponse(language=user_input.language)
         response.async_set_speech(self.replies.popleft() if self.replies else '{"chat": ""}')
         return conversation.ConversationResult(response=response, conversation_id=user_input.conversation_id)
@@ -73,6 +78,15 @@ async def async_setup_agent(
     With subentry, the agent lives in a config subentry with that data, as agents do since
     Home Assistant 2025.7. Tests that call this use the agent_flow fixture.
     """
+    return (await _async_setup(hass, options, subentry, (AGENT_ID,)))[0]
+
+
+async def _async_setup(
+    hass: HomeAssistant,
+    options: dict[str, Any] | None,
+    subentry: dict[str, Any] | None,
+    entity_ids: tuple[str, ...],
+) -> list[ScriptedAgent]:
     assert await async_setup_component(hass, "homeassistant", {})
     assert await async_setup_component(hass, "conversation", {})
     agents: list[ScriptedAgent] = []
@@ -82,7 +96,7 @@ async def async_setup_agent(
         return True
 
     async def setup_platform(hass: HomeAssistant, entry: ConfigEntry, add: AddEntitiesCallback) -> None:
-        agents.append(ScriptedAgent(entry))
+        agents.extend(ScriptedAgent(entry, entity_id) for entity_id in entity_ids)
         if subentry is None:
             add(agents)
         else:
@@ -106,4 +120,9 @@ async def async_setup_agent(
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
-    return agents[0]
+    return agents
+
+
+async def async_setup_agents(hass: HomeAssistant, *entity_ids: str) -> dict[str, ScriptedAgent]:
+    """Several scripted agents in one agent integration's entry, by entity id."""
+    return {agent.entity_id: agent for agent in await _async_setup(hass, None, None, entity_ids)}
