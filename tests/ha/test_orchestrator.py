@@ -11,7 +11,7 @@ from custom_components.overseer.const import DOMAIN
 
 from ..ollama_stub import Scripted
 from .agents import async_setup_agents
-from .harness import MODEL, say
+from .harness import MODEL, say, setup_overseer, tick
 
 HELPER, EXPERT = "conversation.helper", "conversation.expert"
 PARTICIPANTS = [
@@ -201,3 +201,31 @@ async def test_lines_during_a_pipeline_wait_their_turn_and_bot_lines_start_none(
         "three",
     ]  # one pipeline each, in order; the bot line none
     assert [i.text.split(" asks: ")[1] for i in bots[HELPER].inputs] == ["first", "second", "third"]
+
+
+async def test_an_overseer_taking_part_answers_only_when_asked_and_once(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    overseer_agent = {
+        "agent_id": "conversation.arena_agent",
+        "name": "Overseer",
+        "description": "runs the room",
+    }
+    await setup_orchestrator(hass, ollama_stub, participants=[overseer_agent])
+    chat = async_capture_events(hass, "overseer_chat_message")
+    decisions = async_capture_events(hass, "overseer_decision")
+    ollama_stub.reply("Hello alex, all is calm.")
+
+    say(hass, "alex", "overseer, how is the room?", room="Arena")
+    for _ in range(3):
+        await tick(hass, freezer)
+
+    # One decision: the one the orchestrator asked for, not one of its own on the human line.
+    assert len(decisions) == 1 and len(ollama_stub.requests) == 1
+    assert "overseer, how is the room?" in ollama_stub.requests[0]["messages"][-3]["content"]
+    # Its line appears once, as the overseer itself posted it; the task it was given is no new pipeline.
+    assert answers(chat) == [("Overseer", "Hello alex, all is calm.")]
+    pipeline = hass.config_entries.async_get_entry("orch1").runtime_data.orchestrator
+    assert (
+        len(pipeline.recent) == 1
+        and pipeline.recent[0].pipeline.answers[0].text == "Hello alex, all is calm."
+    )
