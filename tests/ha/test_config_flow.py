@@ -195,3 +195,49 @@ async def test_options_flow_errors_change_nothing_and_recover(hass, ollama_stub,
         assert entry.options == before
     result = await hass.config_entries.options.async_configure(result["flow_id"], sections())
     assert result["type"] is FlowResultType.CREATE_ENTRY
+
+
+async def test_the_first_step_also_offers_the_rooms_orchestrator(hass, ollama_stub, room, agent_flow):
+    await setup_overseer(hass, ollama_stub)  # the room's overseer exists: its orchestrator may too
+    await async_setup_agent(hass)
+    result = await hass.config_entries.flow.async_init(DOMAIN, context={"source": config_entries.SOURCE_USER})
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "room": "Arena", "backend": "ollama", "kind": "orchestrator"}
+    )
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": MODEL})
+    assert result["type"] is FlowResultType.CREATE_ENTRY and result["title"] == "Arena orchestrator"
+    assert result["data"]["kind"] == "orchestrator"
+    entry = result["result"]
+    await hass.async_block_till_done()
+    assert hass.states.get("sensor.arena_orchestrator_pipeline").state == "idle"
+
+    # A second orchestrator for the room is refused.
+    again = await hass.config_entries.flow.async_init(DOMAIN, context={"source": config_entries.SOURCE_USER})
+    again = await hass.config_entries.flow.async_configure(
+        again["flow_id"], {"name": "x", "room": "arena", "backend": "ollama", "kind": "orchestrator"}
+    )
+    assert again["type"] is FlowResultType.ABORT and again["reason"] == "already_configured"
+
+    # Its options: participants first (none is refused), then a name and description for each.
+    flow = await hass.config_entries.options.async_init(entry.entry_id)
+    assert flow["step_id"] == "orchestrator"
+    limits = {"max_iterations": 2, "quality_threshold": 0.7, "delegation_timeout": 20}
+    flow = await hass.config_entries.options.async_configure(flow["flow_id"], {"agents": [], **limits})
+    assert flow["errors"] == {"agents": "no_participants"}
+    agents = [AGENT_ID, "conversation.arena_agent"]
+    flow = await hass.config_entries.options.async_configure(flow["flow_id"], {"agents": agents, **limits})
+    assert flow["step_id"] == "participants"
+    flow = await hass.config_entries.options.async_configure(
+        flow["flow_id"], {"name_0": "helper", "description_0": "small talk", "name_1": "Overseer"}
+    )
+    assert flow["type"] is FlowResultType.CREATE_ENTRY
+    assert entry.options == {
+        "participants": [
+            {"agent_id": AGENT_ID, "name": "helper", "description": "small talk"},
+            {"agent_id": "conversation.arena_agent", "name": "Overseer", "description": ""},
+        ],
+        "max_iterations": 2,
+        "quality_threshold": 0.7,
+        "delegation_timeout": 20,
+    }
