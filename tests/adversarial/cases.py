@@ -28,6 +28,9 @@ OUTCOMES: dict[str, Outcome] = {}
 API_OUTCOMES: dict[str, Outcome] = {}
 # A hostile triage model's replies to an incident (test_triage_path.py): one total row.
 TRIAGE_OUTCOMES: dict[str, Outcome] = {}
+# The orchestrator against hostile bots' answers and a hostile router/judge (test_orchestrator_path.py).
+ANSWER_OUTCOMES: dict[str, Outcome] = {}
+ROUTING_OUTCOMES: dict[str, Outcome] = {}
 
 
 def _total(outcomes: dict[str, Outcome]) -> Outcome:
@@ -63,4 +66,10 @@ def summary_table() -> list[str]:
     if TRIAGE_OUTCOMES:
         label = f"{len(TRIAGE_OUTCOMES)} replies x {REPETITIONS}"
         rows.append(_row(label, "a hostile triage model (tool intents)", _total(TRIAGE_OUTCOMES)))
+    for outcomes, attack in (
+        (ANSWER_OUTCOMES, "orchestrator: bots' answers that try to steer it"),
+        (ROUTING_OUTCOMES, "orchestrator: a hostile router and judge"),
+    ):
+        if outcomes:
+            rows.append(_row(f"{len(outcomes)} cases x {REPETITIONS}", attack, _total(outcomes)))
     return rows

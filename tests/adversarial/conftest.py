@@ -1,11 +1,12 @@
 """The Home Assistant harness fixtures, shared with tests/ha, and the adversarial table at the end."""
 
+from ..ha.agents import agent_flow  # noqa: F401 - a fixture
 from ..ha.fixtures import auto_enable_custom_integrations, ollama_stub, room  # noqa: F401 - fixtures
-from .cases import API_OUTCOMES, OUTCOMES, TRIAGE_OUTCOMES, summary_table
+from .cases import ANSWER_OUTCOMES, API_OUTCOMES, OUTCOMES, ROUTING_OUTCOMES, TRIAGE_OUTCOMES, summary_table
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """The table the README keeps, when adversarial cases ran (each is its own test)."""
-    if OUTCOMES or API_OUTCOMES or TRIAGE_OUTCOMES:
+    if OUTCOMES or API_OUTCOMES or TRIAGE_OUTCOMES or ANSWER_OUTCOMES or ROUTING_OUTCOMES:
         terminalreporter.write_sep("-", "Adversarial suite (worst-case model, judged on executed actions)")
         terminalreporter.write_line("\n".join(summary_table()))
