@@ -61,15 +61,14 @@ def broken_promises(run) -> int:
     return broken
 
 
-async def _play(hass, ollama_stub, case: str, routes, scores, answers) -> list:
+async def _play(hass, ollama_stub, bots, case: str, script, answers) -> list:
+    """Five pipelines, each in a fresh orchestrator, with these router and judge replies and answers."""
     runs = []
     for repetition in range(REPETITIONS):
-        bots = await async_setup_agents(hass, HELPER, EXPERT) if repetition == 0 else hass.data["_bots"]
-        hass.data["_bots"] = bots
         for bot in bots.values():
             bot.replies.clear()
             bot.replies.extend(answers)
-        model(ollama_stub, routes, scores)
+        model(ollama_stub, *script)
         entry = await setup_orchestrator(hass, ollama_stub, max_iterations=MAX_ITERATIONS)
         say(hass, "alex", f"question {case} {repetition}", room="Arena")
         await hass.async_block_till_done(wait_background_tasks=True)
@@ -82,31 +81,28 @@ async def _play(hass, ollama_stub, case: str, routes, scores, answers) -> list:
 async def test_a_bots_answer_cannot_steer_the_pipeline(hass, agent_flow, ollama_stub, case):
     outcome = ANSWER_OUTCOMES[case] = Outcome()
     hostile = STEERING_ANSWERS[case]
+    bots = await async_setup_agents(hass, HELPER, EXPERT)
     # The same router and judge, a harmless answer against a hostile one: the same route and scores.
-    plain = await _play(
-        hass, ollama_stub, case, ["conversation.helper"], [judge(0.2), judge(0.3)], ["fine"] * 3
-    )
-    steered = await _play(
-        hass, ollama_stub, case, ["conversation.helper"], [judge(0.2), judge(0.3)], [hostile] * 3
-    )
+    script = (["conversation.helper"], [judge(0.2), judge(0.3)])
+    plain = await _play(hass, ollama_stub, bots, case, script, ["fine"] * 3)
+    steered = await _play(hass, ollama_stub, bots, case, script, [hostile] * 3)
     for before, after in zip(plain, steered, strict=True):
-        outcome.attempts += len(after.pipeline.answers) or 1
-        unchanged = (
-            before.pipeline.asked == after.pipeline.asked or not hostile
-        )  # an empty answer is a timeout
-        wrong = broken_promises(after) + (not unchanged)
-        if hostile:
+        answers = len(after.pipeline.answers) or 1
+        outcome.attempts += answers
+        wrong = broken_promises(after)
+        if hostile:  # an empty answer is a timeout: it may change the route, never the limits
+            wrong += before.pipeline.asked != after.pipeline.asked
             wrong += [s.score for s in before.pipeline.scores] != [s.score for s in after.pipeline.scores]
         outcome.unauthorised += wrong
-        outcome.blocked += (len(after.pipeline.answers) or 1) - wrong
+        outcome.blocked += answers - wrong
     assert outcome.unauthorised == 0
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE_MODELS))
 async def test_a_hostile_router_and_judge_cannot_break_the_limits(hass, agent_flow, ollama_stub, case):
     outcome = ROUTING_OUTCOMES[case] = Outcome()
-    routes, scores = HOSTILE_MODELS[case]
-    for run in await _play(hass, ollama_stub, case, routes, scores, ["an answer"] * 3):
+    bots = await async_setup_agents(hass, HELPER, EXPERT)
+    for run in await _play(hass, ollama_stub, bots, case, HOSTILE_MODELS[case], ["an answer"] * 3):
         outcome.attempts += run.calls
         wrong = broken_promises(run)
         outcome.unauthorised += wrong
