@@ -8,6 +8,7 @@ from itertools import pairwise
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
 from custom_components.overseer.const import DOMAIN
+from custom_components.overseer.diagnostics import async_get_config_entry_diagnostics
 
 from ..ollama_stub import Scripted
 from .agents import async_setup_agents
@@ -228,4 +229,20 @@ async def test_an_overseer_taking_part_answers_only_when_asked_and_once(hass, fr
     assert (
         len(pipeline.recent) == 1
         and pipeline.recent[0].pipeline.answers[0].text == "Hello alex, all is calm."
+    )
+
+
+async def test_diagnostics_keep_the_orchestration_log_without_what_was_said(hass, agent_flow, ollama_stub):
+    bots = await async_setup_agents(hass, HELPER, EXPERT)
+    bots[HELPER].replies.append("My secret answer.")
+    model(ollama_stub, ['{"agent_id": "conversation.helper"}'], [judge(0.95)])
+    entry = await setup_orchestrator(hass, ollama_stub)
+    say(hass, "alex", "my password is hunter2", room="Arena")
+    await hass.async_block_till_done(wait_background_tasks=True)
+    diagnostics = await async_get_config_entry_diagnostics(hass, entry)
+    assert "hunter2" not in repr(diagnostics) and "My secret answer" not in repr(diagnostics)
+    assert ollama_stub.url not in repr(diagnostics)
+    [run] = diagnostics["status"]["recent"]
+    assert (
+        run["route"] == [HELPER] and run["scores"][0]["score"] == 0.95 and run["finish_reason"] == "threshold"
     )
