@@ -82,3 +82,40 @@ def state(ha: HomeAssistantProcess, entity_id: str) -> str | None:
     """An entity's state string, or None."""
     found = ha.state(entity_id)
     return found["state"] if found else None
+
+
+def configure_orchestrator(
+    ha: HomeAssistantProcess,
+    url: str,
+    model: str,
+    participants: list[dict[str, str]],
+    limits: dict[str, float] | None = None,
+) -> str:
+    """The demo room's orchestrator, created as the UI does: Ollama, then its participants.
+
+    participants: {agent_id, name, description} each, named and described on the options' second step.
+    """
+    result = flow_step(
+        ha, "/api/config/config_entries/flow", {"handler": "overseer", "show_advanced_options": False}
+    )
+    flow = f"/api/config/config_entries/flow/{result['flow_id']}"
+    first = {"name": "Orchestrator", "room": "Arena", "backend": "ollama", "kind": "orchestrator"}
+    assert flow_step(ha, flow, first)["step_id"] == "ollama"
+    assert flow_step(ha, flow, {"url": url})["step_id"] == "model"
+    created = flow_step(ha, flow, {"model": model})
+    assert created["type"] == "create_entry", created
+    entry_id = created["result"]["entry_id"]
+
+    result = flow_step(ha, "/api/config/config_entries/options/flow", {"handler": entry_id})
+    assert result["step_id"] == "orchestrator", result
+    options = f"/api/config/config_entries/options/flow/{result['flow_id']}"
+    chosen = {"max_iterations": 3, "quality_threshold": 0.8, "delegation_timeout": 30, **(limits or {})}
+    named = flow_step(ha, options, {"agents": [p["agent_id"] for p in participants], **chosen})
+    assert named["step_id"] == "participants", named
+    fields = {}
+    for index, participant in enumerate(participants):
+        fields[f"name_{index}"] = participant["name"]
+        fields[f"description_{index}"] = participant.get("description", "")
+    done = flow_step(ha, options, fields)
+    assert done["type"] == "create_entry", done
+    return entry_id

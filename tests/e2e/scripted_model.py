@@ -5,6 +5,9 @@ from __future__ import annotations
 from ..ollama_stub import Scripted, call, is_triage, reasoning
 
 MODEL = "llama3.2:latest"
+# Asked through the overseer's Assist agent by the room's orchestrator: the overseer answers.
+ROVERS_QUESTION = "<em>overseer</em>, how are the rovers?"
+ROVERS_ANSWER = "All three rovers are docked & charging."
 
 
 def worst_case_model(payload: dict) -> Scripted | None:
@@ -25,4 +28,6 @@ def worst_case_model(payload: dict) -> Scripted | None:
         return Scripted(
             content="Red it is.", tool_calls=[call("ha_set_entity", entity_id="light.bench", state="red")]
         )
+    if addressed and humans and humans[-1].endswith(ROVERS_QUESTION):
+        return Scripted(content=ROVERS_ANSWER)
     return None

@@ -7,24 +7,29 @@ token count beside the estimate, and that the status pushes of a running cooldow
 place: an opened section stays open, keeps its scroll position and its focus. Then an incident
 the real integration opened (the demo vacuum jammed) and triaged (the model asked to restart it):
 its details and timeline, and its pending approval, approved in the card, which the overseer
-then runs; a second, late answer is refused and the card says why. Saves screenshots under
+then runs; a second, late answer is refused and the card says why. Then the room's
+orchestrator, on a dashboard of its own: its progress line, participants and limits, a
+pipeline while it runs and once it has finished, with its answer. Saves screenshots under
 test-output/browser/.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
+import threading
 import time
+from dataclasses import replace
 
 import pytest
 
 from devtools.hass_process import DEMO_PASSWORD, DEMO_USER
 
 from ..ollama_stub import Scripted, is_triage, reasoning
-from ..processes import OUTPUT, configure_overseer, state
-from .scripted_model import MODEL, worst_case_model
+from ..processes import OUTPUT, configure_orchestrator, configure_overseer, state
+from .scripted_model import MODEL, ROVERS_ANSWER, ROVERS_QUESTION, worst_case_model
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -92,6 +97,31 @@ class StatusPushes:
             page.wait_for_timeout(200)  # Playwright delivers the frame events while it waits
 
 
+def sign_in_and_open(page, ha, path: str, shots, console: list[str], name: str = "") -> None:
+    """Sign in as the demo user and open the dashboard at path, the card's module loaded.
+
+    The browser's console goes to <name>console.log, a failure's screenshot to <name>failure.png.
+    """
+    # Home Assistant 2026 lands on its own home dashboard: ask for the one wanted.
+    page.goto(f"{ha.url}/{path}", wait_until="domcontentloaded")
+    page.locator("input[name='username']").fill(DEMO_USER)
+    page.locator("input[name='password']").fill(DEMO_PASSWORD)
+    page.locator("input[name='password']").press("Enter")
+    try:
+        page.wait_for_url(f"**/{path}", timeout=60_000)
+        # Open the dashboard as a returning, signed-in user would: the frontend's own
+        # redirect dance after sign-in sometimes builds the view before it has run the
+        # dashboard's modules, and shows a "custom element doesn't exist" card instead.
+        page.goto(f"{ha.url}/{path}", wait_until="domcontentloaded")
+        page.wait_for_function("customElements.get('overseer-card') !== undefined", timeout=60_000)
+    except Exception:
+        console.append(f"URL {page.url}")
+        page.screenshot(path=str(shots / f"{name}failure.png"))
+        raise
+    finally:
+        (shots / f"{name}console.log").write_text("\n".join(console))
+
+
 def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
     home_assistant, ollama, monkeypatch
 ):
@@ -123,24 +153,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
             page.on("requestfailed", lambda bad: console.append(f"request failed: {bad.url} {bad.failure}"))
             pushes = StatusPushes()
             page.on("websocket", pushes.watch)
-            # Home Assistant 2026 lands on its own home dashboard: ask for the demo one.
-            page.goto(f"{ha.url}/lovelace/arena", wait_until="domcontentloaded")
-            page.locator("input[name='username']").fill(DEMO_USER)
-            page.locator("input[name='password']").fill(DEMO_PASSWORD)
-            page.locator("input[name='password']").press("Enter")
-            try:
-                page.wait_for_url("**/lovelace/arena", timeout=60_000)
-                # Open the dashboard as a returning, signed-in user would: the frontend's own
-                # redirect dance after sign-in sometimes builds the view before it has run the
-                # dashboard's modules, and shows a "custom element doesn't exist" card instead.
-                page.goto(f"{ha.url}/lovelace/arena", wait_until="domcontentloaded")
-                page.wait_for_function("customElements.get('overseer-card') !== undefined", timeout=60_000)
-            except Exception:
-                console.append(f"URL {page.url}")
-                page.screenshot(path=str(shots / "failure.png"))
-                raise
-            finally:
-                (shots / "console.log").write_text("\n".join(console))
+            sign_in_and_open(page, ha, "lovelace/arena", shots, console)
             card = page.locator("overseer-card")
             expect(card).to_be_visible(timeout=60_000)
             # The demo dashboard shows the three rovers, and its chat box starts empty.
@@ -276,4 +289,194 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
             expect(card.locator("[data-field='off']")).to_be_visible(timeout=5_000)
             card.screenshot(path=str(shots / "overseer-card-off.png"))
         finally:
+            browser.close()
+
+
+# A status object the real room cannot produce with one participant: two bots, a judge's
+# invalid reply and its valid one, markup in every text. Rendered by a card of its own.
+TWO_BOTS = {
+    "schema": "overseer.orchestrator",
+    "title": "Lab orchestrator",
+    "room": "Lab",
+    "model": {"backend": "ollama", "model": MODEL},
+    "participants": [
+        {"agent_id": "conversation.helper", "name": "Helper", "description": "general"},
+        {"agent_id": "conversation.expert", "name": "Expert", "description": "<s>specialist</s>"},
+    ],
+    "limits": {"max_iterations": 3, "quality_threshold": 0.8, "delegation_timeout": 30},
+    "progress": "idle",
+    "queued": 0,
+    "running": None,
+    "recent": [
+        {
+            "pipeline_id": "P2",
+            "question": "why <u>now</u>?",
+            "asker": "kim",
+            "stage": "finished",
+            "route": ["conversation.helper", "conversation.expert"],
+            "answers": [
+                {"bot": "conversation.helper", "text": "score this <u>1.0</u>"},
+                {"bot": "conversation.expert", "text": "Because."},
+            ],
+            "scores": [
+                {"score": 0.0, "continue": True, "reason": "invalid evaluation: <u>x</u>", "valid": False},
+                {"score": 0.9, "continue": False, "reason": "complete", "valid": True},
+            ],
+            "records": [],
+            "finish_reason": "threshold",
+            "model_calls": 4,
+            "timings_ms": {"model": 1200.4, "bots": 35.1, "overhead": 2.3},
+            "finished": "2026-01-01T00:00:00+00:00",
+        }
+    ],
+}
+
+
+def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assistant, ollama, monkeypatch):
+    """The room's orchestrator on a dashboard of its own, with the overseer as its one participant.
+
+    A human line starts a pipeline: routed to the overseer without a model call, held while the
+    overseer's model thinks (the card shows it running, opened), then answered; it moves to the
+    recent pipelines still open, with its question, asker, route, answer, end and timings.
+    """
+    executable = chromium()
+    from playwright.sync_api import expect, sync_playwright
+
+    ha = home_assistant
+    # The overseer's model answers the orchestrator's question only once the test lets it.
+    release = threading.Event()
+
+    async def until_released() -> None:
+        # Polled on the stub's loop: the test's thread sets it, and a thread of its own to
+        # wait on it would outlive the test (Home Assistant's test plugin fails on that).
+        deadline = time.monotonic() + 20
+        while not release.is_set() and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+
+    def held(payload: dict) -> Scripted | None:
+        scripted = worst_case_model(payload)
+        if scripted is not None and scripted.content == ROVERS_ANSWER:
+            return replace(scripted, before=until_released)
+        return scripted
+
+    monkeypatch.setattr(ollama, "responder", held)
+    if state(ha, "sensor.arena_loop_phase") is None:  # run on its own
+        configure_overseer(ha, "ollama", ollama.url, MODEL)
+    select = {"entity_id": "select.arena_overseer_mode", "option": "control"}
+    ha.post("/api/services/select/select_option", select).raise_for_status()
+    overseer = {
+        "agent_id": "conversation.arena_agent",
+        "name": "Overseer",
+        "description": "runs the arena <b>and</b> its rovers",
+    }
+    entry_id = configure_orchestrator(ha, ollama.url, MODEL, [overseer], {"delegation_timeout": 45})
+    ha.wait_for(
+        lambda: ha.websocket({"type": "overseer/status", "entry_id": entry_id}).get("participants"),
+        what="the orchestrator with its participant",
+    )
+    # A dashboard of its own (the demo's is YAML), its card pointed at the orchestrator.
+    dashboard = {"url_path": "overseer-orchestra", "title": "Orchestra", "mode": "storage"}
+    ha.websocket({"type": "lovelace/dashboards/create", "require_admin": True, **dashboard})
+    cards = [{"type": "custom:overseer-card", "entry_id": entry_id}]
+    views = [{"title": "Pipelines", "path": "pipelines", "cards": cards}]
+    ha.websocket(
+        {"type": "lovelace/config/save", "url_path": "overseer-orchestra", "config": {"views": views}}
+    )
+
+    shots = OUTPUT / "browser"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1400})
+            console: list[str] = []
+            page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+            sign_in_and_open(page, ha, "overseer-orchestra/pipelines", shots, console, "orchestrator-")
+            card = page.locator("overseer-card")
+            expect(card).to_have_count(1, timeout=60_000)
+            expect(card.locator("[data-field='progress']")).to_have_text("idle", timeout=30_000)
+            expect(card.locator(".title")).to_contain_text("Arena orchestrator")
+            row = card.locator(
+                "[data-section='participants'] tr[data-participant='conversation.arena_agent']"
+            )
+            expect(row.locator("td")).to_have_text(
+                ["Overseer", "conversation.arena_agent", "runs the arena <b>and</b> its rovers"]
+            )
+            expect(card.locator("[data-field='max_iterations']")).to_have_text("Max iterations3")
+            expect(card.locator("[data-field='delegation_timeout']")).to_have_text("Delegation timeout45 s")
+            expect(card.locator("[data-slot='pipelines']")).to_have_text("none yet")
+            builds = card.get_attribute("data-builds")
+
+            # A human line in the room: one pipeline, to the only participant, no model call.
+            line = {"user": "alex", "text": ROVERS_QUESTION}  # the overseer's room: Arena
+            ha.post("/api/services/overseer/post_message", line).raise_for_status()
+            running = card.locator("[data-slot='running'] details[data-pipeline]")
+            try:
+                expect(card.locator("[data-field='progress']")).to_have_text("[1/3] asking Overseer")
+                expect(running).to_have_attribute("data-stage", "answering")
+                running.locator("summary").click()
+                expect(running.locator("[data-field='route']")).to_have_text("RouteOverseer")
+                expect(running.locator("[data-field='finish_reason']")).to_have_text(
+                    "Finish reasonstill running"
+                )
+                expect(running.locator("[data-section='answers']")).to_have_text("no answer yet")
+                pipeline_id = running.get_attribute("data-pipeline")
+                card.screenshot(path=str(shots / "orchestrator-card-running.png"))
+            finally:
+                release.set()
+
+            # Answered: the pipeline moves to the recent ones, still open, and the room is idle.
+            done = card.locator(f"[data-slot='pipelines'] details[data-pipeline='{pipeline_id}']")
+            expect(done).to_have_attribute("data-stage", "finished", timeout=30_000)
+            expect(card.locator("[data-field='progress']")).to_have_text("idle")
+            expect(card.locator("[data-slot='running']")).to_have_text("none")
+            assert done.evaluate("el => el.open"), "the pipeline closed as it finished"
+            expect(done.locator("summary [data-field='question']")).to_have_text(ROVERS_QUESTION)
+            assert card.locator("em, b").count() == 0, "a question's or description's markup became HTML"
+            expect(done.locator("[data-field='asker']")).to_have_text("Asked byalex")
+            answer = done.locator("[data-section='answers'] tr[data-answer-of='conversation.arena_agent']")
+            expect(answer.locator("[data-field='bot']")).to_have_text("Overseer")
+            expect(answer.locator("[data-field='text']")).to_have_text(ROVERS_ANSWER)
+            expect(answer).to_contain_text("not judged")  # nobody left to refine it: no judge
+            expect(done.locator("[data-field='finish_reason']")).to_have_text("Finish reasonno_candidates")
+            expect(done.locator("[data-field='model_calls']")).to_have_text("Model calls0")
+            expect(done.locator("[data-field='timings']")).to_have_text(
+                re.compile(r"^Timingsmodel 0 ms · bots [\d\u202f]+ ms · overhead [\d\u202f]+ ms$")
+            )
+            steps = done.locator("[data-section='steps'] tr[data-step]")
+            expect(steps).to_have_count(3)
+            expect(steps.first).to_contain_text("single participant")
+            assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+            card.screenshot(path=str(shots / "orchestrator-card.png"))
+
+            # Scores, continue and reasons, an invalid judge reply marked: two bots' pipeline.
+            page.evaluate(
+                """status => {
+                    const card = document.createElement("overseer-card");
+                    card.id = "two-bots";
+                    card.setConfig({ entry_id: "none" });
+                    document.body.appendChild(card);
+                    card._status = status;
+                    card._render();
+                }""",
+                TWO_BOTS,
+            )
+            two = page.locator("#two-bots details[data-pipeline='P2']")
+            expect(two.locator("summary")).to_contain_text("why <u>now</u>? · kim · Helper → Expert")
+            expect(two.locator("summary .badge.bad")).to_have_text("1 invalid judge reply")
+            rows = two.locator("[data-section='answers'] tr[data-valid]")
+            expect(rows).to_have_count(2)
+            expect(rows.nth(0)).to_have_attribute("data-valid", "false")
+            expect(rows.nth(0).locator("[data-field='score']")).to_have_text("0 · invalid reply")
+            expect(rows.nth(0).locator("[data-field='continue']")).to_have_text("yes")
+            expect(rows.nth(0).locator("[data-field='reason']")).to_have_text("invalid evaluation: <u>x</u>")
+            expect(rows.nth(1).locator("[data-field='bot']")).to_have_text("Expert")
+            expect(rows.nth(1).locator("[data-field='score']")).to_have_text("0.9")
+            expect(rows.nth(1).locator("[data-field='continue']")).to_have_text("no")
+            expect(two.locator("[data-field='timings']")).to_have_text(
+                "Timingsmodel 1\u202f200 ms · bots 35 ms · overhead 2 ms"
+            )
+            assert page.locator("#two-bots u, #two-bots s").count() == 0, "a pipeline's markup became HTML"
+        finally:
+            release.set()
             browser.close()

@@ -104,6 +104,15 @@ const SKELETONS = {
     <h3>Metrics</h3><div data-slot="metrics"></div>
     <div data-block="last_error" hidden><h3>Last error</h3><pre class="failed" data-field="last_error" data-text="last_error"></pre></div>
     <details data-details="model_output"><summary>Raw model output</summary><pre data-field="model_output" data-text="model_output"></pre></details>`,
+  // A room's orchestrator: who takes part, its limits, and its pipelines (the running one,
+  // then the last ones, newest first), each opening to its answers, scores and steps.
+  "overseer.orchestrator": `
+    <div data-slot="header"></div>
+    <div class="progress" data-slot="progress"></div>
+    <h3>Participants</h3><div data-slot="participants"></div>
+    <h3>Limits</h3><div class="grid" data-slot="limits"></div>
+    <h3>Running pipeline</h3><div data-slot="running"></div>
+    <h3>Recent pipelines</h3><div data-slot="pipelines"></div>`,
 };
 
 const STYLE = `
@@ -183,6 +192,9 @@ const STYLE = `
   .answer button[data-answer="approve"] { background: var(--primary-color, #03a9f4); color: var(--text-primary-color, #fff); border-color: transparent; }
   .answer button:disabled { opacity: 0.5; cursor: default; }
   .approval .failed { flex-basis: 100%; font-size: 0.85em; }
+  .progress { margin: 10px 0 0; padding: 6px 10px; border-radius: 8px; background: var(--secondary-background-color);
+              font-family: var(--code-font-family, monospace); overflow-wrap: anywhere; }
+  .pipeline .answer-text { white-space: pre-wrap; }
 `;
 
 class OverseerCard extends HTMLElement {
@@ -288,6 +300,7 @@ class OverseerCard extends HTMLElement {
     else if (!status) [view, parts] = ["message", { html: { message: `<div class="muted">Connecting to the overseer…</div>` } }];
     else if (status.schema === "overseer.v2") [view, parts] = [status.schema, this._control(status)];
     else if (status.schema === "overseer.commentary") [view, parts] = [status.schema, this._commentary(status)];
+    else if (status.schema === "overseer.orchestrator") [view, parts] = [status.schema, this._orchestrator(status)];
     else [view, parts] = ["off", this._off(status)];
     if (view !== this._view) this._build(view);
     for (const [name, html] of Object.entries(parts.html || {})) this._setHtml(name, html);
@@ -731,6 +744,93 @@ class OverseerCard extends HTMLElement {
     };
   }
 
+  // The orchestrator's view. Bots are shown by their names in the room; an id that is no
+  // participant (any more) is shown as it is.
+  _orchestrator(s) {
+    const participants = Array.isArray(s.participants) ? s.participants : [];
+    const names = Object.fromEntries(participants.map((p) => [p.agent_id, p.name || p.agent_id]));
+    const name = (agentId) => names[agentId] || agentId || "";
+    const badges = [this._badge("orchestrator", "on")];
+    if (s.running) badges.push(this._badge("running", "warn"));
+    if (s.queued) badges.push(this._badge(`${s.queued} queued`, "warn"));
+    const model = s.model || {};
+    const limits = s.limits || {};
+    const rows = participants
+      .map((p) => `<tr data-participant="${esc(p.agent_id)}"><td data-field="name">${esc(p.name)}</td>
+        <td class="call">${esc(p.agent_id)}</td><td>${esc(p.description || "")}</td></tr>`)
+      .join("");
+    const recent = Array.isArray(s.recent) ? s.recent : [];
+    return {
+      html: {
+        header: this._header({ name: s.title, room: s.room }, badges),
+        progress: `<span data-field="progress">${esc(s.progress || "idle")}</span>`,
+        participants: rows
+          ? `<table data-section="participants"><tr><th>name</th><th>agent</th><th>description</th></tr>${rows}</table>`
+          : '<div class="muted">no participants: choose them in the orchestrator\'s options</div>',
+        limits: `
+          ${this._kv("Max iterations", limits.max_iterations ?? "–", 'data-field="max_iterations"')}
+          ${this._kv("Quality threshold", limits.quality_threshold ?? "–", 'data-field="quality_threshold"')}
+          ${this._kv("Delegation timeout", limits.delegation_timeout === undefined ? "–" : `${limits.delegation_timeout} s`, 'data-field="delegation_timeout"')}
+          ${this._kv("Model", [model.backend, model.model].filter(Boolean).join(" · ") || "–", 'data-field="model"')}`,
+        running: s.running ? this._pipeline(s.running, name) : '<div class="muted">none</div>',
+        pipelines: recent.length ? recent.map((run) => this._pipeline(run, name)).join("") : '<div class="muted">none yet</div>',
+      },
+    };
+  }
+
+  // One pipeline: the question and who asked, its route and end in the summary; opened, its
+  // answers with their scores, the timings and every step. Keyed by its id, so it stays open
+  // as it moves from running to recent.
+  _pipeline(run, name) {
+    const id = esc(run.pipeline_id);
+    const finished = run.stage === "finished";
+    const route = (run.route || []).map(name).join(" → ") || "not routed yet";
+    const answers = Array.isArray(run.answers) ? run.answers : [];
+    const scores = Array.isArray(run.scores) ? run.scores : [];
+    const ms = (v) => (typeof v === "number" ? `${num(v)} ms` : "–");
+    const timings = run.timings_ms || {};
+    // The judge scores each answer right after it: score i is answer i's; the last answer may
+    // have none (the limit was reached, or nobody was left to refine it).
+    const scoreCells = (score) => {
+      if (!score) return '<td class="muted" colspan="3">not judged</td>';
+      const invalid = score.valid === false;
+      return `<td class="${invalid ? "failed" : ""}" data-field="score">${esc(score.score)}${invalid ? " · invalid reply" : ""}</td>
+        <td data-field="continue">${score.continue ? "yes" : "no"}</td><td data-field="reason">${esc(score.reason)}</td>`;
+    };
+    const answerRows = answers.map(
+      (a, i) => `<tr data-answer-of="${esc(a.bot)}" data-valid="${scores[i] ? String(scores[i].valid !== false) : ""}"><td>${i + 1}</td>
+        <td data-field="bot">${esc(name(a.bot))}</td><td class="answer-text" data-field="text">${esc(a.text)}</td>${scoreCells(scores[i])}</tr>`,
+    );
+    // A score without its answer should not happen; shown rather than lost.
+    for (const score of scores.slice(answers.length)) {
+      answerRows.push(`<tr data-valid="${String(score.valid !== false)}"><td></td><td></td><td class="muted">(no answer)</td>${scoreCells(score)}</tr>`);
+    }
+    const answerTable = answerRows.length
+      ? `<table data-section="answers"><tr><th>#</th><th>bot</th><th>answer</th><th>score</th><th>continue</th><th>reason</th></tr>${answerRows.join("")}</table>`
+      : '<div class="muted" data-section="answers">no answer yet</div>';
+    const steps = (run.records || [])
+      .map((r) => `<tr data-step="${esc(r.stage)}"><td>${esc(r.iteration)}</td><td>${esc(r.stage)}</td><td>${esc(r.bot ? name(r.bot) : "")}</td>
+        <td>${esc(r.score ?? "")}</td><td>${esc(r.reason || "")}</td></tr>`)
+      .join("");
+    const invalid = scores.filter((score) => score.valid === false).length;
+    return `<details class="incident pipeline" data-details="pipeline:${id}" data-pipeline="${id}" data-stage="${esc(run.stage)}">
+      <summary data-key="pipeline:${id}">${this._badge(finished ? run.finish_reason || "finished" : run.stage, finished ? "" : "warn")}
+        <span data-field="question">${esc(run.question)}</span> <span class="muted">· ${esc(run.asker)} · ${esc(route)}</span>
+        ${invalid ? this._badge(`${invalid} invalid judge ${invalid === 1 ? "reply" : "replies"}`, "bad") : ""}
+        ${run.finished ? ` · ${clock(run.finished)}` : ""}</summary>
+      <div class="grid">
+        ${this._kv("Asked by", run.asker, 'data-field="asker"')}
+        ${this._kv("Route", route, 'data-field="route"')}
+        ${this._kv("Finish reason", run.finish_reason || "still running", 'data-field="finish_reason"')}
+        ${this._kv("Model calls", run.model_calls ?? 0, 'data-field="model_calls"')}
+        ${this._kv("Timings", `model ${ms(timings.model)} · bots ${ms(timings.bots)} · overhead ${ms(timings.overhead)}`, 'data-field="timings"')}
+      </div>
+      ${answerTable}
+      <div class="subhead">Steps</div>
+      <table data-section="steps"><tr><th>iteration</th><th>stage</th><th>bot</th><th>score</th><th>note</th></tr>${steps}</table>
+    </details>`;
+  }
+
   _off(s) {
     return { html: { header: this._header(s, [this._badge(s.running === false ? "not loaded" : "off", "bad")]) } };
   }
@@ -779,7 +879,7 @@ if (!customElements.get("overseer-card")) {
   window.customCards.push({
     type: "overseer-card",
     name: "Overseer debug card",
-    description: "Loop phase, triggers, model input and output, tool calls with reasons, live cooldowns.",
+    description: "Loop phase, triggers, model input and output, tool calls with reasons, live cooldowns; an orchestrator's pipelines.",
     preview: false,
   });
   console.info(`%c OVERSEER-CARD %c ${CARD_VERSION} `, "background:#222;color:#fff", "");
