@@ -29,6 +29,7 @@ from homeassistant.util.ulid import ulid_now
 from .chat import parse_chat_event
 from .const import (
     CONF_PARTICIPANTS,
+    CONF_ROOM,
     DOMAIN,
     EVENT_CHAT_MESSAGE,
     EVENT_PIPELINE,
@@ -255,7 +256,7 @@ class Orchestrator:
             self.hass.bus.async_fire(
                 EVENT_CHAT_MESSAGE,
                 {
-                    "room": self.settings.room,
+                    "room": str(self.entry.data.get(CONF_ROOM, self.settings.room)),
                     "user": self._names[task.agent_id],
                     "text": pipeline.answers[-1].text,
                     "bot": True,
@@ -341,7 +342,7 @@ class Orchestrator:
             "schema": "overseer.orchestrator",
             "entry_id": self.entry.entry_id,
             "title": self.entry.title,
-            "room": self.settings.room,
+            "room": str(self.entry.data.get(CONF_ROOM, self.settings.room)),
             "model": {
                 "backend": self.settings.backend,
                 "model": self.settings.model or self.settings.agent_id,
