@@ -256,7 +256,7 @@ class Orchestrator:
             self.hass.bus.async_fire(
                 EVENT_CHAT_MESSAGE,
                 {
-                    "room": str(self.entry.data.get(CONF_ROOM, self.settings.room)),
+                    "room": self.settings.room,
                     "user": self._names[task.agent_id],
                     "text": pipeline.answers[-1].text,
                     "bot": True,
