@@ -56,7 +56,10 @@ def main() -> int:
         print(
             f"\n  Open {process.url}/lovelace/arena  and sign in as  {DEMO_USER} / {DEMO_PASSWORD}\n"
             f"  The overseer asks {model_line}\n"
-            "  Turn on 'Demo crowd' for a busy room, or type in 'Say something in the room chat'.\n"
+            "  Type in 'Say something in the room chat', or turn on 'Demo crowd' for a busy room.\n"
+            "  Two bots share the room, the Overseer and the Rover guide: the room's orchestrator\n"
+            "  routes each line to one of them, scores the answer and has the other improve it when\n"
+            "  it falls short ('Pipeline' under Chat; OVERSEER_DEMO_ORCHESTRATOR=0 leaves it out).\n"
             "  Press 'Jam the brush' under 'Faults to try': the overseer opens an incident, asks the\n"
             "  model to triage it and shows the timeline in the card's Incidents section.\n"
             "  Ctrl-C stops everything.\n",

@@ -1,7 +1,8 @@
 """The demo room as a newcomer meets it: the crowd on, the bundled model answering.
 
 The demo integration (config/custom_components/overseer_demo) sets the overseer up exactly as
-`scripts/develop` does, pointed at the real SmolLM2-135M. Simulated time runs fast while the
+`scripts/develop` does, pointed at the real SmolLM2-135M, but without the room's orchestrator:
+this is the overseer answering the room by itself. Simulated time runs fast while the
 overseer waits for nothing and at the real pace while the model thinks, so the crowd and the
 rovers go on during every answer as they do in the demo. Someone asks the overseer something
 every half minute. Each question must get its own answer (a posted line, or the asked-for
@@ -84,6 +85,9 @@ async def set_up_demo(hass: HomeAssistant, tiny_model: TinyModelServer, monkeypa
         OVERSEER_DEMO_BACKEND="openai",
         OVERSEER_DEMO_URL=tiny_model.url,
         OVERSEER_DEMO_MODEL=MODEL_ALIAS,
+        # The overseer alone: with the demo's orchestrator, the router would hand some of these
+        # questions to the Rover guide (test_real_model_end_to_end has the orchestrator).
+        OVERSEER_DEMO_ORCHESTRATOR="0",
     )
     await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.demo_crowd"}, blocking=True)
 

@@ -1,5 +1,9 @@
 """A demo room for trying the overseer: rovers, a lift, a vacuum, lights and a chatty crowd.
 
+Besides the overseer it sets up a second bot, the Rover guide (conversation.py), and the room's
+orchestrator with both taking part, so a human line in the chat is routed to one of them,
+scored, and refined by the other when it falls short.
+
 Development only: scripts/develop and the end-to-end tests load it from config/.
 """
 
@@ -26,6 +30,7 @@ CONFIG_SCHEMA = vol.Schema({DOMAIN: vol.Any(None, {})}, extra=vol.ALLOW_EXTRA)
 PLATFORMS = [
     Platform.BINARY_SENSOR,
     Platform.BUTTON,
+    Platform.CONVERSATION,
     Platform.COVER,
     Platform.LIGHT,
     Platform.SENSOR,
@@ -33,6 +38,9 @@ PLATFORMS = [
     Platform.VACUUM,
 ]
 OVERSEER_ENTRY_ID = "overseer_demo_arena"
+ORCHESTRATOR_ENTRY_ID = "overseer_demo_arena_orchestrator"
+OVERSEER_AGENT = "conversation.arena_agent"
+GUIDE_AGENT = "conversation.rover_guide"
 CROWD_INTERVAL = timedelta(seconds=12)
 CROWD_LINES = (
     "did you see that drift",
@@ -90,6 +98,29 @@ def overseer_options() -> dict[str, Any]:
     }
 
 
+def orchestrator_options() -> dict[str, Any]:
+    """The room's two bots, named and described for the router, and the contract's limits."""
+    return {
+        "participants": [
+            {
+                "agent_id": OVERSEER_AGENT,
+                "name": "Overseer",
+                "description": "runs the arena: the lift, the lights, the vacuum, the game and the crowd",
+            },
+            {
+                "agent_id": GUIDE_AGENT,
+                "name": "Rover guide",
+                "description": "the track marshal: where each rover is, who drives it, docked or charging",
+            },
+        ],
+        "max_iterations": 3,
+        "quality_threshold": 0.8,
+        # The overseer answers through its own decision loop and model, within its request
+        # timeout (60 s by default): a slow model needs that long.
+        "delegation_timeout": 60,
+    }
+
+
 def _model_settings() -> dict[str, str]:
     """Which model the demo overseer asks: OLLAMA_URL, or what scripts/develop chose."""
     backend = os.environ.get("OVERSEER_DEMO_BACKEND", "ollama")
@@ -106,35 +137,80 @@ def _model_settings() -> dict[str, str]:
     }
 
 
+def _demo_entry(
+    entry_id: str, data: dict[str, Any], options: dict[str, Any], title: str, unique_id: str
+) -> ConfigEntry:
+    """An overseer entry the demo owns."""
+    # Created directly rather than through the flow: the flow rightly refuses a server that
+    # does not answer, and the demo must start (and say so on the card) without one.
+    return ConfigEntry(
+        data=data,
+        discovery_keys=MappingProxyType({}),
+        domain="overseer",
+        entry_id=entry_id,
+        minor_version=1,
+        options=options,
+        source=SOURCE_USER,
+        subentries_data=None,
+        title=title,
+        unique_id=unique_id,
+        version=1,
+    )
+
+
+@callback
+def _ensure_entry(hass: HomeAssistant, entry: ConfigEntry, model: dict[str, str]) -> None:
+    """Add the demo's entry once; later, keep it pointed at the chosen model."""
+    existing = hass.config_entries.async_get_entry(entry.entry_id)
+    if existing is None:
+        if any(other.unique_id == entry.unique_id for other in hass.config_entries.async_entries("overseer")):
+            return  # someone set this room's up themselves: leave it alone
+        hass.async_create_task(hass.config_entries.async_add(entry))
+    elif any(existing.data.get(key) != value for key, value in model.items()):
+        hass.config_entries.async_update_entry(existing, data={**existing.data, **model})
+
+
 @callback
 def _ensure_overseer(hass: HomeAssistant) -> None:
-    """Configure the overseer for the demo room once, pointed at the chosen model."""
+    """Configure the overseer and the orchestrator for the demo room once, pointed at the chosen model.
+
+    OVERSEER_DEMO_ORCHESTRATOR=0 leaves the orchestrator out: the overseer alone then answers
+    the room's chat, as it does in a room with one bot.
+    """
     if os.environ.get("OVERSEER_DEMO_AUTOCONFIGURE", "1") == "0":
         return  # the end-to-end tests configure it through the config flow instead
     model = _model_settings()
-    existing = hass.config_entries.async_get_entry(OVERSEER_ENTRY_ID)
-    if existing is not None:
-        if any(existing.data.get(key) != value for key, value in model.items()):
-            hass.config_entries.async_update_entry(existing, data={**existing.data, **model})
-        return
-    if hass.config_entries.async_entries("overseer"):
+    ours = hass.config_entries.async_get_entry(OVERSEER_ENTRY_ID)
+    if ours is None and any(
+        entry.entry_id != ORCHESTRATOR_ENTRY_ID for entry in hass.config_entries.async_entries("overseer")
+    ):
         return  # someone configured their own overseer: leave it alone
-    # Created directly rather than through the flow: the flow rightly refuses a server that
-    # does not answer, and the demo must start (and say so on the card) without one.
-    entry = ConfigEntry(
-        data={"name": "Overseer", "room": "Arena", **model},
-        discovery_keys=MappingProxyType({}),
-        domain="overseer",
-        entry_id=OVERSEER_ENTRY_ID,
-        minor_version=1,
-        options=overseer_options(),
-        source=SOURCE_USER,
-        subentries_data=None,
-        title="Arena",
-        unique_id="arena",
-        version=1,
+    _ensure_entry(
+        hass,
+        _demo_entry(
+            OVERSEER_ENTRY_ID,
+            {"name": "Overseer", "room": "Arena", **model},
+            overseer_options(),
+            "Arena",
+            "arena",
+        ),
+        model,
     )
-    hass.async_create_task(hass.config_entries.async_add(entry))
+    if os.environ.get("OVERSEER_DEMO_ORCHESTRATOR", "1") == "0":
+        if hass.config_entries.async_get_entry(ORCHESTRATOR_ENTRY_ID) is not None:
+            hass.async_create_task(hass.config_entries.async_remove(ORCHESTRATOR_ENTRY_ID))
+        return
+    _ensure_entry(
+        hass,
+        _demo_entry(
+            ORCHESTRATOR_ENTRY_ID,
+            {"kind": "orchestrator", "name": "Orchestrator", "room": "Arena", **model},
+            orchestrator_options(),
+            "Arena orchestrator",
+            "arena_orchestrator",
+        ),
+        model,
+    )
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
