@@ -90,17 +90,19 @@ def configure_orchestrator(
     model: str,
     participants: list[dict[str, str]],
     limits: dict[str, float] | None = None,
+    backend: str = "ollama",
 ) -> str:
-    """The demo room's orchestrator, created as the UI does: Ollama, then its participants.
+    """The demo room's orchestrator, created as the UI does: its backend, then its participants.
 
     participants: {agent_id, name, description} each, named and described on the options' second step.
+    backend: "ollama", or "openai" for an OpenAI-compatible server (no API key).
     """
     result = flow_step(
         ha, "/api/config/config_entries/flow", {"handler": "overseer", "show_advanced_options": False}
     )
     flow = f"/api/config/config_entries/flow/{result['flow_id']}"
-    first = {"name": "Orchestrator", "room": "Arena", "backend": "ollama", "kind": "orchestrator"}
-    assert flow_step(ha, flow, first)["step_id"] == "ollama"
+    first = {"name": "Orchestrator", "room": "Arena", "backend": backend, "kind": "orchestrator"}
+    assert flow_step(ha, flow, first)["step_id"] == backend
     assert flow_step(ha, flow, {"url": url})["step_id"] == "model"
     created = flow_step(ha, flow, {"model": model})
     assert created["type"] == "create_entry", created

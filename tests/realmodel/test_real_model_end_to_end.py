@@ -5,19 +5,27 @@ token counts; every tool call it emitted was executed inside the guardrails or b
 a reason code; nothing outside the allowlist changed state; a lockdown set in between is
 respected; the loop returns to idle. Prints the median decision latency and the share of
 well-formed decisions.
+
+Then the room's orchestrator on the same model, as router and judge between the overseer and the
+demo's Rover guide: each pipeline is well-formed or cleanly rejected (routed only to participants,
+a fallback recorded when the model named none, every judge reply a score in 0..1 or recorded as
+invalid with 0, within max_iterations). Prints, per question, the model calls, the routings (the
+model's own, fallback, forced), the judge's valid and invalid replies and the pipeline's timings.
 """
 
 from __future__ import annotations
 
 import statistics
+from itertools import pairwise
 
+import httpx
 import pytest
 from homeassistant.util import dt as dt_util
 
 from devtools.tiny_model import MODEL_ALIAS
 
 from ..contract import REASONS, ROOM_TOOLS
-from ..processes import LIGHTS, configure_overseer, demo_home_assistant, state
+from ..processes import LIGHTS, configure_orchestrator, configure_overseer, demo_home_assistant, state
 
 LINES = [
     "overseer raise the lift",
@@ -165,4 +173,110 @@ def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(home_assistant,
         print(
             f"\nReal model triage (SmolLM2-135M): {answered['what']} after {latency:.1f} s "
             f"({answered['detail'][:120]!r}); intents {intents}"
+        )
+
+
+# The orchestrator with the tiny model as router and judge: last, as it takes the room's human
+# chat from the overseer (which then answers only when the orchestrator asks it).
+ORCHESTRATED = (
+    "where is rover 2?",
+    "what does the lift do?",
+    "who is driving right now?",
+    "is the vacuum running?",
+    "turn the bench light on please",
+)
+PARTICIPANTS = [
+    {"agent_id": "conversation.arena_agent", "name": "Overseer", "description": "the lift, lights, vacuum"},
+    {"agent_id": "conversation.rover_guide", "name": "Rover guide", "description": "the rovers and drivers"},
+]
+LIMITS = {"max_iterations": 3, "quality_threshold": 0.8, "delegation_timeout": 150}
+# Routing records whose reason says no model was asked: the only bot left to ask.
+FORCED = ("single participant", "the only other participant", "the only one left")
+FINISH_REASONS = {"threshold", "judge_stopped", "max_iterations", "no_candidates"}
+
+
+@pytest.fixture
+def orchestrator(home_assistant, tiny_model, entry_id):
+    """The orchestrator on the tiny model, removed again afterwards."""
+    ha = home_assistant
+    configured = configure_orchestrator(ha, tiny_model.url, MODEL_ALIAS, PARTICIPANTS, LIMITS, "openai")
+    ha.wait_for(lambda: state(ha, "sensor.arena_orchestrator_pipeline") == "idle", what="the orchestrator")
+    yield configured
+    httpx.delete(
+        f"{ha.url}/api/config/config_entries/entry/{configured}",
+        headers={"Authorization": f"Bearer {ha.token}"},
+        timeout=30,
+    ).raise_for_status()
+
+
+def routing(pipeline) -> tuple[int, int, int]:
+    """The pipeline's routings: the model's own choice, a fallback, and forced (no model call)."""
+    reasons = [r["reason"] or "" for r in pipeline["records"] if r["stage"] == "routed"]
+    forced = sum(reason in FORCED for reason in reasons)
+    fallback = sum(reason.startswith("fallback") for reason in reasons)
+    return len(reasons) - forced - fallback, fallback, forced
+
+
+def test_the_tiny_model_routes_and_judges_well_formed_or_rejected_cleanly(
+    home_assistant, entry_id, orchestrator, capsys
+):
+    ha = home_assistant
+    ha.post(
+        "/api/services/select/select_option", {"entity_id": "select.arena_site_mode", "option": "open"}
+    ).raise_for_status()
+    ids = {p["agent_id"] for p in PARTICIPANTS}
+    pipelines = []
+    for count, question in enumerate(ORCHESTRATED, 1):
+        ha.post(
+            "/api/services/overseer/post_message",
+            {"user": "alex", "text": question, "config_entry_id": entry_id},
+        ).raise_for_status()
+
+        def finished(count=count):
+            shown = status(ha, orchestrator)
+            return shown if len(shown["recent"]) >= count and shown["running"] is None else None
+
+        shown = ha.wait_for(finished, timeout=900, interval=1, what=f"the pipeline for {question!r}")
+        pipelines.append(shown["recent"][0])
+    ha.wait_for(
+        lambda: state(ha, "sensor.arena_orchestrator_pipeline") == "idle", what="the pipeline sensor to idle"
+    )
+
+    rows = []
+    for question, pipeline in zip(ORCHESTRATED, pipelines, strict=True):
+        assert pipeline["question"] == question and pipeline["stage"] == "finished", pipeline
+        assert pipeline["finish_reason"] in FINISH_REASONS, pipeline
+        # Routed only to participants, never the same bot twice in a row, within max_iterations.
+        assert set(pipeline["route"]) <= ids, pipeline["route"]
+        answers = [a["bot"] for a in pipeline["answers"]]
+        assert all(a != b for a, b in pairwise(answers)), answers
+        assert len(pipeline["route"]) <= LIMITS["max_iterations"], pipeline["route"]
+        # Every judge reply a valid score in 0..1, or recorded as invalid with a score of 0.
+        for score in pipeline["scores"]:
+            assert (score["valid"] and 0 <= score["score"] <= 1) or (
+                not score["valid"] and score["score"] == 0 and score["reason"].startswith("invalid")
+            ), score
+        own, fallback, forced = routing(pipeline)
+        # One model call per routing it did not force and per judgement; nothing else.
+        assert pipeline["model_calls"] == own + fallback + len(pipeline["scores"]), pipeline
+        valid = sum(s["valid"] for s in pipeline["scores"])
+        timings = pipeline["timings_ms"]
+        rows.append(
+            f"  {question!r}: {pipeline['model_calls']} model calls; routed own {own}, fallback {fallback}, "
+            f"forced {forced} -> {[a.partition('.')[2] for a in pipeline['route']]}; judge valid {valid}, "
+            f"invalid {len(pipeline['scores']) - valid} {[s['score'] for s in pipeline['scores']]}"
+            f"{''.join(f' ({s["reason"][:60]})' for s in pipeline['scores'] if not s['valid'])}; "
+            f"{pipeline['finish_reason']}; {sum(timings.values()) / 1000:.1f} s "
+            f"(model {timings['model'] / 1000:.1f} s, bots {timings['bots'] / 1000:.1f} s, "
+            f"overhead {timings['overhead']:.1f} ms)"
+        )
+    totals = [routing(p) for p in pipelines]
+    scores = [s for p in pipelines for s in p["scores"]]
+    with capsys.disabled():
+        print(
+            f"\nOrchestrator on the real model (SmolLM2-135M as router and judge, 2 participants), "
+            f"{len(pipelines)} questions: routings own {sum(t[0] for t in totals)}, "
+            f"fallback {sum(t[1] for t in totals)}, forced {sum(t[2] for t in totals)}; "
+            f"judge replies valid {sum(s['valid'] for s in scores)}/{len(scores)}; "
+            f"model calls {[p['model_calls'] for p in pipelines]}\n" + "\n".join(rows)
         )
