@@ -28,6 +28,7 @@ from .core.replies import describe_actions
 from .cycle import Cycle
 from .entity import room_device
 from .phrases import Phrase, async_phrases
+from .roster import asked_for
 
 # Someone who speaks through Assist with no Home Assistant user or device behind it.
 UNKNOWN_CALLER = "Assist"
@@ -130,8 +131,13 @@ class OverseerAgent(conversation.ConversationEntity):
         answer = _Answer(self.hass, coordinator)
         unsubscribe = answer.listen()
         try:
-            caller = await caller_name(self.hass, user_input.context, user_input.device_id)
-            coordinator.inputs.take_address(caller, user_input.text, user_input.context)
+            if (asker := asked_for(self.hass, user_input.context)) is not None:
+                # The room's orchestrator asks: the question and earlier answers are in the
+                # room's chat already, so the task is not posted as a line; answer the asker.
+                coordinator.inputs.request_address(asker)
+            else:
+                caller = await caller_name(self.hass, user_input.context, user_input.device_id)
+                coordinator.inputs.take_address(caller, user_input.text, user_input.context)
             async with asyncio.timeout(coordinator.settings.request_timeout):
                 return _reply(await answer.done, coordinator.state.dry_run, phrase)
         except TimeoutError:

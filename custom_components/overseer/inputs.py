@@ -108,6 +108,11 @@ class RoomInputs:
             {"room": self._settings.room, "user": user, "text": text, "bot": False},
             context=context,
         )
+        self.request_address(user)
+
+    @callback
+    def request_address(self, user: str) -> None:
+        """Someone waits for the overseer's answer to what is already in the room's chat."""
         self._gate.request_address(user, self._now())
 
     def active_people(self) -> tuple[str, ...]:

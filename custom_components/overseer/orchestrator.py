@@ -58,7 +58,7 @@ from .core.orchestration import (
 )
 from .core.text import fold, one_line, quote_chat
 from .providers import ModelError, Provider
-from .roster import register_room
+from .roster import note_dispatch, register_room
 from .settings import Settings
 
 KEEP_PIPELINES = 10
@@ -231,6 +231,7 @@ class Orchestrator:
         task = step.task
         context = Context()
         self._own_contexts.append(context.id)
+        note_dispatch(self.hass, context, run.pipeline.asker)
         began = time.monotonic()
         try:
             async with asyncio.timeout(self.limits.delegation_timeout):

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
+from collections import OrderedDict
+
+from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 
 from .const import DOMAIN
 
 ROSTER = f"{DOMAIN}_orchestrated_rooms"
+DISPATCHES = f"{DOMAIN}_orchestrator_dispatches"
+# Tasks handed out and not yet forgotten: only the newest are kept.
+KEEP_DISPATCHES = 50
 
 
 @callback
@@ -27,3 +32,18 @@ def register_room(hass: HomeAssistant, room: str, agent_ids: frozenset[str]) -> 
 def takes_part(hass: HomeAssistant, room: str, agent_id: str | None) -> bool:
     """The agent answers this room's human lines only when the orchestrator asks it."""
     return agent_id is not None and agent_id in hass.data.get(ROSTER, {}).get(room, frozenset())
+
+
+@callback
+def note_dispatch(hass: HomeAssistant, context: Context, asker: str) -> None:
+    """The orchestrator hands a task out under this context, for a question this person asked."""
+    dispatches: OrderedDict[str, str] = hass.data.setdefault(DISPATCHES, OrderedDict())
+    dispatches[context.id] = asker
+    while len(dispatches) > KEEP_DISPATCHES:
+        dispatches.popitem(last=False)
+
+
+@callback
+def asked_for(hass: HomeAssistant, context: Context | None) -> str | None:
+    """Who asked the question an orchestrator's task under this context is about; None otherwise."""
+    return hass.data.get(DISPATCHES, {}).get(context.id) if context is not None else None

@@ -225,6 +225,8 @@ async def test_an_overseer_taking_part_answers_only_when_asked_and_once(hass, fr
     assert "overseer, how is the room?" in ollama_stub.requests[0]["messages"][-3]["content"]
     # Its line appears once, as the overseer itself posted it; the task it was given is no new pipeline.
     assert answers(chat) == [("Overseer", "Hello alex, all is calm.")]
+    # The task it was given is not posted as a line: the room's chat already holds the question.
+    assert [e.data["text"] for e in chat if not e.data.get("bot")] == ["overseer, how is the room?"]
     pipeline = hass.config_entries.async_get_entry("orch1").runtime_data.orchestrator
     assert (
         len(pipeline.recent) == 1
