@@ -19,7 +19,7 @@ from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, cal
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.util import dt as dt_util
 
-from .const import DOMAIN, EVENT_APPROVAL, EVENT_MOBILE_ACTION, LOGGER, Outcome, OverseerMode
+from .const import DOMAIN, EVENT_APPROVAL, EVENT_MOBILE_ACTION, LOGGER, Outcome
 from .core.approvals import (
     MAX_PENDING,
     Approval,
@@ -32,7 +32,6 @@ from .core.approvals import (
     refusal,
 )
 from .core.faults import Incident
-from .core.policy import room_tools
 from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
 from .executor import Caller, Executor
@@ -214,14 +213,12 @@ class ApprovalDesk:
             self._audit(approval, ApprovalStatus.DENIED.value, user)
             return self._state.approvals[approval_id]
         self._put(decided(approval, ApprovalStatus.APPROVED, now, user, name))
-        # Triage's steps are the control overseer's: off or commentary, nothing is offered.
-        control = self._state.mode is OverseerMode.CONTROL
         try:
             record = await self._executor.async_execute(
                 approval.approval_id,
                 approval.tool,
                 dict(approval.arguments),
-                frozenset(room_tools(self._executor.world_now(), triage=True) if control else ()),
+                self._executor.triage_offer(),
                 self._state.dry_run,
                 Caller(f"user:{user}", Context(parent_id=context.id)),
                 approval=ApprovalStatus.APPROVED.value,

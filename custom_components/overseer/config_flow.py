@@ -16,7 +16,6 @@ from homeassistant.config_entries import (
 from homeassistant.const import CONF_API_KEY, CONF_MODEL, CONF_NAME, CONF_URL
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.data_entry_flow import section
-from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.selector import (
     EntitySelector,
     EntitySelectorConfig,
@@ -75,6 +74,7 @@ from .core.tools import TOOL_SPECS
 from .providers import InvalidAuth, ModelError, ModelTimeout
 from .providers.ollama import async_list_models
 from .providers.openai import async_list_models as async_list_openai_models
+from .roster import is_overseer_agent
 from .settings import resolve_name, room_key, split_words
 
 BACKENDS = [BACKEND_OLLAMA, BACKEND_OPENAI, BACKEND_CONVERSATION]
@@ -286,10 +286,9 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             agent_id = str(user_input[CONF_AGENT_ID])
-            registered = er.async_get(self.hass).async_get(agent_id)
             if agent_id == BUILTIN_AGENT:
                 errors[CONF_AGENT_ID] = "agent_not_llm"
-            elif registered is not None and registered.platform == DOMAIN:
+            elif is_overseer_agent(self.hass, agent_id):
                 # An overseer asking an overseer would post its whole context as a human line.
                 errors[CONF_AGENT_ID] = "agent_is_overseer"
             elif not conversation_agent_exists(self.hass, agent_id):

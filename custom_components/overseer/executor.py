@@ -12,10 +12,10 @@ from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.util import dt as dt_util
 
-from .const import EVENT_ACTION, LOGGER, Outcome
+from .const import EVENT_ACTION, LOGGER, Outcome, OverseerMode
 from .core.decision import Rejection
 from .core.metrics import Metrics
-from .core.policy import check_call, planned_effect
+from .core.policy import check_call, planned_effect, room_tools
 from .core.tools import MemoryWrite, Safety, ServiceCall
 from .core.world import World
 from .models import RoomState
@@ -60,6 +60,15 @@ class Executor:
         # (an agent's parallel tool calls, or one beside the overseer's own) must each see the
         # cooldowns and budget the others spent.
         self._lock = asyncio.Lock()
+
+    def triage_offer(self) -> frozenset[str]:
+        """What a triage step or an approved step may call: the room's tools and triage's own.
+
+        Triage is the control overseer's: off or in commentary, nothing is offered.
+        """
+        if self._state.mode is not OverseerMode.CONTROL:
+            return frozenset()
+        return frozenset(room_tools(self.world_now(), triage=True))
 
     def record(
         self,

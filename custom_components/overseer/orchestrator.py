@@ -21,7 +21,6 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, callback
-from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
@@ -30,7 +29,6 @@ from .chat import parse_chat_event
 from .const import (
     CONF_PARTICIPANTS,
     CONF_ROOM,
-    DOMAIN,
     EVENT_CHAT_MESSAGE,
     EVENT_PIPELINE,
     LOGGER,
@@ -58,7 +56,7 @@ from .core.orchestration import (
 )
 from .core.text import fold, one_line, quote_chat
 from .providers import ModelError, Provider
-from .roster import note_dispatch, register_room
+from .roster import from_dispatch, is_overseer_agent, note_dispatch, register_room
 from .settings import Settings
 
 KEEP_PIPELINES = 10
@@ -139,9 +137,6 @@ class Orchestrator:
         self.recent: deque[Run] = deque(maxlen=KEEP_PIPELINES)
         self.queue = Queue()
         self._task: asyncio.Task[None] | None = None
-        # Lines the orchestrator's own dispatches put on the bus (an overseer's Assist agent
-        # posts the task as a line): never a new pipeline.
-        self._own_contexts: deque[str] = deque(maxlen=50)
         self._unsubscribe: list[CALLBACK_TYPE] = []
         self._names = {p.agent_id: p.name for p in self.participants}
 
@@ -169,7 +164,7 @@ class Orchestrator:
         chat = parse_chat_event(event.data)
         if chat is None or chat.bot or (chat.room is not None and fold(chat.room) != self.settings.room):
             return
-        if event.context.id in self._own_contexts or event.context.parent_id in self._own_contexts:
+        if from_dispatch(self.hass, event.context):
             return
         if self._task is not None and not self._task.done():
             self.queue.push(chat.user, chat.text)  # never dropped: folded into the last when full
@@ -230,7 +225,7 @@ class Orchestrator:
         """The task to the bot, at most delegation_timeout; its answer on the chat bus as that bot."""
         task = step.task
         context = Context()
-        self._own_contexts.append(context.id)
+        # Whatever the task puts on the bus under this context starts no pipeline.
         note_dispatch(self.hass, context, run.pipeline.asker)
         began = time.monotonic()
         try:
@@ -252,7 +247,7 @@ class Orchestrator:
         finally:
             run.bot_seconds += time.monotonic() - began
         pipeline = answered(run.pipeline, task.agent_id, speech)
-        if pipeline.answers != run.pipeline.answers and not self._is_overseer(task.agent_id):
+        if pipeline.answers != run.pipeline.answers and not is_overseer_agent(self.hass, task.agent_id):
             # An overseer posts its own line; any other bot's answer appears once, as that bot.
             self.hass.bus.async_fire(
                 EVENT_CHAT_MESSAGE,
@@ -265,10 +260,6 @@ class Orchestrator:
                 },
             )
         return pipeline
-
-    def _is_overseer(self, agent_id: str) -> bool:
-        entity = er.async_get(self.hass).async_get(agent_id)
-        return entity is not None and entity.platform == DOMAIN
 
     def _listing(self, candidates: tuple[Participant, ...]) -> str:
         return "\n".join(f"- {p.agent_id}: {p.name}. {p.description}".rstrip() for p in candidates)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
+from homeassistant.helpers import entity_registry as er
 
 from .const import DOMAIN
 
@@ -47,3 +48,17 @@ def note_dispatch(hass: HomeAssistant, context: Context, asker: str) -> None:
 def asked_for(hass: HomeAssistant, context: Context | None) -> str | None:
     """Who asked the question an orchestrator's task under this context is about; None otherwise."""
     return hass.data.get(DISPATCHES, {}).get(context.id) if context is not None else None
+
+
+@callback
+def from_dispatch(hass: HomeAssistant, context: Context) -> bool:
+    """Something an orchestrator's task caused (under its context, or one it started)."""
+    dispatches = hass.data.get(DISPATCHES, {})
+    return context.id in dispatches or context.parent_id in dispatches
+
+
+@callback
+def is_overseer_agent(hass: HomeAssistant, agent_id: str) -> bool:
+    """The conversation agent is an overseer's own (it posts its lines itself)."""
+    entity = er.async_get(hass).async_get(agent_id)
+    return entity is not None and entity.platform == DOMAIN

@@ -20,7 +20,6 @@ from homeassistant.util import dt as dt_util
 from .approvals import ApprovalDesk
 from .const import DOMAIN, LOGGER, Outcome
 from .core.faults import Incident, IncidentStatus
-from .core.policy import room_tools
 from .core.reasoning import (
     RESPONSE_SCHEMA,
     Intent,
@@ -179,12 +178,11 @@ class Triage:
         """One intent through the executor; a consequential one that policy allows asks a person."""
         arguments = dict(intent.arguments)
         call = one_line(call_text(intent.name, arguments), ERROR_CHARS)
-        offered = frozenset(room_tools(self._executor.world_now(), triage=True))
         record = await self._executor.async_execute(
             incident.incident_id,
             intent.name,
             arguments,
-            offered,
+            self._executor.triage_offer(),
             self._state.dry_run,
             TRIAGE,
             claimed=response.safety_class,

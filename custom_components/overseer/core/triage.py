@@ -90,12 +90,9 @@ def started(incident: Incident, now: float, request_note: str) -> Incident:
 
 def rejected(incident: Incident, now: float, reason: str) -> Incident:
     """The reply was not a ReasoningResponse (or the model failed): ask again later, or a person."""
-    attempts = incident.attempts + 1
     noted = incident.noted(now, "rejected", one_line(reason, NOTE_CHARS))
-    if attempts >= MAX_ATTEMPTS:
-        return to_human(replace(noted, attempts=attempts), now, f"no usable triage after {attempts} tries")
-    wait = min(RETRY_AFTER * 2 ** (attempts - 1), RETRY_AT_MOST)
-    return replace(noted, status=IncidentStatus.OPEN, attempts=attempts, retry_at=now + wait)
+    wait = min(RETRY_AFTER * 2**incident.attempts, RETRY_AT_MOST)
+    return _later(noted, now, wait, f"no usable triage after {incident.attempts + 1} tries")
 
 
 def answered(
@@ -145,9 +142,14 @@ def held_off(incident: Incident, now: float, wait: float) -> Incident:
 
     Counted like a rejected reply, so a room that stays busy hands the incident to a person.
     """
+    return _later(incident, now, wait, f"its steps were refused {incident.attempts + 1} times")
+
+
+def _later(incident: Incident, now: float, wait: float, why: str) -> Incident:
+    """One try spent: open again after wait, or, with the last try spent, a person's."""
     attempts = incident.attempts + 1
     if attempts >= MAX_ATTEMPTS:
-        return to_human(replace(incident, attempts=attempts), now, f"its steps were refused {attempts} times")
+        return to_human(replace(incident, attempts=attempts), now, why)
     return replace(incident, status=IncidentStatus.OPEN, attempts=attempts, retry_at=now + wait)
 
 
