@@ -21,7 +21,11 @@ import re
 import shutil
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,6 +101,28 @@ class StatusPushes:
             page.wait_for_timeout(200)  # Playwright delivers the frame events while it waits
 
 
+@contextmanager
+def browser_page(height: int) -> Iterator[tuple[Any, list[str], Path]]:
+    """A headless chromium page, its console and failed requests collected, and the screenshots' folder.
+
+    The browser is closed afterwards.
+    """
+    from playwright.sync_api import sync_playwright
+
+    shots = OUTPUT / "browser"
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": height})
+            console: list[str] = []
+            page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+            page.on("requestfailed", lambda bad: console.append(f"request failed: {bad.url} {bad.failure}"))
+            yield page, console, shots
+        finally:
+            browser.close()
+
+
 def sign_in_and_open(page, ha, path: str, shots, console: list[str], name: str = "") -> None:
     """Sign in as the demo user and open the dashboard at path, the card's module loaded.
 
@@ -125,8 +151,8 @@ def sign_in_and_open(page, ha, path: str, shots, console: list[str], name: str =
 def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
     home_assistant, ollama, monkeypatch
 ):
-    executable = chromium()
-    from playwright.sync_api import expect, sync_playwright
+    chromium()  # no browser: fail now, before the room is set up
+    from playwright.sync_api import expect
 
     ha = home_assistant
     monkeypatch.setattr(ollama, "responder", restarting_model)
@@ -142,154 +168,144 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
     # is triaged while the browser starts.
     ha.post("/api/services/button/press", {"entity_id": "button.neato_jam_the_brush"}).raise_for_status()
 
-    shots = OUTPUT / "browser"
-    shots.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1600})
-            console: list[str] = []
-            page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
-            page.on("requestfailed", lambda bad: console.append(f"request failed: {bad.url} {bad.failure}"))
-            pushes = StatusPushes()
-            page.on("websocket", pushes.watch)
-            sign_in_and_open(page, ha, "lovelace/arena", shots, console)
-            card = page.locator("overseer-card")
-            expect(card).to_be_visible(timeout=60_000)
-            # The demo dashboard shows the three rovers, and its chat box starts empty.
-            expect(page.locator("hui-glance-card", has_text=re.compile(r"Rover [123]"))).to_have_count(3)
-            expect(page.locator("hui-input-text-entity-row input")).to_have_value("")
+    with browser_page(1600) as (page, console, shots):
+        pushes = StatusPushes()
+        page.on("websocket", pushes.watch)
+        sign_in_and_open(page, ha, "lovelace/arena", shots, console)
+        card = page.locator("overseer-card")
+        expect(card).to_be_visible(timeout=60_000)
+        # The demo dashboard shows the three rovers, and its chat box starts empty.
+        expect(page.locator("hui-glance-card", has_text=re.compile(r"Rover [123]"))).to_have_count(3)
+        expect(page.locator("hui-input-text-entity-row input")).to_have_value("")
 
-            # After posting, the loop goes back to idle at the next gate tick.
-            expect(card.locator(".phase.active")).to_have_text(re.compile("^(posted|idle)$"), timeout=20_000)
-            blocked = card.locator("[data-blocked='lift_up']")
-            # While the lift still moves it is busy; the cooldown shows once it has stopped.
-            expect(blocked).to_contain_text("cooldown", timeout=30_000)
-            countdown = card.locator("[data-cooldown='lift'] .v")
-            expect(countdown).to_have_text(re.compile(r"^\d+s$"))
-            first = int(countdown.inner_text().rstrip("s"))
-            time.sleep(2.5)
-            second = int(countdown.inner_text().rstrip("s"))
-            assert 0 < second < first <= 60, (first, second)
-            # A later cycle (the lift stopping is news) may have replaced the last decision by
-            # now; the audit keeps the call.
-            expect(card.locator("[data-field='decision']")).not_to_contain_text("none yet")
-            expect(card.locator("[data-section='recent'] tr", has_text="lift_up")).to_contain_text("executed")
+        # After posting, the loop goes back to idle at the next gate tick.
+        expect(card.locator(".phase.active")).to_have_text(re.compile("^(posted|idle)$"), timeout=20_000)
+        blocked = card.locator("[data-blocked='lift_up']")
+        # While the lift still moves it is busy; the cooldown shows once it has stopped.
+        expect(blocked).to_contain_text("cooldown", timeout=30_000)
+        countdown = card.locator("[data-cooldown='lift'] .v")
+        expect(countdown).to_have_text(re.compile(r"^\d+s$"))
+        first = int(countdown.inner_text().rstrip("s"))
+        time.sleep(2.5)
+        second = int(countdown.inner_text().rstrip("s"))
+        assert 0 < second < first <= 60, (first, second)
+        # A later cycle (the lift stopping is news) may have replaced the last decision by
+        # now; the audit keeps the call.
+        expect(card.locator("[data-field='decision']")).not_to_contain_text("none yet")
+        expect(card.locator("[data-section='recent'] tr", has_text="lift_up")).to_contain_text("executed")
 
-            # The conversation: the room chat live, the human line as typed, the overseer's
-            # reply marked as its own; then what the model read in its last decision.
-            room_chat = card.locator("[data-section='room_chat']")
-            expect(room_chat).to_be_visible()
-            human = room_chat.locator("[data-line='human'][data-user='alex'] .text")
-            expect(human).to_have_text(asked)
-            assert room_chat.locator("b").count() == 0, "a chat line's markup became HTML"
-            own = room_chat.locator("[data-line='own']")
-            expect(own).to_contain_text("Going up.")
-            expect(own.locator(".tag")).to_have_text("overseer")
-            expect(own.locator("time")).to_have_text(re.compile(r"^\d+[smh] ago$"))
-            card.locator("button[data-tab='transcript']").click()
-            transcript = card.locator("[data-section='transcript']")
-            expect(transcript.locator("[data-line='human'][data-user='alex'] .text")).to_have_text(asked)
-            expect(room_chat).to_be_hidden()
-            card.locator("button[data-tab='room_chat']").click()
-            expect(transcript).to_be_hidden()
-            # The stub reports prompt_eval_count, as Ollama does: the server's count beside the estimate.
-            expect(card.locator("[data-field='model_input']")).to_contain_text(
-                re.compile(r"\d+ msgs · [\d\u202f]+ chars · 321 tok \(server\) / ~[\d\u202f]+ est\.")
-            )
+        # The conversation: the room chat live, the human line as typed, the overseer's
+        # reply marked as its own; then what the model read in its last decision.
+        room_chat = card.locator("[data-section='room_chat']")
+        expect(room_chat).to_be_visible()
+        human = room_chat.locator("[data-line='human'][data-user='alex'] .text")
+        expect(human).to_have_text(asked)
+        assert room_chat.locator("b").count() == 0, "a chat line's markup became HTML"
+        own = room_chat.locator("[data-line='own']")
+        expect(own).to_contain_text("Going up.")
+        expect(own.locator(".tag")).to_have_text("overseer")
+        expect(own.locator("time")).to_have_text(re.compile(r"^\d+[smh] ago$"))
+        card.locator("button[data-tab='transcript']").click()
+        transcript = card.locator("[data-section='transcript']")
+        expect(transcript.locator("[data-line='human'][data-user='alex'] .text")).to_have_text(asked)
+        expect(room_chat).to_be_hidden()
+        card.locator("button[data-tab='room_chat']").click()
+        expect(transcript).to_be_hidden()
+        # The stub reports prompt_eval_count, as Ollama does: the server's count beside the estimate.
+        expect(card.locator("[data-field='model_input']")).to_contain_text(
+            re.compile(r"\d+ msgs · [\d\u202f]+ chars · 321 tok \(server\) / ~[\d\u202f]+ est\.")
+        )
 
-            # Pushes update the card in place: open a section, scroll it and keep the focus on
-            # it, then push three status changes (the dry-run switch) while the cooldown runs.
-            summary = card.locator("summary", has_text="Last STATE_UPDATE")
-            summary.click()
-            details = card.locator("details:has(pre[data-field='state_update'])")
-            expect(details).to_have_attribute("open", "")
-            pre = card.locator("pre[data-field='state_update']")
-            expect(pre).not_to_have_text("none yet")
-            scrolled = pre.evaluate("el => { el.scrollTop = 40; return el.scrollTop; }")
-            assert scrolled > 0, "the STATE_UPDATE no longer overflows its box: nothing to scroll"
-            focused = "el => el.shadowRoot.activeElement ? el.shadowRoot.activeElement.textContent : null"
-            assert card.evaluate(focused) == "Last STATE_UPDATE"
-            renders = int(card.get_attribute("data-renders") or 0)
-            builds = card.get_attribute("data-builds")
-            dry_run = {"entity_id": "switch.arena_dry_run"}
-            for service in ("turn_on", "turn_off", "turn_on"):
-                ha.post(f"/api/services/switch/{service}", dry_run).raise_for_status()
-                pushes.wait_for_more(page, 1)
-            expect(card.locator(".badge", has_text="dry run")).to_be_visible()
-            assert details.evaluate("el => el.open"), "a status push collapsed the opened section"
-            assert pre.evaluate("el => el.scrollTop") == scrolled, "a status push reset the scroll position"
-            assert card.evaluate(focused) == "Last STATE_UPDATE", "a status push stole the focus"
-            assert int(card.get_attribute("data-renders") or 0) >= renders + 3, "the card missed pushes"
-            assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
-            expect(countdown).to_have_text(re.compile(r"^\d+s$"))
-            ha.post("/api/services/switch/turn_off", dry_run).raise_for_status()
-            expect(card.locator(".badge", has_text="dry run")).to_have_count(0)
-            card.screenshot(path=str(shots / "overseer-card.png"))
-            page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
+        # Pushes update the card in place: open a section, scroll it and keep the focus on
+        # it, then push three status changes (the dry-run switch) while the cooldown runs.
+        summary = card.locator("summary", has_text="Last STATE_UPDATE")
+        summary.click()
+        details = card.locator("details:has(pre[data-field='state_update'])")
+        expect(details).to_have_attribute("open", "")
+        pre = card.locator("pre[data-field='state_update']")
+        expect(pre).not_to_have_text("none yet")
+        scrolled = pre.evaluate("el => { el.scrollTop = 40; return el.scrollTop; }")
+        assert scrolled > 0, "the STATE_UPDATE no longer overflows its box: nothing to scroll"
+        focused = "el => el.shadowRoot.activeElement ? el.shadowRoot.activeElement.textContent : null"
+        assert card.evaluate(focused) == "Last STATE_UPDATE"
+        renders = int(card.get_attribute("data-renders") or 0)
+        builds = card.get_attribute("data-builds")
+        dry_run = {"entity_id": "switch.arena_dry_run"}
+        for service in ("turn_on", "turn_off", "turn_on"):
+            ha.post(f"/api/services/switch/{service}", dry_run).raise_for_status()
+            pushes.wait_for_more(page, 1)
+        expect(card.locator(".badge", has_text="dry run")).to_be_visible()
+        assert details.evaluate("el => el.open"), "a status push collapsed the opened section"
+        assert pre.evaluate("el => el.scrollTop") == scrolled, "a status push reset the scroll position"
+        assert card.evaluate(focused) == "Last STATE_UPDATE", "a status push stole the focus"
+        assert int(card.get_attribute("data-renders") or 0) >= renders + 3, "the card missed pushes"
+        assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+        expect(countdown).to_have_text(re.compile(r"^\d+s$"))
+        ha.post("/api/services/switch/turn_off", dry_run).raise_for_status()
+        expect(card.locator(".badge", has_text="dry run")).to_have_count(0)
+        card.screenshot(path=str(shots / "overseer-card.png"))
+        page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
 
-            # The jammed vacuum's incident, triaged: the model wants a restart, which waits for
-            # a person. Its details show what was found and the timeline of how it got there.
-            incident = card.locator("details[data-incident]", has_text="vacuum.neato")
-            expect(incident).to_have_attribute("data-status", "awaiting_approval", timeout=30_000)
-            incident_id = incident.get_attribute("data-incident")
-            incident.locator("summary").click()
-            expect(incident).to_have_attribute("open", "")
-            expect(incident.locator("summary")).to_contain_text("vacuum_error (Brush stuck)")
-            expect(incident.locator("[data-field='diagnosis']")).to_have_text("Diagnosis<i>brush</i> jammed")
-            assert card.locator("i").count() == 0, "the model's markup became HTML"
-            expect(incident.locator("[data-field='recommended']")).to_contain_text("clear the brush")
-            timeline = incident.locator("[data-section='timeline']")
-            for what in ("opened", "request", "response"):
-                expect(timeline.locator("tr", has_text=what).first).to_be_visible()
-            expect(timeline.locator("tr", has_text="intent")).to_contain_text(
-                re.compile(r"asset_restart\(.*vacuum\.neato\): awaiting_approval")
-            )
-            approval = card.locator(".approval[data-approval]")
-            expect(approval).to_have_count(1)
-            approval_id = approval.get_attribute("data-approval")
-            expect(approval.locator(".call")).to_have_text("asset_restart(asset_id=vacuum.neato)")
-            expect(approval).to_contain_text(f"for {incident_id}")
-            expect(approval.locator("time[data-until]")).to_have_text(re.compile(r"^in \d+[sm]$"))
-            card.screenshot(path=str(shots / "overseer-card-approval.png"))
+        # The jammed vacuum's incident, triaged: the model wants a restart, which waits for
+        # a person. Its details show what was found and the timeline of how it got there.
+        incident = card.locator("details[data-incident]", has_text="vacuum.neato")
+        expect(incident).to_have_attribute("data-status", "awaiting_approval", timeout=30_000)
+        incident_id = incident.get_attribute("data-incident")
+        incident.locator("summary").click()
+        expect(incident).to_have_attribute("open", "")
+        expect(incident.locator("summary")).to_contain_text("vacuum_error (Brush stuck)")
+        expect(incident.locator("[data-field='diagnosis']")).to_have_text("Diagnosis<i>brush</i> jammed")
+        assert card.locator("i").count() == 0, "the model's markup became HTML"
+        expect(incident.locator("[data-field='recommended']")).to_contain_text("clear the brush")
+        timeline = incident.locator("[data-section='timeline']")
+        for what in ("opened", "request", "response"):
+            expect(timeline.locator("tr", has_text=what).first).to_be_visible()
+        expect(timeline.locator("tr", has_text="intent")).to_contain_text(
+            re.compile(r"asset_restart\(.*vacuum\.neato\): awaiting_approval")
+        )
+        approval = card.locator(".approval[data-approval]")
+        expect(approval).to_have_count(1)
+        approval_id = approval.get_attribute("data-approval")
+        expect(approval.locator(".call")).to_have_text("asset_restart(asset_id=vacuum.neato)")
+        expect(approval).to_contain_text(f"for {incident_id}")
+        expect(approval.locator("time[data-until]")).to_have_text(re.compile(r"^in \d+[sm]$"))
+        card.screenshot(path=str(shots / "overseer-card-approval.png"))
 
-            # Approved in the card: the service runs it through policy again, and the pushes
-            # show what became of it; the opened incident stays open as it moves on.
-            approval.locator("button[data-answer='approve']").click()
-            answered = card.locator(f"[data-section='answered'] tr[data-approval='{approval_id}']")
-            refused = card.locator("[data-field='answer_error']")
-            expect(answered.or_(refused)).to_be_visible(timeout=15_000)
-            assert refused.count() == 0, f"the approval was refused: {refused.inner_text()}"
-            expect(answered.locator("[data-field='approval_status']")).to_have_text("executed")
-            expect(answered).to_contain_text(f"by {DEMO_USER}")
-            expect(approval).to_have_count(0)
-            expect(incident).to_have_attribute("data-status", re.compile("^(verifying|resolved)$"))
-            assert incident.evaluate("el => el.open"), "a status push collapsed the opened incident"
-            expect(timeline.locator("tr", has_text=f"{approval_id} executed")).to_have_count(1)
-            expect(incident.locator("[data-field='tried']")).to_have_text(
-                re.compile(r"^Triedasset_restart\(.*vacuum\.neato\)$")
-            )
-            # A second answer, as from another admin's card that had not caught up yet: the
-            # service refuses it and the card says why beside the approval.
-            card.evaluate(f"el => el._answer('{approval_id}', 'deny')")
-            expect(answered.locator("[data-field='answer_error']")).to_contain_text(
-                f"Approval {approval_id} was already answered (executed); it can be used once"
-            )
-            expect(answered.locator("[data-field='approval_status']")).to_have_text("executed")
-            assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
-            card.screenshot(path=str(shots / "overseer-card-incident.png"))
+        # Approved in the card: the service runs it through policy again, and the pushes
+        # show what became of it; the opened incident stays open as it moves on.
+        approval.locator("button[data-answer='approve']").click()
+        answered = card.locator(f"[data-section='answered'] tr[data-approval='{approval_id}']")
+        refused = card.locator("[data-field='answer_error']")
+        expect(answered.or_(refused)).to_be_visible(timeout=15_000)
+        assert refused.count() == 0, f"the approval was refused: {refused.inner_text()}"
+        expect(answered.locator("[data-field='approval_status']")).to_have_text("executed")
+        expect(answered).to_contain_text(f"by {DEMO_USER}")
+        expect(approval).to_have_count(0)
+        expect(incident).to_have_attribute("data-status", re.compile("^(verifying|resolved)$"))
+        assert incident.evaluate("el => el.open"), "a status push collapsed the opened incident"
+        expect(timeline.locator("tr", has_text=f"{approval_id} executed")).to_have_count(1)
+        expect(incident.locator("[data-field='tried']")).to_have_text(
+            re.compile(r"^Triedasset_restart\(.*vacuum\.neato\)$")
+        )
+        # A second answer, as from another admin's card that had not caught up yet: the
+        # service refuses it and the card says why beside the approval.
+        card.evaluate(f"el => el._answer('{approval_id}', 'deny')")
+        expect(answered.locator("[data-field='answer_error']")).to_contain_text(
+            f"Approval {approval_id} was already answered (executed); it can be used once"
+        )
+        expect(answered.locator("[data-field='approval_status']")).to_have_text("executed")
+        assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+        card.screenshot(path=str(shots / "overseer-card-incident.png"))
 
-            # The card switches view with the mode, pushed without a reload.
-            select = "/api/services/select/select_option"
-            ha.post(
-                select, {"entity_id": "select.arena_overseer_mode", "option": "commentary"}
-            ).raise_for_status()
-            expect(card.locator("[data-field='last_comment']")).to_be_visible(timeout=5_000)
-            ha.post(select, {"entity_id": "select.arena_overseer_mode", "option": "off"}).raise_for_status()
-            expect(card.locator("[data-field='off']")).to_be_visible(timeout=5_000)
-            card.screenshot(path=str(shots / "overseer-card-off.png"))
-        finally:
-            browser.close()
+        # The card switches view with the mode, pushed without a reload.
+        select = "/api/services/select/select_option"
+        ha.post(
+            select, {"entity_id": "select.arena_overseer_mode", "option": "commentary"}
+        ).raise_for_status()
+        expect(card.locator("[data-field='last_comment']")).to_be_visible(timeout=5_000)
+        ha.post(select, {"entity_id": "select.arena_overseer_mode", "option": "off"}).raise_for_status()
+        expect(card.locator("[data-field='off']")).to_be_visible(timeout=5_000)
+        card.screenshot(path=str(shots / "overseer-card-off.png"))
 
 
 # A status object the real room cannot produce with one participant: two bots, a judge's
@@ -339,8 +355,8 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
     overseer's model thinks (the card shows it running, opened), then answered; it moves to the
     recent pipelines still open, with its question, asker, route, answer, end and timings.
     """
-    executable = chromium()
-    from playwright.sync_api import expect, sync_playwright
+    chromium()  # no browser: fail now, before the room is set up
+    from playwright.sync_api import expect
 
     ha = home_assistant
     # The overseer's model answers the orchestrator's question only once the test lets it.
@@ -383,14 +399,8 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
         {"type": "lovelace/config/save", "url_path": "overseer-orchestra", "config": {"views": views}}
     )
 
-    shots = OUTPUT / "browser"
-    shots.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+    with browser_page(1400) as (page, console, shots):
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1400})
-            console: list[str] = []
-            page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
             sign_in_and_open(page, ha, "overseer-orchestra/pipelines", shots, console, "orchestrator-")
             card = page.locator("overseer-card")
             expect(card).to_have_count(1, timeout=60_000)
@@ -479,4 +489,3 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
             assert page.locator("#two-bots u, #two-bots s").count() == 0, "a pipeline's markup became HTML"
         finally:
             release.set()
-            browser.close()
