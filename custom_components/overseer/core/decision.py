@@ -158,11 +158,17 @@ def show(value: Any) -> str:
 
 
 def _is_json(text: str) -> bool:
-    """True for a JSON document, including one nested too deep to parse."""
+    """True for a JSON document, including one nested too deep or cut off before its end.
+
+    Python 3.13's parser gives up on deep nesting (RecursionError) while 3.14's reads on until
+    the input runs out: either way it is a document, not words.
+    """
     try:
         json.loads(text)
     except RecursionError:
         return True
+    except json.JSONDecodeError as err:
+        return err.pos >= len(text.rstrip()) or err.msg.startswith("Unterminated string")
     except ValueError:
         return False
     return True
