@@ -77,7 +77,7 @@ class OllamaStub:
         self._runner: web.AppRunner | None = None
         self.port = 0
         # Answers to triage requests, in turn (the last one again once spent); chat's script is apart.
-        self.triage_answers: deque[str] = deque()
+        self.triage_answers: deque[Scripted] = deque()
         # When set, the /v1 endpoints want "Authorization: Bearer <api_key>".
         self.api_key: str | None = None
 
@@ -89,9 +89,12 @@ class OllamaStub:
         """Queue one answer."""
         self.script.append(Scripted(content=content, tool_calls=list(calls), **kwargs))
 
-    def triage(self, *contents: str) -> None:
-        """Answer triage requests with these texts in turn (the last again once spent); chat apart."""
-        self.triage_answers = deque(contents)
+    def triage(self, *contents: str, **kwargs: Any) -> None:
+        """Answer triage requests with these texts in turn (the last again once spent); chat apart.
+
+        kwargs apply to each answer (status, before …), as for reply().
+        """
+        self.triage_answers = deque(Scripted(content=content, **kwargs) for content in contents)
 
     @property
     def triage_requests(self) -> list[dict[str, Any]]:
@@ -157,8 +160,8 @@ class OllamaStub:
     async def _scripted(self, payload: dict[str, Any]) -> Scripted:
         if self.triage_answers and is_triage(payload):
             answers = self.triage_answers
-            return Scripted(content=answers.popleft() if len(answers) > 1 else answers[0])
-        if self.script:
+            scripted = answers.popleft() if len(answers) > 1 else answers[0]
+        elif self.script:
             scripted = self.script.popleft()
         else:
             scripted = (self.responder(payload) if self.responder else None) or self.default
