@@ -9,6 +9,8 @@ from typing import Any
 import voluptuous as vol
 from homeassistant.config_entries import (
     SOURCE_RECONFIGURE,
+    ConfigEntry,
+    ConfigEntryState,
     ConfigFlow,
     ConfigFlowResult,
     OptionsFlow,
@@ -242,7 +244,7 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
             api_key = str(user_input.get(CONF_API_KEY) or "").strip()
             errors = await self._async_try_openai(entry.data[CONF_URL], api_key)
             if not errors:
-                return self.async_update_reload_and_abort(entry, data_updates={CONF_API_KEY: api_key})
+                return self._async_update_and_abort(entry, {**entry.data, CONF_API_KEY: api_key})
         schema = vol.Schema(
             {vol.Required(CONF_API_KEY): TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))}
         )
@@ -309,11 +311,26 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         )
         return self.async_show_form(step_id="conversation", data_schema=schema, errors=errors)
 
+    def _async_update_and_abort(self, entry: ConfigEntry, data: Mapping[str, Any]) -> ConfigFlowResult:
+        """Store the new data and finish: a loaded entry's update listener reloads it, once.
+
+        async_update_reload_and_abort would reload it a second time (and is reported beside an
+        update listener from 2026.6, an error from 2026.12). An entry that is not loaded has no
+        listener running, so it is set up again here.
+        """
+        # Read before the update: the listener starts eagerly and has begun unloading by its end.
+        listening = entry.state is ConfigEntryState.LOADED
+        changed = self.hass.config_entries.async_update_entry(entry, data=data)
+        if changed and not listening and entry.disabled_by is None:
+            self.hass.config_entries.async_schedule_reload(entry.entry_id)
+        reason = "reconfigure_successful" if self.source == SOURCE_RECONFIGURE else "reauth_successful"
+        return self.async_abort(reason=reason)
+
     def _async_finish(self) -> ConfigFlowResult:
         """Create the entry, or update it when reconfiguring."""
         if self.source == SOURCE_RECONFIGURE:
             entry = self._get_reconfigure_entry()
-            return self.async_update_reload_and_abort(entry, data=self._data)
+            return self._async_update_and_abort(entry, self._data)
         room = self._data[CONF_ROOM]
         title = f"{room} orchestrator" if self._data.get(CONF_KIND) == KIND_ORCHESTRATOR else room
         return self.async_create_entry(title=title, data=self._data)

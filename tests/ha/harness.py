@@ -10,6 +10,7 @@ from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant import loader
+from homeassistant.config_entries import ConfigEntry, ConfigEntryState
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
@@ -148,3 +149,11 @@ def incident_events(events) -> list[tuple[str, str, str, str | None]]:
         for e in events
         if e.data.get("reason") in DETECTION
     ]
+
+
+def count_setups(entry: ConfigEntry) -> list[ConfigEntryState]:
+    """From now on, every state the entry enters: one LOADED per setup (a reload is one)."""
+    states: list[ConfigEntryState] = []
+    entry.async_on_state_change(lambda: states.append(entry.state))
+    return states
+

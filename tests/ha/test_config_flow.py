@@ -10,7 +10,7 @@ from custom_components.overseer.const import DOMAIN
 
 from ..contract import options_sections
 from .agents import AGENT_ID, async_setup_agent
-from .harness import MODEL, OPTIONS, say, setup_overseer, status, tick
+from .harness import MODEL, OPTIONS, count_setups, say, setup_overseer, status, tick
 
 
 async def start(hass, name="Overseer", room="Arena", backend="ollama"):
@@ -101,9 +101,12 @@ async def test_builtin_agent_is_not_a_model(hass, agent_flow):
     assert result["type"] is FlowResultType.CREATE_ENTRY and result["data"]["agent_id"] == AGENT_ID
 
 
-async def test_reconfigure_changes_name_and_model_and_keeps_options(hass, hass_ws_client, ollama_stub, room):
+async def test_reconfigure_changes_name_and_model_and_keeps_options(
+    hass, hass_ws_client, ollama_stub, room, caplog
+):
     entry = await setup_overseer(hass, ollama_stub)
     client = await hass_ws_client(hass)
+    setups = count_setups(entry)
     result = await entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"
     result = await hass.config_entries.flow.async_configure(
@@ -114,9 +117,30 @@ async def test_reconfigure_changes_name_and_model_and_keeps_options(hass, hass_w
     assert result["type"] is FlowResultType.ABORT and result["reason"] == "reconfigure_successful"
     assert entry.data["name"] == "Big Brother" and entry.data["model"] == "qwen2.5:7b"
     assert entry.data["room"] == "Arena" and entry.options == OPTIONS
-    await hass.async_block_till_done()  # the reload the flow scheduled
+    await hass.async_block_till_done()  # the reload the update listener scheduled
     shown = await status(client)
     assert shown["name"] == "Big Brother" and shown["model"]["model"] == "qwen2.5:7b"
+    # Set up again once, and without the report 2026.6+ writes for a flow that reloads an
+    # entry beside its update listener (an error from 2026.12).
+    assert setups.count(config_entries.ConfigEntryState.LOADED) == 1
+    assert "update listener" not in caplog.text
+
+
+async def test_reconfiguring_an_entry_that_is_not_loaded_sets_it_up_with_the_new_model(
+    hass, hass_ws_client, ollama_stub, room
+):
+    entry = await setup_overseer(hass, ollama_stub)
+    assert await hass.config_entries.async_unload(entry.entry_id)  # as a failed setup leaves it
+    result = await entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "backend": "ollama"}
+    )
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": "qwen2.5:7b"})
+    assert result["reason"] == "reconfigure_successful"
+    await hass.async_block_till_done()
+    assert entry.state is config_entries.ConfigEntryState.LOADED
+    assert (await status(await hass_ws_client(hass)))["model"]["model"] == "qwen2.5:7b"
 
 
 async def test_reconfigure_to_a_conversation_agent(hass, hass_ws_client, ollama_stub, room, agent_flow):

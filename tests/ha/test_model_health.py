@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from unittest.mock import patch
 
-from homeassistant.config_entries import SOURCE_REAUTH, SOURCE_USER
+from homeassistant.config_entries import SOURCE_REAUTH, SOURCE_USER, ConfigEntryState
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import issue_registry as ir
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
@@ -13,7 +13,7 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from custom_components.overseer.const import DOMAIN
 from custom_components.overseer.status import build_status
 
-from .harness import MODEL, say, setup_overseer, tick
+from .harness import MODEL, count_setups, say, setup_overseer, tick
 
 OPENAI = {"backend": "openai", "api_key": "old-key"}
 
@@ -78,7 +78,7 @@ async def test_failed_decisions_mark_the_model_unreachable_and_a_reply_clears_it
     assert ir.async_get(hass).async_get_issue(DOMAIN, f"model_unreachable_{entry.entry_id}") is None
 
 
-async def test_a_refused_api_key_starts_reauth_and_a_new_key_fixes_it(hass, freezer, ollama_stub, room):
+async def test_a_refused_api_key_starts_reauth_and_a_new_key_fixes_it(hass, freezer, ollama_stub, room, caplog):
     ollama_stub.api_key = "old-key"
     entry = await setup_overseer(hass, ollama_stub, data={**OPENAI, "url": f"{ollama_stub.url}/v1"})
     await hass.async_block_till_done(wait_background_tasks=True)
@@ -93,11 +93,14 @@ async def test_a_refused_api_key_starts_reauth_and_a_new_key_fixes_it(hass, free
     result = await hass.config_entries.flow.async_configure(flow_id, {"api_key": "still-wrong"})
     assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": "invalid_auth"}
     assert entry.data["api_key"] == "old-key"  # nothing changes until the server accepts a key
+    setups = count_setups(entry)
     result = await hass.config_entries.flow.async_configure(flow_id, {"api_key": "new-key"})
     assert result["type"] is FlowResultType.ABORT and result["reason"] == "reauth_successful"
     await hass.async_block_till_done(wait_background_tasks=True)  # reloaded with the new key
     assert entry.data["api_key"] == "new-key"
     assert health(hass.config_entries.async_get_entry(entry.entry_id)) == "ok"
+    assert setups.count(ConfigEntryState.LOADED) == 1  # once, by the update listener
+    assert "update listener" not in caplog.text
 
 
 async def test_reauth_with_the_server_gone_says_so(hass, ollama_stub, room):
