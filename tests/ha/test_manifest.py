@@ -8,7 +8,9 @@ import struct
 from pathlib import Path
 
 import yaml
+from awesomeversion import AwesomeVersion
 from homeassistant import components
+from homeassistant.const import __version__ as HA_VERSION
 from packaging.requirements import Requirement
 from packaging.version import Version
 
@@ -63,6 +65,26 @@ def test_requirements_coexist_with_core_pins_on_this_home_assistant():
     for line in MANIFEST["requirements"]:
         requirement = Requirement(line)
         assert requirement.specifier.contains(Version(core_pins[requirement.name])), (line, core_pins)
+
+
+def test_requirements_install_under_this_home_assistants_package_constraints():
+    # Home Assistant installs a custom integration's requirements under these constraints and
+    # refuses to set it up when they conflict (2026.10 pins openai 3.10.0, 2026.11 3.26.0).
+    constraints = {}
+    for line in (Path(components.__file__).parents[1] / "package_constraints.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line and ";" not in line:
+            requirement = Requirement(line)
+            constraints[requirement.name.lower()] = next(iter(requirement.specifier)).version
+    ours = [Requirement(line) for line in MANIFEST["requirements"]]
+    pinned = [requirement for requirement in ours if requirement.name.lower() in constraints]
+    for requirement in pinned:
+        version = Version(constraints[requirement.name.lower()])
+        assert requirement.specifier.contains(version), (str(requirement), str(version))
+    # Before 2026.10 the constraints pin neither package (core's manifests do: the test above);
+    # from 2026.10 they pin openai, and a file that lost the pin would hide a conflict.
+    if AwesomeVersion(HA_VERSION) >= AwesomeVersion("2026.10.0"):
+        assert "openai" in {r.name for r in pinned}
 
 
 def test_every_translation_key_the_code_uses_exists():
