@@ -1,6 +1,6 @@
 """Every Home Assistant API that moved between the versions we support, feature-detected.
 
-Tested versions run from 2025.4 to 2026.2; nothing here compares version strings.
+Tested versions run from 2025.4 to 2026.11; nothing here compares version strings.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from typing import Any
 from homeassistant.const import CONF_LLM_HASS_API, EVENT_COMPONENT_LOADED
 from homeassistant.core import Context, Event, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er
+from homeassistant.helpers import llm
+from homeassistant.util.json import JsonObjectType
 
 
 async def async_converse(hass: HomeAssistant, *, text: str, agent_id: str, extra_system_prompt: str) -> Any:
@@ -101,3 +103,37 @@ async def async_register_frontend_module(
         unsubscribe()
 
     unsubscribe = hass.bus.async_listen(EVENT_COMPONENT_LOADED, frontend_loaded, event_filter=is_frontend)
+
+
+def tool_result(data: JsonObjectType, error: bool) -> Any:
+    """What an LLM tool returns: llm.ToolResult from 2026.10, the plain dict before.
+
+    From 2026.10 a dict is deprecated, and core's agents tell their model `"error": true` only
+    from a ToolResult.
+    """
+    if hasattr(llm, "ToolResult"):
+        return llm.ToolResult(data=data, error=error)
+    return data
+
+
+def tool_annotations(*, read_only: bool, destructive: bool, idempotent: bool) -> Any:
+    """How a tool behaves, for agents and MCP clients: llm.ToolAnnotations from 2026.10, else None.
+
+    Our tools act inside this Home Assistant only, never the world outside it.
+    """
+    if not hasattr(llm, "ToolAnnotations"):
+        return None
+    return llm.ToolAnnotations(
+        read_only=read_only, destructive=destructive, idempotent=idempotent, open_world=False
+    )
+
+
+def conversation_busy_errors() -> tuple[type[Exception], ...]:
+    """What a second message to a conversation mid-turn raises: ConversationBusyError from 2026.11.
+
+    Before, the turns simply ran side by side.
+    """
+    from homeassistant.components import conversation
+
+    busy = getattr(conversation, "ConversationBusyError", None)
+    return (busy,) if busy is not None else ()

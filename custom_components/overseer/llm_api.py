@@ -4,6 +4,11 @@ An agent given this API (and only this one) reaches the room's tools through the
 as the overseer's own decisions: policy at that instant, cooldowns, the shared action budget,
 site-mode locks, the allowlist, dry run and the audit. A refused call comes back as data the
 calling model can read, with the reason code and how long to wait; it never raises.
+
+From 2026.11 a conversation keeps the API instance of its first turn for later turns (so its
+prompt stays as it was then, and survives a reload of the room). Nothing here trusts that
+snapshot: every call finds the room's loaded overseer by entry id and asks policy at that
+instant, and room_state reads the room as it is now.
 """
 
 from __future__ import annotations
@@ -11,28 +16,34 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import voluptuous as vol
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
-from .const import Outcome, OverseerMode
+from .compat import tool_annotations, tool_result
+from .const import DOMAIN, Outcome, OverseerMode
 from .core.context import render_state_update, render_tool_blocks
 from .core.policy import Availability, Block, availability, room_tools, vocabulary
-from .core.tools import TOOLS, Refusal, ToolSpec, Vocabulary
+from .core.tools import TOOLS, Refusal, Safety, ToolSpec, Vocabulary
 from .executor import Caller
 
 if TYPE_CHECKING:
     from .coordinator import OverseerCoordinator
 
 API_PROMPT = (
-    "These tools act on the room {room} under its overseer's guardrails. Call only "
-    "available_tools. A refused call returns error (the reason code) and, where waiting helps, "
-    "retry_in_s: tell the user, do not retry sooner."
+    "These tools act on the room {room} under its overseer's guardrails. The state and tool "
+    "lists below are from when this conversation began; a call's result is what holds now, "
+    "and room_state reads the room as it is now. A refused call returns error (the reason "
+    "code) and, where waiting helps, retry_in_s: tell the user, do not retry sooner."
 )
 # The STATE_UPDATE's trigger line for a context built for another agent.
 TRIGGER = "llm_api"
 JSON_TYPES: dict[str, Any] = {"string": str, "integer": int}
+ROOM_STATE = "room_state"
+# What an agent reads when the room it was given is no longer loaded.
+ROOM_GONE = "this room's overseer is not loaded now: start a new conversation to get its tools"
 
 
 API_ID_PREFIX = "overseer-"
@@ -61,19 +72,46 @@ def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:
     return vol.Schema(fields)
 
 
-def _result(record: dict[str, Any]) -> JsonObjectType:
-    """What the calling model reads back: what happened, or why not and when to try again."""
+def _result(record: dict[str, Any]) -> Any:
+    """What the calling model reads back: what happened, or why not and when to try again.
+
+    Anything but an executed call is an error to the agent (a dry run included: nothing ran),
+    so its model does not tell the user that it happened.
+    """
     outcome = record["outcome"]
     if outcome == Outcome.EXECUTED:
-        return {"success": True, "tool": record["tool"], "outcome": outcome}
+        return tool_result({"success": True, "tool": record["tool"], "outcome": outcome}, error=False)
     result: JsonObjectType = {"success": False, "tool": record["tool"], "outcome": outcome}
     if outcome == Outcome.DRY_RUN:
         result["note"] = "dry run is on: the call was recorded, nothing was executed"
-        return result
+        return tool_result(result, error=True)
     result["error"] = record.get("reason") or outcome
     if record.get("remaining_s"):
         result["retry_in_s"] = record["remaining_s"]
-    return result
+    return tool_result(result, error=True)
+
+
+def _room_gone(tool: str) -> Any:
+    """The refusal for a room that is unloaded, reloading or removed."""
+    return tool_result(
+        {
+            "success": False,
+            "tool": tool,
+            "outcome": "blocked",
+            "error": Refusal.NOT_AVAILABLE,
+            "note": ROOM_GONE,
+        },
+        error=True,
+    )
+
+
+def loaded_coordinator(hass: HomeAssistant, entry_id: str) -> OverseerCoordinator | None:
+    """The room's overseer as loaded now (a reload makes a new one), or None."""
+    entry = hass.config_entries.async_get_entry(entry_id)
+    if entry is None or entry.state is not ConfigEntryState.LOADED:
+        return None
+    coordinator: OverseerCoordinator = entry.runtime_data.coordinator
+    return coordinator if coordinator.running else None
 
 
 def offered_to_agents(coordinator: OverseerCoordinator) -> frozenset[str]:
@@ -87,24 +125,50 @@ def offered_to_agents(coordinator: OverseerCoordinator) -> frozenset[str]:
     return frozenset(room_tools(coordinator.world()))
 
 
+def room_now(coordinator: OverseerCoordinator) -> tuple[str, str, str]:
+    """The compact STATE_UPDATE and the available/blocked blocks, as the room is this instant."""
+    settings = coordinator.settings
+    world = coordinator.world()
+    now = coordinator.now()
+    tools = room_tools(world)
+    if coordinator.state.mode is OverseerMode.CONTROL:
+        split = availability(world, coordinator.state.ledger, settings.limits, now).only(tools)
+    else:  # every call would be refused: say so
+        split = Availability((), tuple((name, Block(Refusal.NOT_AVAILABLE)) for name in tools))
+    available, blocked = render_tool_blocks(split)
+    return (
+        render_state_update(world, TRIGGER, coordinator.state.ledger, settings.limits, now),
+        available,
+        blocked,
+    )
+
+
 class GuardedTool(llm.Tool):
-    """One room tool of the registry, run through the overseer's executor."""
+    """One room tool of the registry, run through the executor of the room's loaded overseer."""
+
+    integration = DOMAIN
 
     def __init__(self, spec: ToolSpec, words: Vocabulary, coordinator: OverseerCoordinator) -> None:
-        """Describe the tool from the registry; calls go to this room's coordinator."""
+        """Describe the tool from the registry and the room's policy; calls go to the room by entry id."""
         self.name = spec.name
+        self.title = spec.title
         self.description = spec.description
         self.parameters = _parameters(spec, words)
-        self._coordinator = coordinator
+        # Consequential where the policy says so (approval_tools raises a tool to it).
+        self.annotations = tool_annotations(
+            read_only=False,
+            destructive=coordinator.settings.limits.safety(spec.name) is Safety.CONSEQUENTIAL,
+            idempotent=spec.idempotent,
+        )
+        self._entry_id = coordinator.entry.entry_id
 
     async def async_call(
         self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
-    ) -> JsonObjectType:
+    ) -> Any:
         """Check and run the call now; a refusal is an answer, never an exception."""
-        coordinator = self._coordinator
-        if not coordinator.running:
-            # An instance from before the room was unloaded or reloaded: its guardrails are gone.
-            return {"success": False, "tool": self.name, "outcome": "blocked", "error": Refusal.NOT_AVAILABLE}
+        coordinator = loaded_coordinator(hass, self._entry_id)
+        if coordinator is None:
+            return _room_gone(self.name)
         platform = llm_context.platform or "agent"
         record = await coordinator.executor.async_execute(
             f"{platform}-{ulid_now()}",
@@ -115,6 +179,32 @@ class GuardedTool(llm.Tool):
             Caller(f"agent:{platform}", llm_context.context),
         )
         return _result(record)
+
+
+class RoomStateTool(llm.Tool):
+    """The room as it is now: what a conversation's first-turn prompt can no longer say."""
+
+    name = ROOM_STATE
+    title = "Read the room"
+    description = "The room's state now, and which of its tools are available or blocked and why."
+    integration = DOMAIN
+
+    def __init__(self, entry_id: str) -> None:
+        """Read the room of this entry, whichever overseer is loaded for it at call time."""
+        self.annotations = tool_annotations(read_only=True, destructive=False, idempotent=True)
+        self._entry_id = entry_id
+
+    async def async_call(
+        self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+    ) -> Any:
+        """Read; nothing changes, so nothing is audited."""
+        coordinator = loaded_coordinator(hass, self._entry_id)
+        if coordinator is None:
+            return _room_gone(self.name)
+        state_update, available, blocked = room_now(coordinator)
+        return tool_result(
+            {"success": True, "state": "\n".join((state_update, available, blocked))}, error=False
+        )
 
 
 class GuardrailsAPI(llm.API):
@@ -129,22 +219,14 @@ class GuardrailsAPI(llm.API):
     async def async_get_api_instance(self, llm_context: llm.LLMContext) -> llm.APIInstance:
         """The room's tools now, and the compact STATE_UPDATE with what is blocked and why."""
         coordinator = self._coordinator
-        settings = coordinator.settings
-        world = coordinator.world()
-        now = coordinator.now()
-        tools = room_tools(world)
-        if coordinator.state.mode is OverseerMode.CONTROL:
-            split = availability(world, coordinator.state.ledger, settings.limits, now).only(tools)
-        else:  # every call would be refused: say so
-            split = Availability((), tuple((name, Block(Refusal.NOT_AVAILABLE)) for name in tools))
-        available, blocked = render_tool_blocks(split)
-        state_update = render_state_update(world, TRIGGER, coordinator.state.ledger, settings.limits, now)
-        words = vocabulary(world, settings.limits)
+        words = vocabulary(coordinator.world(), coordinator.settings.limits)
+        tools: list[llm.Tool] = [
+            GuardedTool(TOOLS[name], words, coordinator) for name in room_tools(coordinator.world())
+        ]
+        tools.append(RoomStateTool(coordinator.entry.entry_id))
         return llm.APIInstance(
             api=self,
-            api_prompt="\n".join(
-                (API_PROMPT.format(room=coordinator.entry.title), state_update, available, blocked)
-            ),
+            api_prompt="\n".join((API_PROMPT.format(room=coordinator.entry.title), *room_now(coordinator))),
             llm_context=llm_context,
-            tools=[GuardedTool(TOOLS[name], words, coordinator) for name in tools],
+            tools=tools,
         )

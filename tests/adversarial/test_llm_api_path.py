@@ -16,7 +16,7 @@ from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from ..contract import REASONS
-from ..ha.harness import llm_context
+from ..ha.harness import llm_context, tool_answer
 from .cases import API_OUTCOMES, CORPUS, REPETITIONS, Outcome
 from .rooms import chat_lines, prepare_room
 
@@ -43,7 +43,7 @@ async def test_adversarial_case_through_the_llm_api(hass, freezer, ollama_stub, 
                     outcome.blocked += 1
                     continue
                 reached += 1
-                result = await instance.async_call_tool(tool_input)
+                result = tool_answer(await instance.async_call_tool(tool_input))
                 if result["outcome"] == "blocked" and result["error"] not in REASONS:
                     outcome.problems.append(f"{entry_id}: {name} refused without a contract reason: {result}")
         audited = [e.data for e in events]

@@ -49,6 +49,8 @@ def missing_parts(spec: ToolSpec) -> list[str]:
         lacks.append("name")
     if not spec.description.strip():
         lacks.append("description")
+    if not spec.title.strip() or len(spec.title) > 40:
+        lacks.append("title")
     if not isinstance(spec.safety, Safety):
         lacks.append("safety class")
     schema = spec.json_schema(SAMPLE_VOCABULARY)["function"]
@@ -95,6 +97,7 @@ def test_the_walk_notices_a_missing_part():
     lift_up = next(spec for spec in TOOL_SPECS if spec.name == "lift_up")
     assert missing_parts(replace(lift_up, bindings=())) == ["target option"]
     assert missing_parts(replace(lift_up, description=" ")) == ["description"]
+    assert missing_parts(replace(lift_up, title="")) == ["title"]
     memory_write = next(spec for spec in TOOL_SPECS if spec.name == "memory_write")
     assert missing_parts(replace(memory_write, params=memory_write.params[:1])) == ["effect"]
     untyped = replace(memory_write.params[0], schema=lambda _: {})

@@ -106,7 +106,7 @@ async def status(client: Any, entry_id: str = "room1") -> dict[str, Any]:
 
 def llm_context(platform: str) -> llm.LLMContext:
     """The context an agent hands to an LLM API, with the fields this version has (user_prompt
-    was dropped from LLMContext by 2026.2)."""
+    was dropped from LLMContext by 2026.2; agent_id came in 2026.11)."""
     values = {
         "platform": platform,
         "context": Context(),
@@ -114,8 +114,23 @@ def llm_context(platform: str) -> llm.LLMContext:
         "language": "en",
         "assistant": "conversation",
         "device_id": None,
+        "agent_id": None,
     }
     return llm.LLMContext(**{f.name: values[f.name] for f in fields(llm.LLMContext)})
+
+
+def tool_answer(result: Any) -> dict[str, Any]:
+    """What a guardrails tool answered, as the calling agent's model reads it.
+
+    From 2026.10 Home Assistant hands back an llm.ToolResult, whose error flag core's agents
+    pass to their model: it must be set for every call that did not run.
+    """
+    if not hasattr(llm, "ToolResult"):
+        assert isinstance(result, dict), result
+        return result
+    assert isinstance(result, llm.ToolResult), result
+    assert result.error is (result.data["success"] is False), result
+    return result.data
 
 
 async def set_select(hass: HomeAssistant, entity_id: str, option: str) -> None:
@@ -156,4 +171,3 @@ def count_setups(entry: ConfigEntry) -> list[ConfigEntryState]:
     states: list[ConfigEntryState] = []
     entry.async_on_state_change(lambda: states.append(entry.state))
     return states
-

@@ -14,11 +14,13 @@ from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
 from ..ollama_stub import call
-from .harness import llm_context, set_select, setup_overseer
+from .harness import OPTIONS, llm_context, set_select, setup_overseer, tool_answer
 
 API_ID = "overseer-room1"
 # The harness room's tools that act on it, in the registry's order.
 ROOM_TOOL_NAMES = ["lift_up", "lift_down", "neato_start", "neato_send_home", "neato_locate", "ha_set_entity"]
+# What an agent is offered: those, and the read-only room_state.
+OFFERED = [*ROOM_TOOL_NAMES, "room_state"]
 
 
 async def room_api(hass) -> llm.APIInstance:
@@ -26,7 +28,7 @@ async def room_api(hass) -> llm.APIInstance:
 
 
 async def use(hass, instance: llm.APIInstance, tool: str, **arguments: Any) -> dict[str, Any]:
-    return await instance.async_call_tool(llm.ToolInput(tool_name=tool, tool_args=arguments))
+    return tool_answer(await instance.async_call_tool(llm.ToolInput(tool_name=tool, tool_args=arguments)))
 
 
 async def test_each_room_registers_its_api_with_the_room_tools_only(hass, ollama_stub, room):
@@ -35,8 +37,9 @@ async def test_each_room_registers_its_api_with_the_room_tools_only(hass, ollama
     assert api.name == "Overseer guardrails (Arena)"
 
     instance = await room_api(hass)
-    # The room's actions; chat and memory stay the overseer's own.
-    assert [tool.name for tool in instance.tools] == ROOM_TOOL_NAMES
+    # The room's actions and a read of the room; chat and memory stay the overseer's own.
+    assert [tool.name for tool in instance.tools] == OFFERED
+    assert all(tool.integration == "overseer" and tool.title for tool in instance.tools)
     assert "STATE_UPDATE" in instance.api_prompt
     assert "available_tools:\n- lift_up()" in instance.api_prompt
     [ha_set_entity] = [tool for tool in instance.tools if tool.name == "ha_set_entity"]
@@ -47,7 +50,7 @@ async def test_each_room_registers_its_api_with_the_room_tools_only(hass, ollama
     assert API_ID not in [api.id for api in llm.async_get_apis(hass)]
 
 
-async def test_a_call_runs_once_then_is_refused_with_the_seconds_to_wait(hass, ollama_stub, room):
+async def test_a_call_runs_once_then_is_refused_with_the_seconds_to_wait(hass, ollama_stub, room, caplog):
     await setup_overseer(hass, ollama_stub)
     actions = async_capture_events(hass, "overseer_action")
     instance = await room_api(hass)
@@ -70,6 +73,8 @@ async def test_a_call_runs_once_then_is_refused_with_the_seconds_to_wait(hass, o
     assert all(e.data["decision_id"].startswith("ollama-") for e in actions)
     # The blocked tool now shows as blocked to the next agent that asks.
     assert "lift_up() reason=cooldown remaining=60s" in (await room_api(hass)).api_prompt
+    # Nothing 2026.10+ reports as deprecated: untagged tools, plain dict results.
+    assert "without an integration" not in caplog.text and "ToolResult" not in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -87,7 +92,7 @@ async def test_bad_calls_are_refused_as_data_and_change_nothing(
 ):
     await setup_overseer(hass, ollama_stub)
     instance = await room_api(hass)
-    result = await instance.async_call_tool(llm.ToolInput(tool_name=tool, tool_args=arguments))
+    result = tool_answer(await instance.async_call_tool(llm.ToolInput(tool_name=tool, tool_args=arguments)))
     assert result["success"] is False and result["error"] == error
     assert all(not calls for calls in room.values())
 
@@ -139,18 +144,22 @@ async def test_a_core_agent_given_the_api_is_held_to_the_cooldown(hass, ollama_s
         ("executed", None),
         ("blocked", "cooldown"),
     ]
-    # What the agent's model read back after each call.
+    # What the agent's model read back after each call: from 2026.10 core's agents wrap a tool's
+    # answer as {"data": ..., "error": bool}, and a refusal must read "error": true there.
     tool_results = [
         json.loads(message["content"])
         for request in ollama_stub.requests
         for message in request["messages"]
         if message["role"] == "tool"
     ]
+    if hasattr(llm, "ToolResult"):
+        assert [result["error"] for result in tool_results] == [False, True]
+        tool_results = [result["data"] for result in tool_results]
     assert tool_results[0]["outcome"] == "executed"
     assert tool_results[-1]["error"] == "cooldown" and tool_results[-1]["retry_in_s"] > 0
     # The agent was offered exactly the room's tools, under their own names.
     offered = [tool["function"]["name"] for tool in ollama_stub.requests[0]["tools"]]
-    assert offered == ROOM_TOOL_NAMES
+    assert offered == OFFERED
 
 
 async def test_parallel_calls_each_see_the_cooldown_and_budget_the_others_spent(hass, ollama_stub, room):
@@ -177,16 +186,63 @@ async def test_parallel_calls_each_see_the_cooldown_and_budget_the_others_spent(
     assert sorted(r["error"] for r in results if r["outcome"] == "blocked") == ["cooldown"] * 3
 
 
-async def test_an_instance_from_before_an_unload_acts_no_more(hass, ollama_stub, room):
+async def test_an_instance_kept_across_a_reload_reaches_the_reloaded_room(hass, ollama_stub, room):
+    """From 2026.11 a conversation keeps its first turn's instance, and the room may reload meanwhile."""
     entry = await setup_overseer(hass, ollama_stub)
     instance = await room_api(hass)
     assert await hass.config_entries.async_reload(entry.entry_id)
     await hass.async_block_till_done()
 
-    stale = await use(hass, instance, "lift_up")
-    assert stale["success"] is False and stale["error"] == "not_available"
+    assert (await use(hass, instance, "lift_up"))["outcome"] == "executed"
+    assert len(room["cover.open_cover"]) == 1
+    # Held to the reloaded room's guardrails: its ledger has the call now.
+    assert (await use(hass, await room_api(hass), "lift_up"))["error"] == "cooldown"
+    assert "cooldowns: lift=60s" in (await use(hass, instance, "room_state"))["state"]
+
+
+async def test_an_instance_kept_after_the_room_is_unloaded_says_to_start_again(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    instance = await room_api(hass)
+    assert await hass.config_entries.async_unload(entry.entry_id)
+
+    for tool in ("lift_up", "room_state"):
+        stale = await use(hass, instance, tool)
+        assert stale["success"] is False and stale["error"] == "not_available"
+        assert "start a new conversation" in stale["note"]
     assert room["cover.open_cover"] == []
-    assert (await use(hass, await room_api(hass), "lift_up"))["outcome"] == "executed"
+
+
+async def test_room_state_reads_the_room_now_while_the_prompt_keeps_its_first_turn(hass, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    instance = await room_api(hass)
+    await use(hass, instance, "lift_up")
+    await set_select(hass, "select.arena_site_mode", "lockdown")
+
+    assert "available_tools:\n- lift_up()" in instance.api_prompt  # as it was when asked
+    assert "a call's result is what holds now" in instance.api_prompt
+    now = (await use(hass, instance, "room_state"))["state"]
+    assert now.startswith("STATE_UPDATE\n") and "site_mode: lockdown" in now
+    assert "available_tools:\n- none" in now
+    assert "- lift_up() reason=policy_lock:site_mode_lockdown" in now
+    assert (await use(hass, instance, "lift_down"))["error"] == "policy_lock:site_mode_lockdown"
+
+
+async def test_tools_carry_annotations_from_the_registry_and_the_policy(hass, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "approval_tools": ["lift_down"]})
+    tools = {tool.name: tool for tool in (await room_api(hass)).tools}
+    assert (tools["lift_up"].title, tools["room_state"].title) == ("Raise the lift", "Read the room")
+    if not hasattr(llm, "ToolAnnotations"):  # before 2026.10 tools had none
+        assert all(tool.annotations is None for tool in tools.values())
+        return
+    shown = {
+        name: (tool.annotations.read_only, tool.annotations.destructive, tool.annotations.idempotent)
+        for name, tool in tools.items()
+    }
+    assert shown["room_state"] == (True, False, True)
+    assert shown["lift_up"] == (False, False, True)
+    assert shown["lift_down"] == (False, True, True)  # consequential here: approval_tools
+    assert shown["neato_locate"] == (False, False, False)  # it beeps again every time
+    assert not any(tool.annotations.open_world for tool in tools.values())  # only this Home Assistant
 
 
 async def test_in_commentary_mode_the_prompt_shows_every_tool_blocked(hass, ollama_stub, room):
@@ -215,8 +271,9 @@ async def test_beside_assist_the_tools_keep_their_guardrails(hass, ollama_stub, 
             await llm.async_get_api(hass, both, llm_context("ollama"))
         return
     merged = await llm.async_get_api(hass, both, llm_context("ollama"))
-    ours = [tool.name for tool in merged.tools if tool.name.startswith("overseer-guardrails-arena__")]
-    assert ours[:2] == ["overseer-guardrails-arena__lift_up", "overseer-guardrails-arena__lift_down"]
-    first = await use(hass, merged, "overseer-guardrails-arena__lift_up")
-    second = await use(hass, merged, "overseer-guardrails-arena__lift_up")
+    # Prefixed with the API's name until 2026.10; from 2026.11 only on a name collision.
+    [lift_up] = [tool.name for tool in merged.tools if tool.name.rpartition("__")[2] == "lift_up"]
+    assert lift_up in ("lift_up", "overseer-guardrails-arena__lift_up")
+    first = await use(hass, merged, lift_up)
+    second = await use(hass, merged, lift_up)
     assert (first["outcome"], second.get("error")) == ("executed", "cooldown")

@@ -284,6 +284,9 @@ class ToolSpec:
     speaks: str | None = None
     # Proposed by incident triage only: never offered to the chat loop or to other agents.
     triage_only: bool = False
+    # For people and MCP clients: a short title, and whether calling twice does what once does.
+    title: str = ""
+    idempotent: bool = False
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -333,13 +336,15 @@ _VACUUM_WORKING = frozenset({"cleaning", "returning"})
 _LIFT_SCRIPTS = (Target.LIFT_UP_SCRIPT, Target.LIFT_DOWN_SCRIPT)
 
 
-def _lift(name: str, description: str, cover_service: str, script: Target) -> ToolSpec:
+def _lift(name: str, title: str, description: str, cover_service: str, script: Target) -> ToolSpec:
     """A lift tool: its cover's service, or else its own script (busy while either script runs)."""
     return ToolSpec(
         name,
         description,
         Safety.REVERSIBLE,
         group=CooldownGroup.LIFT,
+        title=title,
+        idempotent=True,
         bindings=(
             Binding(Target.LIFT_COVER, service("cover", cover_service), busy_states=_MOVING),
             Binding(
@@ -349,13 +354,17 @@ def _lift(name: str, description: str, cover_service: str, script: Target) -> To
     )
 
 
-def _vacuum(name: str, description: str, action: str, busy_states: frozenset[str]) -> ToolSpec:
+def _vacuum(
+    name: str, title: str, description: str, action: str, busy_states: frozenset[str], idempotent: bool
+) -> ToolSpec:
     """A vacuum tool: one action on the vacuum entity."""
     return ToolSpec(
         name,
         description,
         Safety.REVERSIBLE,
         group=CooldownGroup.NEATO,
+        title=title,
+        idempotent=idempotent,
         bindings=(Binding(Target.VACUUM, service("vacuum", action), busy_states=busy_states),),
     )
 
@@ -368,18 +377,38 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         params=(text_param("text", CHAT_SAY_CHARS),),
         effect=lambda _, __: NoEffect(),
         speaks="text",
+        title="Say a line",
     ),
-    _lift("lift_up", "Raise the lift.", "open_cover", Target.LIFT_UP_SCRIPT),
-    _lift("lift_down", "Lower the lift.", "close_cover", Target.LIFT_DOWN_SCRIPT),
-    _vacuum("neato_start", "Start the vacuum.", "start", _VACUUM_WORKING),
+    _lift("lift_up", "Raise the lift", "Raise the lift.", "open_cover", Target.LIFT_UP_SCRIPT),
+    _lift("lift_down", "Lower the lift", "Lower the lift.", "close_cover", Target.LIFT_DOWN_SCRIPT),
+    _vacuum(
+        "neato_start", "Start the vacuum", "Start the vacuum.", "start", _VACUUM_WORKING, idempotent=True
+    ),
     # Sending it home is how a run is stopped, so only an ongoing return makes it busy.
-    _vacuum("neato_send_home", "Send the vacuum to its dock.", "return_to_base", frozenset({"returning"})),
-    _vacuum("neato_locate", "Make the vacuum beep.", "locate", _VACUUM_WORKING),
+    _vacuum(
+        "neato_send_home",
+        "Send the vacuum home",
+        "Send the vacuum to its dock.",
+        "return_to_base",
+        frozenset({"returning"}),
+        idempotent=True,
+    ),
+    # Every call beeps again.
+    _vacuum(
+        "neato_locate",
+        "Locate the vacuum",
+        "Make the vacuum beep.",
+        "locate",
+        _VACUUM_WORKING,
+        idempotent=False,
+    ),
     ToolSpec(
         "neato_clear_errors",
         "Clear the vacuum's errors.",
         Safety.REVERSIBLE,
         group=CooldownGroup.NEATO,
+        title="Clear the vacuum's errors",
+        idempotent=True,
         bindings=(
             Binding(
                 Target.VACUUM_CLEAR_ERRORS_SCRIPT,
@@ -398,14 +427,25 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         group=CooldownGroup.HA,
         bindings=(Binding(Target.LIGHTS, _set_entity),),
         room_control=True,
+        title="Set a room light",
+        idempotent=True,
     ),
-    ToolSpec("memory_read", "Read the memory slots.", Safety.READ, effect=lambda _, __: NoEffect()),
+    ToolSpec(
+        "memory_read",
+        "Read the memory slots.",
+        Safety.READ,
+        effect=lambda _, __: NoEffect(),
+        title="Read memory",
+        idempotent=True,
+    ),
     ToolSpec(
         "memory_write",
         "Replace one memory slot (1-3) with one short line.",
         Safety.REVERSIBLE,
         params=(SLOT, text_param("text", MEMORY_LINE_CHARS)),
         effect=lambda _, arguments: MemoryWrite(arguments["slot"], arguments["text"]),
+        title="Write a memory slot",
+        idempotent=True,
     ),
     # Triage's own tools share the Home Assistant group: cooldown, budget and site locks apply.
     ToolSpec(
@@ -416,6 +456,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         group=CooldownGroup.HA,
         effect=_on_entities("homeassistant", "update_entity"),
         triage_only=True,
+        title="Refresh an asset",
+        idempotent=True,
     ),
     ToolSpec(
         "asset_restart",
@@ -425,6 +467,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         group=CooldownGroup.HA,
         effect=_on_entities("homeassistant", "reload_config_entry"),
         triage_only=True,
+        title="Restart an asset's integration",
     ),
 )
 
