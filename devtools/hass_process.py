@@ -20,7 +20,6 @@ from typing import Any
 
 import aiohttp
 import httpx
-from homeassistant.const import REQUIRED_PYTHON_VER
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_CONFIG = REPO / "config"
@@ -30,19 +29,32 @@ DEMO_USER = "demo"
 DEMO_PASSWORD = "demo"
 
 
-# Home Assistant 2026.2 refuses to start on Python 3.13.0, the newest this machine has; the
-# --ha-next leg installs it with --ignore-requires-python (see the README) and starts it past
-# that one guard. Real installations use the Python Home Assistant ships with.
-_PAST_VERSION_GUARD = (
-    "import sys, homeassistant.__main__ as main; main.validate_python = lambda: None; sys.exit(main.main())"
-)
+# The Python whose Home Assistant the process runs: the test leg's own, or another release's
+# (scripts/test --ha-release drives Home Assistant 2026.11.0, which no test harness pins yet,
+# from the newest leg's pytest).
+HASS_PYTHON_VARIABLE = "OVERSEER_HASS_PYTHON"
+
+
+def hass_python() -> str:
+    """The interpreter of the Home Assistant under test."""
+    return os.environ.get(HASS_PYTHON_VARIABLE) or sys.executable
 
 
 def hass_command(*args: str) -> list[str]:
-    """The command line of `python -m homeassistant args`, on either test leg."""
-    if sys.version_info[:3] >= REQUIRED_PYTHON_VER:
-        return [sys.executable, "-m", "homeassistant", *args]
-    return [sys.executable, "-c", _PAST_VERSION_GUARD, *args]
+    """The command line of `python -m homeassistant args`."""
+    return [hass_python(), "-m", "homeassistant", *args]
+
+
+def hass_run(code: str, *args: str) -> str:
+    """What a line of Python prints in the interpreter of the Home Assistant under test."""
+    return subprocess.run(
+        [hass_python(), "-c", code, *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def hass_version() -> str:
+    """The version of the Home Assistant under test, as it reports it."""
+    return hass_run("from homeassistant.const import __version__; print(__version__)")
 
 
 def child_environment() -> dict[str, str]:
@@ -75,6 +87,10 @@ def prepare_config(target: Path) -> Path:
     )
     (target / "custom_components" / "overseer").symlink_to(INTEGRATION, target_is_directory=True)
     return target
+
+
+class UnknownCommandError(RuntimeError):
+    """The Home Assistant asked has no such websocket command (an older release)."""
 
 
 class ManagedProcess:
@@ -219,7 +235,23 @@ class HomeAssistantProcess(ManagedProcess):
         self.wait_for(
             lambda: self.get("/api/config").json().get("state") == "RUNNING", timeout=120, what="startup"
         )
+        self.confirm_http_config()
         return self.token
+
+    def confirm_http_config(self) -> None:
+        """Keep the demo's loopback address and port, as a person does in the dialog that asks.
+
+        From 2026.10 Home Assistant moves the YAML http section into its storage as a pending
+        config on the first start; unconfirmed, it restarts five minutes later on its default
+        config (every interface, port 8123), and 2026.11's frontend covers the page with a
+        dialog asking for confirmation. Older versions have no such command.
+        """
+        try:
+            config = self.websocket({"type": "http/config"})
+        except UnknownCommandError:
+            return
+        if config["active_config_type"] == "pending" and config["pending"]["error"] is None:
+            self.websocket({"type": "http/config/promote"})
 
     def wait_for(
         self, predicate, timeout: float = 30, interval: float = 0.25, what: str = "condition"
@@ -248,6 +280,8 @@ class HomeAssistantProcess(ManagedProcess):
                 await ws.send_json({"id": 1, **payload})
                 reply = await ws.receive_json()
                 if not reply.get("success"):
+                    if (reply.get("error") or {}).get("code") == "unknown_command":
+                        raise UnknownCommandError(payload["type"])
                     raise RuntimeError(f"{payload['type']} failed: {reply.get('error')}")
                 return reply["result"]
 

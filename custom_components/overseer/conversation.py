@@ -21,6 +21,7 @@ from homeassistant.helpers import intent
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
+from .compat import conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
 from .coordinator import OverseerConfigEntry, OverseerCoordinator
 from .core.gate import TriggerKind
@@ -146,6 +147,19 @@ class OverseerAgent(conversation.ConversationEntity):
             for stop in unsubscribe:
                 stop()
 
+    async def async_process(
+        self, user_input: conversation.ConversationInput
+    ) -> conversation.ConversationResult:
+        """Answer, or say in the user's language that the last message is still being answered.
+
+        From 2026.11 a second message to a conversation mid-turn cannot open its chat log.
+        """
+        try:
+            return await super().async_process(user_input)
+        except conversation_busy_errors():
+            phrase = await async_phrases(self.hass, user_input.language)
+            return _spoken(phrase("reply_busy"), user_input)
+
     async def _async_handle_message(
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
     ) -> conversation.ConversationResult:
@@ -161,9 +175,18 @@ class OverseerAgent(conversation.ConversationEntity):
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
         )
-        response = intent.IntentResponse(language=user_input.language)
-        response.async_set_speech(speech)
-        return conversation.ConversationResult(response=response, conversation_id=chat_log.conversation_id)
+        return _spoken(speech, user_input, chat_log.conversation_id)
+
+
+def _spoken(
+    speech: str, user_input: conversation.ConversationInput, conversation_id: str | None = None
+) -> conversation.ConversationResult:
+    """A plain spoken answer in the conversation."""
+    response = intent.IntentResponse(language=user_input.language)
+    response.async_set_speech(speech)
+    return conversation.ConversationResult(
+        response=response, conversation_id=conversation_id or user_input.conversation_id
+    )
 
 
 def _reply(answer: tuple[Cycle, str | None] | None, dry_run: bool, phrase: Phrase) -> str:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from ..ollama_stub import Scripted, call, is_triage, reasoning
 
 MODEL = "llama3.2:latest"
 # Asked through the overseer's Assist agent by the room's orchestrator: the overseer answers.
 ROVERS_QUESTION = "<em>overseer</em>, how are the rovers?"
 ROVERS_ANSWER = "All three rovers are docked & charging."
+# A question the model takes its time over, as a real one does (2-30 s).
+SLOW_QUESTION = "overseer think it over"
+SLOW_ANSWER = "Thought it over: all quiet."
+SLOW_SECONDS = 4
 
 
 def worst_case_model(payload: dict) -> Scripted | None:
@@ -30,4 +36,6 @@ def worst_case_model(payload: dict) -> Scripted | None:
         )
     if addressed and humans and humans[-1].endswith(ROVERS_QUESTION):
         return Scripted(content=ROVERS_ANSWER)
+    if addressed and humans and humans[-1].endswith(SLOW_QUESTION):
+        return Scripted(content=SLOW_ANSWER, before=lambda: asyncio.sleep(SLOW_SECONDS))
     return None
