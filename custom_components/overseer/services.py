@@ -1,10 +1,12 @@
 """Services: post a chat line, trigger a decision, write or clear memory, answer an approval.
 
-Each service has a voluptuous schema: Home Assistant applies it before the handler runs, so an
-unknown field, a wrong type or slot 4 is refused and changes nothing. The schema's refusal is
-a translated ServiceValidationError naming the field, like every other refusal here. What a
-schema cannot know (whether the overseer named exists and is loaded, which one is meant) is
-checked in the handler, again before anything changes.
+Each service has a schema (voluptuous, or probatio under its name from Home Assistant 2026.9):
+Home Assistant applies it before the handler runs, so an unknown field, a wrong type or slot 4
+is refused and changes nothing. The schema's refusal is a translated ServiceValidationError
+naming the field and what it expects, like every other refusal here, in our own words: each
+engine words its messages its own way. What a schema cannot know (whether the overseer named
+exists and is loaded, which one is meant) is checked in the handler, again before anything
+changes.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, ServiceCall, callback
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import config_validation as cv
-from voluptuous.humanize import humanize_error
 
 from .const import (
     ATTR_APPROVAL_ID,
@@ -57,13 +58,37 @@ def _not_blank(value: str) -> str:
 
 
 def _slot_or_all(value: Any) -> int | None:
-    """A memory slot, or null for all three (vol.Maybe would hide the slot's message)."""
+    """A memory slot, or null for all three."""
     return None if value is None else _slot(value)
 
 
 def _entry_id(value: Any) -> str | None:
     """A config entry id, or null for every loaded overseer (or the only one)."""
     return None if value is None else cv.string(value)
+
+
+TEXT = vol.All(cv.string, _not_blank)
+# The same check as TEXT, a separate object so that its refusal can say an approval id is meant.
+APPROVAL_ID = vol.All(cv.string, _not_blank)
+
+# What each field's validator expects, as the translation key of its refusal. The engines
+# word (and will reword) their messages as they like, so the refusal is chosen by the
+# validator that refused, never by the text it raised.
+EXPECTATIONS: dict[Any, str] = {
+    TEXT: "invalid_text",
+    APPROVAL_ID: "invalid_approval_id",
+    cv.boolean: "invalid_boolean",
+    _slot: "invalid_slot",
+    _slot_or_all: "invalid_slot_or_all",
+    _entry_id: "invalid_entry_id",
+}
+
+
+def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
+    """A translated validation error."""
+    return ServiceValidationError(
+        translation_domain=DOMAIN, translation_key=key, translation_placeholders=placeholders or None
+    )
 
 
 class TranslatedSchema(vol.Schema):
@@ -74,14 +99,38 @@ class TranslatedSchema(vol.Schema):
         try:
             return super().__call__(data)
         except vol.Invalid as err:
-            raise ServiceValidationError(
-                translation_domain=DOMAIN,
-                translation_key="invalid_input",
-                translation_placeholders={"error": humanize_error(data, err)[:300]},
-            ) from err
+            refusals = [refusal for refusal in getattr(err, "errors", [err]) if refusal.path]
+            if not refusals:  # data that is not a mapping (only Python code sends that) has no field
+                raise
+            raise self._translated(min(refusals, key=self._rank)) from err
+
+    @property
+    def _validators(self) -> dict[str, Any]:
+        """Each field's validator, by the field's name."""
+        return {str(key): validator for key, validator in self.schema.items()}
+
+    def _rank(self, refusal: vol.Invalid) -> tuple[int, str]:
+        """Which refusal to report: the same on every engine, though each lists them in its own order.
+
+        An unknown field comes first (a misspelt one is often why a required one is missing),
+        then the schema's order.
+        """
+        field = str(refusal.path[0])
+        fields = list(self._validators)
+        return (fields.index(field) + 1, "") if field in fields else (0, field)
+
+    def _translated(self, refusal: vol.Invalid) -> ServiceValidationError:
+        """Our sentence for one field's refusal: unknown, missing, or not what it expects."""
+        field = str(refusal.path[0])
+        name = field[:60]  # an unknown field's name is whatever the caller sent
+        validators = self._validators
+        if field not in validators:
+            return _invalid("unknown_field", field=name)
+        if isinstance(refusal, vol.RequiredFieldInvalid):
+            return _invalid("missing_field", field=name)
+        return _invalid(EXPECTATIONS[validators[field]], field=name)
 
 
-TEXT = vol.All(cv.string, _not_blank)
 ENTRY_ID = {vol.Optional(ATTR_CONFIG_ENTRY_ID): _entry_id}
 
 POST_MESSAGE_SCHEMA = TranslatedSchema(
@@ -106,14 +155,7 @@ MEMORY_CLEAR_SCHEMA = TranslatedSchema(
         **ENTRY_ID,
     }
 )
-APPROVAL_SCHEMA = TranslatedSchema({vol.Required(ATTR_APPROVAL_ID): TEXT})
-
-
-def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
-    """A translated validation error."""
-    return ServiceValidationError(
-        translation_domain=DOMAIN, translation_key=key, translation_placeholders=placeholders or None
-    )
+APPROVAL_SCHEMA = TranslatedSchema({vol.Required(ATTR_APPROVAL_ID): APPROVAL_ID})
 
 
 def _overseers(hass: HomeAssistant) -> list[OverseerRuntimeData]:

@@ -19,6 +19,7 @@ from custom_components.overseer.select import SELECTS
 from custom_components.overseer.sensor import SENSORS
 from custom_components.overseer.services import (
     APPROVAL_SCHEMA,
+    EXPECTATIONS,
     MEMORY_CLEAR_SCHEMA,
     MEMORY_WRITE_SCHEMA,
     POST_MESSAGE_SCHEMA,
@@ -71,8 +72,8 @@ def test_requirements_install_under_this_home_assistants_package_constraints():
     # Home Assistant installs a custom integration's requirements under these constraints and
     # refuses to set it up when they conflict (2026.10 pins openai 3.10.0, 2026.11 3.26.0).
     constraints = {}
-    for line in (Path(components.__file__).parents[1] / "package_constraints.txt").read_text().splitlines():
-        line = line.split("#", 1)[0].strip()
+    for raw in (Path(components.__file__).parents[1] / "package_constraints.txt").read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
         if "==" in line and ";" not in line:
             requirement = Requirement(line)
             constraints[requirement.name.lower()] = next(iter(requirement.specifier)).version
@@ -94,6 +95,13 @@ def test_every_translation_key_the_code_uses_exists():
     code = "\n".join(path.read_text() for path in INTEGRATION.rglob("*.py"))
     for key in re.findall(r'_invalid\("(\w+)"', code):
         assert key in STRINGS["exceptions"], key
+    for key in re.findall(r'phrase\("(\w+)"', code):  # what the overseer says, in the user's language
+        assert key in STRINGS["exceptions"], key
+    # A service field's refusal is keyed by what its validator expects.
+    schemas = (POST_MESSAGE_SCHEMA, TRIGGER_SCHEMA, MEMORY_WRITE_SCHEMA, MEMORY_CLEAR_SCHEMA, APPROVAL_SCHEMA)
+    for schema in schemas:
+        for key, validator in schema.schema.items():
+            assert EXPECTATIONS.get(validator) in STRINGS["exceptions"], str(key)
     for key in re.findall(r'errors\[[^]]+\] = "(\w+)"', code):
         assert key in STRINGS["config"]["error"] or key in STRINGS["options"]["error"], key
     for refused in Refused:  # an approval answer that is not taken says why
