@@ -19,7 +19,7 @@ from awesomeversion import AwesomeVersion
 
 from devtools.hass_process import hass_run, hass_version
 
-from ..processes import configure_overseer, state
+from ..processes import configure_overseer, flow_step, state
 from .scripted_model import MODEL, SLOW_ANSWER, SLOW_QUESTION
 
 MANIFEST = Path(__file__).parents[2] / "custom_components" / "overseer" / "manifest.json"
@@ -151,3 +151,28 @@ def test_a_vacuum_error_is_triaged_fixed_and_verified(home_assistant, ollama, ov
     assert incident["status"] == "resolved" and incident["root_cause"] == "the brush is jammed"
     assert incident["resolution"] == "neato_send_home() ran and the fault cleared"
     assert [step["what"] for step in incident["timeline"]][:4] == ["opened", "request", "response", "intent"]
+
+
+def test_reconfigured_to_the_openai_backend_it_answers_through_the_openai_client(
+    home_assistant, ollama, overseer
+):
+    # The same server's /v1 endpoints, through the openai client this Home Assistant pins
+    # (3.26 on 2026.11, on its httpx2), chosen in the reconfigure flow as a person does.
+    ha = home_assistant
+    result = flow_step(
+        ha,
+        "/api/config/config_entries/flow",
+        {"handler": "overseer", "show_advanced_options": False, "entry_id": overseer},
+    )
+    assert result["step_id"] == "reconfigure"
+    flow = f"/api/config/config_entries/flow/{result['flow_id']}"
+    assert flow_step(ha, flow, {"name": "Overseer", "backend": "openai"})["step_id"] == "openai"
+    assert flow_step(ha, flow, {"url": f"{ollama.url}/v1"})["step_id"] == "model"
+    done = flow_step(ha, flow, {"model": MODEL})
+    assert (done["type"], done["reason"]) == ("abort", "reconfigure_successful")
+    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the reloaded overseer")
+    assert ha.websocket({"type": "overseer/status", "entry_id": overseer})["model"]["backend"] == "openai"
+
+    # (The room's action budget is spent by the tests before: a line, not an action.)
+    assert assist(ha, SLOW_QUESTION) == SLOW_ANSWER
+    assert "update listener" not in ha.log_tail(400)  # reloaded once, by the listener

@@ -78,7 +78,9 @@ async def test_failed_decisions_mark_the_model_unreachable_and_a_reply_clears_it
     assert ir.async_get(hass).async_get_issue(DOMAIN, f"model_unreachable_{entry.entry_id}") is None
 
 
-async def test_a_refused_api_key_starts_reauth_and_a_new_key_fixes_it(hass, freezer, ollama_stub, room, caplog):
+async def test_a_refused_api_key_starts_reauth_and_a_new_key_fixes_it(
+    hass, freezer, ollama_stub, room, caplog
+):
     ollama_stub.api_key = "old-key"
     entry = await setup_overseer(hass, ollama_stub, data={**OPENAI, "url": f"{ollama_stub.url}/v1"})
     await hass.async_block_till_done(wait_background_tasks=True)
