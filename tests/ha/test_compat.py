@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from homeassistant.const import __version__ as HA_VERSION
+from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.overseer.compat import agent_llm_apis, async_converse, conversation_agent_exists
+from custom_components.overseer.compat import (
+    agent_llm_apis,
+    async_converse,
+    conversation_agent_exists,
+    tool_annotations,
+    tool_result,
+)
 
 from .agents import AGENT_ID, async_setup_agent
 
@@ -45,3 +52,22 @@ async def test_agent_llm_apis_for_an_agent_registered_by_entry_id(hass):
     bare = MockConfigEntry(domain="old_style_agent", options={})
     bare.add_to_hass(hass)
     assert agent_llm_apis(hass, bare.entry_id) == []
+
+
+def test_tool_result_is_home_assistants_where_it_has_one():
+    result = tool_result({"success": False, "error": "cooldown"}, error=True)
+    if hasattr(llm, "ToolResult"):  # 2026.10+: the error flag reaches the agent's model
+        assert result == llm.ToolResult(data={"success": False, "error": "cooldown"}, error=True)
+    else:
+        assert result == {"success": False, "error": "cooldown"}
+
+
+def test_tool_annotations_are_closed_world_where_home_assistant_has_them():
+    annotations = tool_annotations(read_only=True, destructive=False, idempotent=True)
+    if hasattr(llm, "ToolAnnotations"):
+        assert annotations == llm.ToolAnnotations(
+            read_only=True, destructive=False, idempotent=True, open_world=False
+        )
+    else:
+        assert annotations is None
+
