@@ -1,7 +1,9 @@
 """The status objects of the contract: a frozen snapshot of a room, rendered per schema.
 
 take_snapshot reads the room once; render turns a snapshot into the schema's plain JSON.
-The schemas never share one object.
+The schemas never share one object. What the card would otherwise have to know of the server
+comes with it: the loop's phases in order, each approval's call as people read it, and the
+model health's banner in the reader's language.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from homeassistant.util import dt as dt_util
 
-from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode
+from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode, Phase
 from .coordinator import OverseerCoordinator
 from .core.approvals import Approval, approval_as_dict
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
@@ -21,9 +23,11 @@ from .core.decision import Decision
 from .core.faults import ACTIVE, Incident, incident_as_dict, number_of
 from .core.gate import Trigger
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
+from .core.replies import Phrase
 from .core.reply import ModelReply
-from .core.tools import TOOLS, CooldownGroup, tools_in
+from .core.tools import TOOLS, CooldownGroup, call_text, tools_in
 from .core.world import SiteMode, World
+from .health import Health
 
 SCHEMA_CONTROL = "overseer.v2"
 SCHEMA_COMMENTARY = "overseer.commentary"
@@ -33,6 +37,10 @@ CHAT_TAIL = 20
 # Closed incidents shown beside the open ones.
 RECENT_INCIDENTS = 10
 COMMENTARY_METRICS = ("llm_calls_per_minute", "llm_latency_avg_s", "chat_per_minute", "repeated_line_rate")
+# The loop's phases in the order a cycle goes through them, for the card's phase strip.
+PHASES = [phase.value for phase in Phase]
+# Model healths that need no banner: it answers, or nothing has been asked yet.
+QUIET_HEALTH = frozenset({Health.OK.value, Health.UNKNOWN.value})
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,13 +233,15 @@ def _common(snapshot: StatusSnapshot, schema: str) -> dict[str, Any]:
     }
 
 
-def _model(snapshot: StatusSnapshot) -> dict[str, Any]:
-    """Which model answers, and whether it does."""
+def _model(snapshot: StatusSnapshot, phrase: Phrase | None) -> dict[str, Any]:
+    """Which model answers, and whether it does: health_text is the banner's words, if it needs one."""
+    quiet = snapshot.health in QUIET_HEALTH or phrase is None
     return {
         "backend": snapshot.backend,
         "model": snapshot.model,
         "health": snapshot.health,
         "detail": snapshot.health_detail,
+        "health_text": None if quiet else phrase(f"health_{snapshot.health}"),
     }
 
 
@@ -257,8 +267,18 @@ def _cooldown(snapshot: StatusSnapshot, group: CooldownGroup) -> dict[str, Any]:
     }
 
 
-def render(snapshot: StatusSnapshot) -> dict[str, Any]:
-    """The status object for the mode the room is in."""
+def _approval(approval: Approval) -> dict[str, Any]:
+    """One approval for the card, its call written as in notifications and the timeline."""
+    return {
+        **approval_as_dict(approval, with_nonce=False),
+        "created": _iso(approval.created),
+        "expires": _iso(approval.expires),
+        "call": call_text(approval.tool, approval.arguments),
+    }
+
+
+def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, Any]:
+    """The status object for the mode the room is in; phrase words the health banner (none without)."""
     if snapshot.mode is OverseerMode.OFF:
         return _common(snapshot, SCHEMA_OFF)
     last = snapshot.last
@@ -267,7 +287,8 @@ def render(snapshot: StatusSnapshot) -> dict[str, Any]:
         return {
             **_common(snapshot, SCHEMA_COMMENTARY),
             "phase": snapshot.phase,
-            "model": _model(snapshot),
+            "phases": PHASES,
+            "model": _model(snapshot, phrase),
             "last_trigger": _trigger(last),
             "last_comment": last.decision.chat if last and last.decision else None,
             "model_output": reply.raw if reply else None,
@@ -282,7 +303,8 @@ def render(snapshot: StatusSnapshot) -> dict[str, Any]:
         "site_mode": snapshot.site_mode.value,
         "lights_locked_on": snapshot.lights_locked_on,
         "phase": snapshot.phase,
-        "model": _model(snapshot),
+        "phases": PHASES,
+        "model": _model(snapshot, phrase),
         "last_trigger": _trigger(last),
         "state_update": last.state_update if last else None,
         "model_input": (
@@ -330,18 +352,11 @@ def render(snapshot: StatusSnapshot) -> dict[str, Any]:
         "metrics": dict(snapshot.metrics),
         "memory": list(snapshot.memory),
         "incidents": [_incident(incident) for incident in snapshot.incidents],
-        "approvals": [
-            {
-                **approval_as_dict(approval, with_nonce=False),
-                "created": _iso(approval.created),
-                "expires": _iso(approval.expires),
-            }
-            for approval in snapshot.approvals
-        ],
+        "approvals": [_approval(approval) for approval in snapshot.approvals],
         "last_error": snapshot.last_error,
     }
 
 
-def build_status(coordinator: OverseerCoordinator) -> dict[str, Any]:
-    """The room's status object now."""
-    return render(take_snapshot(coordinator))
+def build_status(coordinator: OverseerCoordinator, phrase: Phrase | None = None) -> dict[str, Any]:
+    """The room's status object now, its health banner worded by phrase (the reader's language)."""
+    return render(take_snapshot(coordinator), phrase)

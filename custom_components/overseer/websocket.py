@@ -1,7 +1,13 @@
-"""Websocket API for the debug card: the status object now, and on every change (admin only)."""
+"""Websocket API for the debug card: the status object now, and on every change (admin only).
+
+Both commands take an optional `language` (the card sends the user's): the status object's
+health banner is worded in it, in Home Assistant's language without it, in English where our
+translations have none.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import voluptuous as vol
@@ -11,11 +17,23 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
 from .const import DOMAIN, status_signal
+from .core.replies import Phrase
 from .orchestrator import OrchestratorRuntimeData
+from .phrases import async_phrases
 from .status import SCHEMA_OFF, build_status
 
+# A language tag as the frontend has them (en, de, pt-BR, zh-Hant); anything else is ignored.
+LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
+COMMAND_SCHEMA = {vol.Required("entry_id"): str, vol.Optional("language"): str}
 
-def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
+
+async def _async_phrase(hass: HomeAssistant, msg: dict[str, Any]) -> Phrase:
+    """The phrases in the language the card asked for, or Home Assistant's."""
+    language = msg.get("language")
+    return await async_phrases(hass, language if language and LANGUAGE.fullmatch(language) else None)
+
+
+def _status(hass: HomeAssistant, entry_id: str, phrase: Phrase) -> dict[str, Any] | None:
     """The room's status; an entry that exists but is not loaded reads as off and not running."""
     entry = hass.config_entries.async_get_entry(entry_id)
     if entry is None or entry.domain != DOMAIN:
@@ -23,7 +41,7 @@ def _status(hass: HomeAssistant, entry_id: str) -> dict[str, Any] | None:
     if entry.state is ConfigEntryState.LOADED:
         if isinstance(entry.runtime_data, OrchestratorRuntimeData):
             return entry.runtime_data.orchestrator.status()
-        return build_status(entry.runtime_data.coordinator)
+        return build_status(entry.runtime_data.coordinator, phrase)
     return {
         "schema": SCHEMA_OFF,
         "entry_id": entry_id,
@@ -41,11 +59,13 @@ def async_register_websocket(hass: HomeAssistant) -> None:
 
 
 @websocket_api.require_admin
-@websocket_api.websocket_command({vol.Required("type"): "overseer/status", vol.Required("entry_id"): str})
-@callback
-def ws_status(hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict[str, Any]) -> None:
+@websocket_api.websocket_command({vol.Required("type"): "overseer/status", **COMMAND_SCHEMA})
+@websocket_api.async_response
+async def ws_status(
+    hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict[str, Any]
+) -> None:
     """Answer with the status object once."""
-    status = _status(hass, msg["entry_id"])
+    status = _status(hass, msg["entry_id"], await _async_phrase(hass, msg))
     if status is None:
         connection.send_error(msg["id"], websocket_api.ERR_NOT_FOUND, "No overseer with that entry id")
         return
@@ -53,16 +73,16 @@ def ws_status(hass: HomeAssistant, connection: websocket_api.ActiveConnection, m
 
 
 @websocket_api.require_admin
-@websocket_api.websocket_command(
-    {vol.Required("type"): "overseer/status/subscribe", vol.Required("entry_id"): str}
-)
-@callback
-def ws_subscribe(
+@websocket_api.websocket_command({vol.Required("type"): "overseer/status/subscribe", **COMMAND_SCHEMA})
+@websocket_api.async_response
+async def ws_subscribe(
     hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict[str, Any]
 ) -> None:
     """Send the status now and again whenever it changes; survives reloads of the entry."""
     entry_id = msg["entry_id"]
-    first = _status(hass, entry_id)
+    # Loaded once: every push is then worded without waiting for anything.
+    phrase = await _async_phrase(hass, msg)
+    first = _status(hass, entry_id, phrase)
     if first is None:
         connection.send_error(msg["id"], websocket_api.ERR_NOT_FOUND, "No overseer with that entry id")
         return
@@ -71,7 +91,7 @@ def ws_subscribe(
     @callback
     def push() -> None:
         nonlocal last
-        status = _status(hass, entry_id)
+        status = _status(hass, entry_id, phrase)
         if status is not None and status != last:
             last = status
             connection.send_message(websocket_api.event_message(msg["id"], status))

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from custom_components.overseer.status import build_status
+import json
+from pathlib import Path
+
+from custom_components.overseer.health import Health
+from custom_components.overseer.status import QUIET_HEALTH, build_status
 
 from ..ollama_stub import call
 from .harness import say, setup_overseer, tick
+
+TRANSLATIONS = Path(__file__).parents[2] / "custom_components" / "overseer" / "translations" / "en.json"
+PHASES = ["idle", "gate_check", "awaiting_model", "tool_exec", "posted", "failed"]
 
 
 async def test_control_status_has_everything_the_debug_card_shows(hass, freezer, ollama_stub, room):
@@ -16,6 +23,7 @@ async def test_control_status_has_everything_the_debug_card_shows(hass, freezer,
     status = build_status(entry.runtime_data.coordinator)
     assert status["schema"] == "overseer.v2"
     assert status["enabled"] is True and status["running"] is True and status["phase"] == "posted"
+    assert status["phases"] == PHASES
     assert status["last_trigger"]["kind"] == "direct_address" and status["last_trigger"]["detail"] == "alex"
     assert status["state_update"].startswith("STATE_UPDATE")
     assert status["model_input"]["messages"] == 5 and status["model_input"]["estimated_tokens"] > 0
@@ -46,6 +54,7 @@ async def test_commentary_and_off_have_their_own_schemas(hass, freezer, ollama_s
     status = build_status(coordinator)
     assert status["schema"] == "overseer.commentary"
     assert status["last_comment"] == "Nice drift."
+    assert status["phase"] == "posted" and status["phases"] == PHASES
     assert "available_tools" not in status and "cooldowns" not in status
     await hass.services.async_call(
         "select", "select_option", {"entity_id": "select.arena_overseer_mode", "option": "off"}, blocking=True
@@ -85,4 +94,15 @@ async def test_the_status_says_when_the_model_is_missing_and_when_it_is_fine(has
         "model": "llama3.2:latest",
         "health": "ok",
         "detail": None,
+        "health_text": None,
     }
+
+
+async def test_every_unhealthy_model_has_banner_words_and_a_healthy_one_none(hass, ollama_stub, room):
+    strings = json.loads(TRANSLATIONS.read_text())["exceptions"]
+    for health in Health:
+        assert (f"health_{health.value}" in strings) is (health.value not in QUIET_HEALTH), health
+    entry = await setup_overseer(hass, ollama_stub, data={"model": "gone:latest"})
+    await hass.async_block_till_done(wait_background_tasks=True)
+    model = build_status(entry.runtime_data.coordinator, lambda key: f"<{key}>")["model"]
+    assert model["health_text"] == "<health_model_not_found>"
