@@ -19,7 +19,8 @@ from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, cal
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.util import dt as dt_util
 
-from .const import DOMAIN, EVENT_APPROVAL, EVENT_MOBILE_ACTION, LOGGER, Outcome
+from . import events
+from .const import DOMAIN, EVENT_MOBILE_ACTION, LOGGER
 from .core.approvals import (
     MAX_PENDING,
     Approval,
@@ -31,6 +32,7 @@ from .core.approvals import (
     prune,
     refusal,
 )
+from .core.audit import Outcome
 from .core.faults import Incident
 from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
@@ -226,9 +228,8 @@ class ApprovalDesk:
         except asyncio.CancelledError:  # an unload or a restart half-way: never left approved
             self._finish(decided(approval, ApprovalStatus.BLOCKED, self._now(), user, name, INTERRUPTED))
             raise
-        ran = record["outcome"] == Outcome.EXECUTED
-        status = ApprovalStatus.EXECUTED if ran else ApprovalStatus.BLOCKED
-        why_not = "" if ran else str(record["reason"] or record["outcome"])
+        status = ApprovalStatus.EXECUTED if record.ran else ApprovalStatus.BLOCKED
+        why_not = "" if record.ran else str(record.reason or record.outcome.value)
         self._finish(decided(approval, status, self._now(), user, name, why_not))
         return self._state.approvals[approval_id]
 
@@ -269,16 +270,7 @@ class ApprovalDesk:
     def _put(self, approval: Approval) -> None:
         """Keep it (bounded), tell automations and the entities."""
         self._state.approvals = prune({**self._state.approvals, approval.approval_id: approval})
-        event = {
-            "approval_id": approval.approval_id,
-            "incident_id": approval.incident_id,
-            "tool": approval.tool,
-            "arguments": dict(approval.arguments),
-            "status": approval.status.value,
-        }
-        if approval.reason:
-            event["reason"] = approval.reason
-        self._hass.bus.async_fire(EVENT_APPROVAL, event)
+        events.approval(self._hass, approval)
         self._changed()
 
 

@@ -1,4 +1,4 @@
-"""The chat bus: human lines in and the overseer's lines out on the same event."""
+"""The chat bus, coming in: a line from the bus, validated and bounded (lines go out in events.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from homeassistant.core import HomeAssistant
-
-from .const import EVENT_CHAT_MESSAGE, EVENT_CHAT_TYPING, INCOMING_TEXT_CHARS, USER_NAME_CHARS
+from .const import INCOMING_TEXT_CHARS, USER_NAME_CHARS
 from .core.text import one_line
 
 
@@ -36,16 +34,3 @@ def parse_chat_event(data: Mapping[str, Any]) -> IncomingChat | None:
         bot=data.get("bot") is True,
         room=room,
     )
-
-
-def post_line(hass: HomeAssistant, room: str, name: str, text: str, decision_id: str) -> None:
-    """Publish one of the overseer's lines where every bridge already listens."""
-    hass.bus.async_fire(
-        EVENT_CHAT_MESSAGE,
-        {"room": room, "user": name, "text": text, "bot": True, "decision_id": decision_id},
-    )
-
-
-def set_typing(hass: HomeAssistant, room: str, name: str, typing: bool) -> None:
-    """Tell bridges the overseer is (no longer) writing."""
-    hass.bus.async_fire(EVENT_CHAT_TYPING, {"room": room, "user": name, "bot": True, "typing": typing})

@@ -161,12 +161,3 @@ class OverseerMode(StrEnum):
     CONTROL = "control"
     COMMENTARY = "commentary"
     OFF = "off"
-
-
-class Outcome(StrEnum):
-    """How an attempted tool call ended."""
-
-    EXECUTED = "executed"
-    BLOCKED = "blocked"
-    FAILED = "failed"
-    DRY_RUN = "dry_run"

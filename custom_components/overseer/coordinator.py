@@ -14,7 +14,7 @@ from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
-from .chat import set_typing
+from . import events
 from .const import LOGGER, OverseerMode, Phase, status_signal
 from .controls import ControlPanel
 from .core.gate import Gate, Trigger
@@ -58,7 +58,7 @@ class OverseerCoordinator:
         self.health = ModelHealthCoordinator(hass, entry, provider)
         self.inputs = RoomInputs(hass, entry.entry_id, settings, state, self.gate, self.now)
         self.controls = ControlPanel(state, self._changed)
-        self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed)
+        self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed, self.now)
         parts = TriageParts(self.executor, provider, self.health, *triage)
         self.incidents = IncidentDesk(
             hass, entry.entry_id, settings, state, self.world, self.now, self._changed, parts
@@ -214,7 +214,7 @@ class OverseerCoordinator:
         except ModelError as err:
             self._model_failed(cycle, err)
         except asyncio.CancelledError:
-            set_typing(self.hass, self.settings.room, self.settings.name, False)
+            events.chat_typing(self.hass, room=self.settings.room, user=self.settings.name, typing=False)
             raise
         except Exception as err:  # a bug must not stop the loop or Home Assistant
             LOGGER.exception("Decision %s failed unexpectedly", cycle.decision_id)

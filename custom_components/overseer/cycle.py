@@ -9,8 +9,9 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 
-from .chat import post_line, set_typing
-from .const import EVENT_DECISION, Outcome, OverseerMode, Phase
+from . import events
+from .const import OverseerMode, Phase
+from .core.audit import AuditRecord, Outcome
 from .core.context import (
     ChatLine,
     InputSummary,
@@ -56,7 +57,7 @@ class Cycle:
     decision: Decision | None = None
     latency: float | None = None
     stale_reason: StaleReason | None = None
-    actions: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[AuditRecord] = field(default_factory=list)
 
     @property
     def stale(self) -> bool:
@@ -105,13 +106,13 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.model_input = summarise(messages)
     schemas = tool_schemas(cycle.tools.available, world, settings.limits)
     parts.set_phase(Phase.AWAITING_MODEL)
-    set_typing(parts.hass, settings.room, settings.name, True)
+    events.chat_typing(parts.hass, room=settings.room, user=settings.name, typing=True)
     clock = time.monotonic()
     try:
         reply = await parts.provider.async_decide(messages, schemas)
     finally:
         cycle.latency = time.monotonic() - clock
-        set_typing(parts.hass, settings.room, settings.name, False)
+        events.chat_typing(parts.hass, room=settings.room, user=settings.name, typing=False)
     cycle.reply = reply
     parts.model_answered()
     recent_bot = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
@@ -133,20 +134,19 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     posted = bool(decision.chat) and not cycle.stale and not state.dry_run
     if posted:
         parts.metrics.record_chat(finished, repeated=False)
-        post_line(parts.hass, settings.room, settings.name, decision.chat or "", cycle.decision_id)
+        _post(parts, decision.chat or "", cycle.decision_id)
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished) or posted
-    event = {
-        "decision_id": cycle.decision_id,
-        "trigger": cycle.trigger.kind.value,
-        "mode": decision.mode.value,
-        "latency_ms": round(cycle.latency * 1000),
-        "stale": cycle.stale,
-    }
-    if cycle.stale_reason:
-        event["stale_reason"] = cycle.stale_reason.value
-    parts.hass.bus.async_fire(EVENT_DECISION, event)
+    events.decision(
+        parts.hass,
+        decision_id=cycle.decision_id,
+        trigger=cycle.trigger.kind.value,
+        mode=decision.mode.value,
+        latency_ms=round(cycle.latency * 1000),
+        stale=cycle.stale,
+        stale_reason=cycle.stale_reason.value if cycle.stale_reason else None,
+    )
     parts.set_phase(Phase.POSTED if posted else Phase.IDLE)
 
 
@@ -156,16 +156,16 @@ def _judge(
     """Whether the decision's line still fits the room it would be posted in."""
     window = finished - parts.settings.stale_after
     own = [
-        OwnAction(record["tool"], record["ts"])
+        OwnAction(record.tool, record.ts)
         for record in parts.state.audit.latest(OWN_ACTIONS_LOOKED_AT)
-        if record.get("outcome") == Outcome.EXECUTED
-        and record.get("ts", 0) > window
+        if record.ran
+        and record.ts > window
         # Another agent's action changes the room under the overseer like a person's would.
-        and record.get("source") in (None, OWN)
+        and record.source in (None, OWN)
     ]
     # The line went with calls and none of them ran: it announces something that did not happen.
     # (Calls the normaliser refused were never offered: a line beside them announces nothing.)
-    outcomes = [action["outcome"] for action in ran]
+    outcomes = [action.outcome for action in ran]
     refused = bool(outcomes) and Outcome.EXECUTED not in outcomes and Outcome.DRY_RUN not in outcomes
     answer = Answer(
         solicited=cycle.trigger.kind in SOLICITED,
@@ -182,7 +182,7 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
 
     Returns whether a fallback line was posted.
     """
-    acted = any(action["outcome"] == Outcome.EXECUTED for action in cycle.actions)
+    acted = any(action.ran for action in cycle.actions)
     if posted or acted:
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
@@ -192,10 +192,16 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
         parts.ask_again(cycle.trigger)
         return False
     parts.metrics.record_address(finished, AddressOutcome.FALLBACK)
-    line = parts.settings.fallback_line.replace(ASKER, cycle.trigger.detail or "")
-    settings = parts.settings
-    post_line(parts.hass, settings.room, settings.name, line, cycle.decision_id)
+    _post(parts, parts.settings.fallback_line.replace(ASKER, cycle.trigger.detail or ""), cycle.decision_id)
     return True
+
+
+def _post(parts: CycleParts, line: str, decision_id: str) -> None:
+    """One of the overseer's lines, where every bridge already listens."""
+    settings = parts.settings
+    events.chat_message(
+        parts.hass, room=settings.room, user=settings.name, text=line, bot=True, decision_id=decision_id
+    )
 
 
 async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) -> list[dict[str, Any]]:

@@ -10,9 +10,10 @@ from typing import Any
 import voluptuous as vol
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.util import dt as dt_util
 
-from .const import EVENT_ACTION, LOGGER, Outcome, OverseerMode
+from . import events
+from .const import LOGGER, OverseerMode
+from .core.audit import AuditRecord, Outcome
 from .core.decision import Rejection
 from .core.metrics import Metrics
 from .core.policy import check_call, planned_effect, room_tools
@@ -48,8 +49,10 @@ class Executor:
         metrics: Metrics,
         world_now: Callable[[], World],
         changed: Callable[[], None],
+        now: Callable[[], float],
     ) -> None:
         """Share the room's persistent state; changed() persists and refreshes entities."""
+        self._now = now
         self._hass = hass
         self._settings = settings
         self._state = state
@@ -80,31 +83,18 @@ class Executor:
         remaining: int | None = None,
         source: str = OWN,
         approval: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> AuditRecord:
         """Audit one attempt (with the seconds to wait, when waiting helps), count it, tell automations."""
-        now = dt_util.utcnow().timestamp()
+        now = self._now()
         record = self._state.audit.add(
-            {
-                "ts": now,
-                "decision_id": decision_id,
-                "tool": tool,
-                "arguments": arguments,
-                "outcome": outcome.value,
-                "reason": reason,
-                "remaining_s": remaining,
-                "source": source,
-                "approval": approval,
-            }
+            AuditRecord(now, decision_id, tool, arguments, outcome, reason, remaining, source, approval)
         )
         self._metrics.record_action(now, tool, outcome.value, reason)
-        event = {"decision_id": decision_id, "tool": tool, "arguments": arguments, "outcome": outcome.value}
-        if reason:
-            event["reason"] = reason
-        self._hass.bus.async_fire(EVENT_ACTION, event)
+        events.action(self._hass, record)
         self._changed()
         return record
 
-    def record_rejection(self, decision_id: str, rejection: Rejection) -> dict[str, Any]:
+    def record_rejection(self, decision_id: str, rejection: Rejection) -> AuditRecord:
         """A call the normaliser refused is audited like one refused at execution."""
         return self.record(
             decision_id, rejection.name, rejection.arguments, Outcome.BLOCKED, rejection.reason.value
@@ -120,14 +110,14 @@ class Executor:
         caller: Caller = OVERSEER,
         claimed: Safety = Safety.READ,
         approval: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> AuditRecord:
         """Check, then run one call for its caller; never raises.
 
         claimed is the proposer's safety class (it can only raise the policy's); approval names
         the approval a person gave, which lets a consequential call run.
         """
         async with self._lock:
-            now = dt_util.utcnow().timestamp()
+            now = self._now()
             world = self.world_now()
             limits = self._settings.limits
             verdict = check_call(

@@ -20,8 +20,9 @@ from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.helpers.start import async_at_started
 
+from . import events
 from .approvals import ApprovalDesk
-from .const import DOMAIN, EVENT_INCIDENT, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
+from .const import DOMAIN, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
 from .core.approvals import Approval, ApprovalStatus
 from .core.faults import (
     ACTIVE,
@@ -216,15 +217,7 @@ class IncidentDesk:
 
     def _tell(self, incident: Incident, reason: str | None) -> None:
         """The contract's event, and the incident's repair issue kept in step with its status."""
-        event: dict[str, Any] = {
-            "incident_id": incident.incident_id,
-            "asset_id": incident.asset_id,
-            "status": incident.status.value,
-            "fault": incident.code.value,
-        }
-        if reason:
-            event["reason"] = reason
-        self._hass.bus.async_fire(EVENT_INCIDENT, event)
+        events.incident(self._hass, incident, reason)
         if incident.status is IncidentStatus.RESOLVED:
             for approval in self.approvals.pending(incident.incident_id):
                 self.approvals.expire(approval.approval_id, "incident resolved")

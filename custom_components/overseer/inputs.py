@@ -9,6 +9,7 @@ from homeassistant.core import CALLBACK_TYPE, Context, Event, EventStateChangedD
 from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.event import async_track_state_change_event
 
+from . import events
 from .chat import parse_chat_event
 from .const import DOMAIN, EVENT_CHAT_MESSAGE, TRANSCRIPT_BUFFER, OverseerMode
 from .core.context import ChatLine
@@ -103,10 +104,8 @@ class RoomInputs:
 
         The caller's context goes with it: an orchestrator knows its own questions by it.
         """
-        self._hass.bus.async_fire(
-            EVENT_CHAT_MESSAGE,
-            {"room": self._settings.room, "user": user, "text": text, "bot": False},
-            context=context,
+        events.chat_message(
+            self._hass, room=self._settings.room, user=user, text=text, bot=False, context=context
         )
         self.request_address(user)
 

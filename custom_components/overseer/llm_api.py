@@ -23,7 +23,8 @@ from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
 from .compat import tool_annotations, tool_result
-from .const import DOMAIN, Outcome, OverseerMode
+from .const import DOMAIN, OverseerMode
+from .core.audit import AuditRecord, Outcome
 from .core.context import render_state_update, render_tool_blocks
 from .core.policy import Availability, Block, availability, room_tools, vocabulary
 from .core.tools import TOOLS, Refusal, Safety, ToolSpec, Vocabulary
@@ -72,22 +73,22 @@ def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:
     return vol.Schema(fields)
 
 
-def _result(record: dict[str, Any]) -> Any:
+def _result(record: AuditRecord) -> Any:
     """What the calling model reads back: what happened, or why not and when to try again.
 
     Anything but an executed call is an error to the agent (a dry run included: nothing ran),
     so its model does not tell the user that it happened.
     """
-    outcome = record["outcome"]
-    if outcome == Outcome.EXECUTED:
-        return tool_result({"success": True, "tool": record["tool"], "outcome": outcome}, error=False)
-    result: JsonObjectType = {"success": False, "tool": record["tool"], "outcome": outcome}
-    if outcome == Outcome.DRY_RUN:
+    outcome = record.outcome.value
+    if record.ran:
+        return tool_result({"success": True, "tool": record.tool, "outcome": outcome}, error=False)
+    result: JsonObjectType = {"success": False, "tool": record.tool, "outcome": outcome}
+    if record.outcome is Outcome.DRY_RUN:
         result["note"] = "dry run is on: the call was recorded, nothing was executed"
         return tool_result(result, error=True)
-    result["error"] = record.get("reason") or outcome
-    if record.get("remaining_s"):
-        result["retry_in_s"] = record["remaining_s"]
+    result["error"] = record.reason or outcome
+    if record.remaining_s:
+        result["retry_in_s"] = record.remaining_s
     return tool_result(result, error=True)
 
 

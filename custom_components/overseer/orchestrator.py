@@ -25,12 +25,12 @@ from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
+from . import events
 from .chat import parse_chat_event
 from .const import (
     CONF_PARTICIPANTS,
     CONF_ROOM,
     EVENT_CHAT_MESSAGE,
-    EVENT_PIPELINE,
     LOGGER,
     ORCHESTRATOR_DEFAULTS,
     status_signal,
@@ -249,15 +249,13 @@ class Orchestrator:
         pipeline = answered(run.pipeline, task.agent_id, speech)
         if pipeline.answers != run.pipeline.answers and not is_overseer_agent(self.hass, task.agent_id):
             # An overseer posts its own line; any other bot's answer appears once, as that bot.
-            self.hass.bus.async_fire(
-                EVENT_CHAT_MESSAGE,
-                {
-                    "room": self.settings.room,
-                    "user": self._names[task.agent_id],
-                    "text": pipeline.answers[-1].text,
-                    "bot": True,
-                    "pipeline_id": pipeline.pipeline_id,
-                },
+            events.chat_message(
+                self.hass,
+                room=self.settings.room,
+                user=self._names[task.agent_id],
+                text=pipeline.answers[-1].text,
+                bot=True,
+                pipeline_id=pipeline.pipeline_id,
             )
         return pipeline
 
@@ -293,18 +291,7 @@ class Orchestrator:
     def _tell(self, run: Run) -> None:
         """Every record not yet told is an overseer_pipeline event; the sensor and card follow."""
         for record in run.pipeline.records[run.told :]:
-            event: dict[str, Any] = {
-                "pipeline_id": run.pipeline.pipeline_id,
-                "stage": record.stage,
-                "iteration": record.iteration,
-            }
-            if record.bot is not None:
-                event["bot"] = record.bot
-            if record.score is not None:
-                event["score"] = record.score
-            if record.reason:
-                event["reason"] = record.reason
-            self.hass.bus.async_fire(EVENT_PIPELINE, event)
+            events.pipeline(self.hass, run.pipeline.pipeline_id, record)
         run.told = len(run.pipeline.records)
         self._notify()
 

@@ -20,11 +20,11 @@ from homeassistant.core import HomeAssistant, ServiceCall, callback
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import config_validation as cv
 
+from . import events
 from .const import (
     ATTR_APPROVAL_ID,
     ATTR_CONFIG_ENTRY_ID,
     DOMAIN,
-    EVENT_CHAT_MESSAGE,
     SERVICE_APPROVE,
     SERVICE_DENY,
     SERVICE_MEMORY_CLEAR,
@@ -192,14 +192,18 @@ def async_setup_services(hass: HomeAssistant) -> None:
     """Register the overseer's services (once, for every room)."""
 
     async def post_message(call: ServiceCall) -> None:
-        data: dict[str, Any] = {
-            ATTR_USER: call.data[ATTR_USER],
-            ATTR_TEXT: call.data[ATTR_TEXT],
-            ATTR_BOT: call.data[ATTR_BOT],
-        }
+        # Without config_entry_id the line has no room: every overseer hears it.
+        room = None
         if call.data.get(ATTR_CONFIG_ENTRY_ID) is not None:
-            data["room"] = _coordinators(hass, call, single=True)[0].settings.room
-        hass.bus.async_fire(EVENT_CHAT_MESSAGE, data, context=call.context)
+            room = _coordinators(hass, call, single=True)[0].settings.room
+        events.chat_message(
+            hass,
+            user=call.data[ATTR_USER],
+            text=call.data[ATTR_TEXT],
+            bot=call.data[ATTR_BOT],
+            room=room,
+            context=call.context,
+        )
 
     async def trigger(call: ServiceCall) -> None:
         for coordinator in _coordinators(hass, call, single=False):

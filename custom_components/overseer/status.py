@@ -15,9 +15,10 @@ from typing import Any
 
 from homeassistant.util import dt as dt_util
 
-from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, Outcome, OverseerMode, Phase
+from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, OverseerMode, Phase
 from .coordinator import OverseerCoordinator
 from .core.approvals import Approval, approval_as_dict
+from .core.audit import Outcome
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
 from .core.faults import ACTIVE, Incident, incident_as_dict, number_of
@@ -113,7 +114,7 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
             cycle.decision,
             cycle.latency,
             cycle.stale,
-            tuple(dict(action) for action in cycle.actions),
+            tuple(action.as_dict() for action in cycle.actions),
             cycle.transcript,
         )
     return StatusSnapshot(
@@ -139,7 +140,7 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
         limits=settings.limits,
         now=now,
         metrics=coordinator.metrics.snapshot(now),
-        recent_actions=tuple(state.audit.latest(RECENT_ACTIONS)),
+        recent_actions=tuple(record.as_dict() for record in state.audit.latest(RECENT_ACTIONS)),
         memory=tuple(state.memory.slots),
         last_error=coordinator.last_error,
         chat_tail=tuple(coordinator.inputs.transcript)[-CHAT_TAIL:],

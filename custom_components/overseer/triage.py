@@ -18,7 +18,8 @@ from pathlib import Path
 from homeassistant.util import dt as dt_util
 
 from .approvals import ApprovalDesk
-from .const import DOMAIN, LOGGER, Outcome
+from .const import DOMAIN, LOGGER
+from .core.audit import AuditRecord, Outcome
 from .core.faults import Incident, IncidentStatus
 from .core.reasoning import (
     RESPONSE_SCHEMA,
@@ -187,32 +188,32 @@ class Triage:
             TRIAGE,
             claimed=response.safety_class,
         )
-        outcome, reason = record["outcome"], record["reason"] or ""
+        outcome, reason = record.outcome, record.reason or ""
         # Only a registry tool whose arguments checked out is refused for approval or waiting.
         if outcome == Outcome.BLOCKED and asks_a_person(
             reason,
             self._settings.limits.safety(intent.name) if reason in ASKABLE else Safety.READ,
             response.safety_class,
         ):
-            approval = self._approvals.request(incident, intent.name, record["arguments"])
+            approval = self._approvals.request(incident, intent.name, record.arguments)
             if approval is None:
                 return IntentOutcome(call, IntentResult.BLOCKED, "too many approvals waiting")
             return IntentOutcome(call, IntentResult.AWAITING_APPROVAL, approval.approval_id)
-        return IntentOutcome(call, IntentResult(outcome), reason, record["remaining_s"])
+        return IntentOutcome(call, IntentResult(outcome.value), reason, record.remaining_s)
 
     def _reject(self, incident_id: str, why: str) -> None:
         """In the audit (no call event: nothing was called); asked again later, or a person takes over."""
         why = one_line(why, ERROR_CHARS)
         self._state.audit.add(
-            {
-                "ts": self._now(),
-                "decision_id": incident_id,
-                "tool": TRIAGE.source,
-                "arguments": {"rejected": why},
-                "outcome": Outcome.BLOCKED.value,
-                "reason": Refusal.INVALID_ARGUMENTS.value,
-                "source": TRIAGE.source,
-            }
+            AuditRecord(
+                self._now(),
+                incident_id,
+                TRIAGE.source,
+                {"rejected": why},
+                Outcome.BLOCKED,
+                Refusal.INVALID_ARGUMENTS.value,
+                source=TRIAGE.source,
+            )
         )
         current = self._state.incidents.get(incident_id)
         if current is not None and current.status is IncidentStatus.TRIAGING:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from custom_components.overseer.core.audit import AuditLog
+from custom_components.overseer.core.audit import AuditLog, AuditRecord, Outcome
 from custom_components.overseer.core.memory import Memory
 from custom_components.overseer.core.metrics import AddressOutcome, Metrics
 
@@ -26,11 +26,39 @@ def test_memory_restores_from_persisted_slots_defensively():
 def test_audit_log_is_a_bounded_ring():
     log = AuditLog(size=3)
     for i in range(10):
-        log.add({"tool": "lift_up", "outcome": "blocked", "reason": "cooldown", "ts": i, "extra": "dropped"})
+        log.add(AuditRecord(float(i), f"d{i}", "lift_up", {}, Outcome.BLOCKED, "cooldown", 30))
     assert len(log) == 3
-    assert [r["ts"] for r in log.latest(2)] == [9, 8]
-    assert "extra" not in log.latest(1)[0]
+    assert [r.ts for r in log.latest(2)] == [9, 8]
     assert len(AuditLog([*log.as_list(), "junk", {"tool": "x"}], size=3)) == 3
+
+
+def test_audit_records_keep_their_stored_form_and_refuse_what_is_not_one():
+    record = AuditRecord(12.5, "d1", "ha_set_entity", {"entity_id": "light.bench"}, Outcome.EXECUTED)
+    stored = record.as_dict()
+    # The store and the status object read the same keys as before records were typed.
+    assert stored == {
+        "ts": 12.5,
+        "decision_id": "d1",
+        "tool": "ha_set_entity",
+        "arguments": {"entity_id": "light.bench"},
+        "outcome": "executed",
+        "reason": None,
+        "remaining_s": None,
+        "source": None,
+        "approval": None,
+    }
+    assert AuditRecord.from_dict(stored) == record and record.ran
+    assert AuditLog([{**stored, "extra": "dropped"}]).as_list() == [stored]
+    for broken in (
+        {**stored, "outcome": "exploded"},
+        {**stored, "ts": "noon"},
+        {**stored, "ts": True},
+        {**stored, "tool": 5},
+        "junk",
+    ):
+        assert AuditRecord.from_dict(broken) is None, broken
+    odd = AuditRecord.from_dict({**stored, "remaining_s": "60", "reason": 3, "decision_id": None})
+    assert odd is not None and (odd.remaining_s, odd.reason, odd.decision_id) == (None, None, "")
 
 
 def test_metrics_over_a_bounded_window():

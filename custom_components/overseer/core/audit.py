@@ -4,36 +4,102 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
 AUDIT_SIZE = 200
-# approval: for calls a person was asked about, what became of the asking (approved, expired, ...).
-_FIELDS = ("ts", "decision_id", "tool", "arguments", "outcome", "reason", "remaining_s", "source", "approval")
+
+
+class Outcome(StrEnum):
+    """How an attempted tool call ended (the contract's overseer_action outcomes)."""
+
+    EXECUTED = "executed"
+    BLOCKED = "blocked"
+    FAILED = "failed"
+    DRY_RUN = "dry_run"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """One attempted call, as the audit keeps it.
+
+    reason is a contract reason code for a refusal (or the error's class for a failure);
+    remaining_s how long waiting helps; source who asked (the overseer, an agent, triage);
+    approval, for a call a person was asked about, which approval let it run.
+    """
+
+    ts: float
+    decision_id: str
+    tool: str
+    arguments: Any
+    outcome: Outcome
+    reason: str | None = None
+    remaining_s: int | None = None
+    source: str | None = None
+    approval: str | None = None
+
+    @property
+    def ran(self) -> bool:
+        """Something really happened in the room."""
+        return self.outcome is Outcome.EXECUTED
+
+    def as_dict(self) -> dict[str, Any]:
+        """The stored form (and the status object's): plain JSON, the outcome as its string."""
+        return {**asdict(self), "outcome": self.outcome.value}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AuditRecord | None:
+        """A stored record, or None for anything that is not one (a hand-edited store)."""
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            outcome = Outcome(data.get("outcome"))
+        except ValueError:
+            return None
+        tool, ts = data.get("tool"), data.get("ts")
+        if not isinstance(tool, str) or isinstance(ts, bool) or not isinstance(ts, int | float):
+            return None
+        remaining = data.get("remaining_s")
+        return cls(
+            ts=float(ts),
+            decision_id=str(data.get("decision_id") or ""),
+            tool=tool,
+            arguments=data.get("arguments"),
+            outcome=outcome,
+            reason=_text_or_none(data.get("reason")),
+            remaining_s=remaining if isinstance(remaining, int) and not isinstance(remaining, bool) else None,
+            source=_text_or_none(data.get("source")),
+            approval=_text_or_none(data.get("approval")),
+        )
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 class AuditLog:
-    """A ring buffer of plain records; the oldest record goes when a new one comes."""
+    """A ring buffer of records; the oldest record goes when a new one comes."""
 
     def __init__(self, records: Iterable[Any] = (), size: int = AUDIT_SIZE) -> None:
         """Start from persisted records, keeping only well-formed ones."""
-        self._records: deque[dict[str, Any]] = deque(maxlen=size)
-        for record in records:
-            if isinstance(record, Mapping) and {"tool", "outcome"} <= record.keys():
-                self._records.append({key: record.get(key) for key in _FIELDS})
+        self._records: deque[AuditRecord] = deque(maxlen=size)
+        for data in records:
+            if (record := AuditRecord.from_dict(data)) is not None:
+                self._records.append(record)
 
-    def add(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """Append one record and return the stored form."""
-        stored = {key: record.get(key) for key in _FIELDS}
-        self._records.append(stored)
-        return stored
+    def add(self, record: AuditRecord) -> AuditRecord:
+        """Append one record."""
+        self._records.append(record)
+        return record
 
-    def latest(self, count: int) -> list[dict[str, Any]]:
+    def latest(self, count: int) -> list[AuditRecord]:
         """The newest records, newest first."""
         return [self._records[-i] for i in range(1, min(count, len(self._records)) + 1)]
 
     def as_list(self) -> list[dict[str, Any]]:
         """Every record, oldest first, for persistence."""
-        return list(self._records)
+        return [record.as_dict() for record in self._records]
 
     def __len__(self) -> int:
         """How many records are held."""

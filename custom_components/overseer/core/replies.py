@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable
 
+from .audit import AuditRecord, Outcome
 from .tools import Refusal
 
 # A phrase by translation key, with its placeholders filled in.
@@ -19,16 +19,16 @@ def reason_key(reason: str | None) -> str:
         return "reason_failed"
 
 
-def describe_actions(records: Iterable[Mapping[str, Any]], phrase: Phrase) -> str | None:
+def describe_actions(records: Iterable[AuditRecord], phrase: Phrase) -> str | None:
     """One sentence per attempted call, from its audit record; None when nothing was attempted."""
     sentences = []
     for record in records:
-        tool, outcome = str(record.get("tool")), record.get("outcome")
-        if outcome == "executed":
+        tool = record.tool
+        if record.outcome is Outcome.EXECUTED:
             sentences.append(phrase("reply_executed", tool=tool))
-        elif outcome == "dry_run":
+        elif record.outcome is Outcome.DRY_RUN:
             sentences.append(phrase("reply_dry_run", tool=tool))
         else:
-            because = phrase(reason_key(record.get("reason")), seconds=record.get("remaining_s") or 0)
+            because = phrase(reason_key(record.reason), seconds=record.remaining_s or 0)
             sentences.append(phrase("reply_refused", tool=tool, reason=because))
     return " ".join(sentences) or None

@@ -1,0 +1,155 @@
+"""The contract's events, one function each: every payload is built here and nowhere else.
+
+Automations and bridges rely on these names and fields (the README's "Automations" section
+lists them); a test fires each and compares its fields with the contract's. Optional fields
+are left out rather than sent empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.core import Context, HomeAssistant
+
+from .const import (
+    EVENT_ACTION,
+    EVENT_APPROVAL,
+    EVENT_CHAT_MESSAGE,
+    EVENT_CHAT_TYPING,
+    EVENT_DECISION,
+    EVENT_INCIDENT,
+    EVENT_PIPELINE,
+)
+from .core.approvals import Approval
+from .core.audit import AuditRecord
+from .core.faults import Incident
+from .core.orchestration import Record
+
+
+def _fire(
+    hass: HomeAssistant, event_type: str, payload: dict[str, Any], context: Context | None = None
+) -> None:
+    present = {key: value for key, value in payload.items() if value is not None}
+    hass.bus.async_fire(event_type, present, context=context)
+
+
+def chat_message(
+    hass: HomeAssistant,
+    *,
+    user: str,
+    text: str,
+    bot: bool,
+    room: str | None = None,
+    decision_id: str | None = None,
+    pipeline_id: str | None = None,
+    context: Context | None = None,
+) -> None:
+    """overseer_chat_message: a human's line (room omitted: every overseer hears it) or a bot's.
+
+    The overseer's own lines carry their decision_id, an orchestrated bot's its pipeline_id.
+    """
+    _fire(
+        hass,
+        EVENT_CHAT_MESSAGE,
+        {
+            "room": room,
+            "user": user,
+            "text": text,
+            "bot": bot,
+            "decision_id": decision_id,
+            "pipeline_id": pipeline_id,
+        },
+        context,
+    )
+
+
+def chat_typing(hass: HomeAssistant, *, room: str, user: str, typing: bool) -> None:
+    """overseer_chat_typing: the overseer is (no longer) writing."""
+    _fire(hass, EVENT_CHAT_TYPING, {"room": room, "user": user, "bot": True, "typing": typing})
+
+
+def decision(
+    hass: HomeAssistant,
+    *,
+    decision_id: str,
+    trigger: str,
+    mode: str,
+    latency_ms: int,
+    stale: bool,
+    stale_reason: str | None = None,
+) -> None:
+    """overseer_decision: one decision ended (stale_reason says why a stale one was held back)."""
+    _fire(
+        hass,
+        EVENT_DECISION,
+        {
+            "decision_id": decision_id,
+            "trigger": trigger,
+            "mode": mode,
+            "latency_ms": latency_ms,
+            "stale": stale,
+            "stale_reason": stale_reason,
+        },
+    )
+
+
+def action(hass: HomeAssistant, record: AuditRecord) -> None:
+    """overseer_action: one attempted call and how it ended."""
+    _fire(
+        hass,
+        EVENT_ACTION,
+        {
+            "decision_id": record.decision_id,
+            "tool": record.tool,
+            "arguments": record.arguments,
+            "outcome": record.outcome.value,
+            "reason": record.reason or None,
+        },
+    )
+
+
+def incident(hass: HomeAssistant, incident: Incident, reason: str | None) -> None:
+    """overseer_incident: an incident opened or changed status."""
+    _fire(
+        hass,
+        EVENT_INCIDENT,
+        {
+            "incident_id": incident.incident_id,
+            "asset_id": incident.asset_id,
+            "status": incident.status.value,
+            "fault": incident.code.value,
+            "reason": reason or None,
+        },
+    )
+
+
+def approval(hass: HomeAssistant, approval: Approval) -> None:
+    """overseer_approval: a call waits for a person, or what became of it."""
+    _fire(
+        hass,
+        EVENT_APPROVAL,
+        {
+            "approval_id": approval.approval_id,
+            "incident_id": approval.incident_id,
+            "tool": approval.tool,
+            "arguments": dict(approval.arguments),
+            "status": approval.status.value,
+            "reason": approval.reason or None,
+        },
+    )
+
+
+def pipeline(hass: HomeAssistant, pipeline_id: str, record: Record) -> None:
+    """overseer_pipeline: one stage of an orchestrated question."""
+    _fire(
+        hass,
+        EVENT_PIPELINE,
+        {
+            "pipeline_id": pipeline_id,
+            "stage": record.stage,
+            "iteration": record.iteration,
+            "bot": record.bot,
+            "score": record.score,
+            "reason": record.reason or None,
+        },
+    )
