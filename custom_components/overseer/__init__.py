@@ -47,8 +47,10 @@ PLATFORMS = [Platform.CONVERSATION, Platform.SELECT, Platform.SENSOR, Platform.S
 # An orchestrator never speaks or acts: its pipeline sensor is all it shows.
 ORCHESTRATOR_PLATFORMS = [Platform.SENSOR]
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
-CARD_URL = f"/{DOMAIN}_static/overseer-card.js"
-CARD_FILE = Path(__file__).parent / "frontend" / "overseer-card.js"
+# The card's modules, served as /overseer_static/<version>/overseer-card.js and beside it.
+FRONTEND_URL = f"/{DOMAIN}_static"
+FRONTEND_DIR = Path(__file__).parent / "frontend"
+CARD_MODULE = "overseer-card.js"
 PROMPT_DIR = Path(__file__).parent / "prompts"
 
 
@@ -70,7 +72,9 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     async_setup_services(hass)
     async_register_websocket(hass)
     integration = await async_get_integration(hass, DOMAIN)
-    await async_register_frontend_module(hass, CARD_URL, str(CARD_FILE), str(integration.version))
+    await async_register_frontend_module(
+        hass, FRONTEND_URL, str(FRONTEND_DIR), CARD_MODULE, str(integration.version)
+    )
     return True
 
 

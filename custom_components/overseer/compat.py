@@ -71,17 +71,20 @@ def agent_llm_apis(hass: HomeAssistant, agent_id: str) -> list[str]:
 
 
 async def async_register_frontend_module(
-    hass: HomeAssistant, url_path: str, file_path: str, version: str
+    hass: HomeAssistant, url_path: str, folder: str, module: str, version: str
 ) -> None:
-    """Serve a JavaScript module and have every dashboard load it, with no resource step.
+    """Serve a folder of JavaScript modules and have every dashboard load one, with no resource step.
 
-    The module URL carries the version so browsers fetch a new card after an update. If the
-    frontend is not loaded yet (it may load after us), the module is added when it is.
+    The folder is served under url_path/version, so a module's relative imports carry the
+    version too and browsers fetch every file anew after an update (and may cache each for
+    long until then). If the frontend is not loaded yet (it may load after us), the module is
+    added when it is.
     """
     from homeassistant.components.http import StaticPathConfig
 
-    await hass.http.async_register_static_paths([StaticPathConfig(url_path, file_path, cache_headers=True)])
-    module_url = f"{url_path}?v={version}"
+    base = f"{url_path}/{version}"
+    await hass.http.async_register_static_paths([StaticPathConfig(base, folder, cache_headers=True)])
+    module_url = f"{base}/{module}"
 
     @callback
     def add_module() -> None:

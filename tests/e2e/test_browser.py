@@ -7,10 +7,11 @@ token count beside the estimate, and that the status pushes of a running cooldow
 place: an opened section stays open, keeps its scroll position and its focus. Then an incident
 the real integration opened (the demo vacuum jammed) and triaged (the model asked to restart it):
 its details and timeline, and its pending approval, approved in the card, which the overseer
-then runs; a second, late answer is refused and the card says why. Then the room's
-orchestrator, on a dashboard of its own: its progress line, participants and limits, a
-pipeline while it runs and once it has finished, with its answer. Saves screenshots under
-test-output/browser/.
+then runs; a second, late answer is refused and the card says why. Markup anywhere (a memory
+slot, a user name, chat text, an approval's arguments, the model's words) is shown as text and
+never runs. Then the room's orchestrator, on a dashboard of its own: its progress line,
+participants and limits, a pipeline while it runs and once it has finished, with its answer.
+Saves screenshots under test-output/browser/.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ from devtools.hass_process import DEMO_PASSWORD, DEMO_USER
 from ..ollama_stub import Scripted, is_triage, reasoning
 from ..processes import OUTPUT, configure_orchestrator, configure_overseer, state
 from .scripted_model import MODEL, ROVERS_ANSWER, ROVERS_QUESTION, worst_case_model
+
+# Markup that would run if the card ever wrote text as HTML.
+HOSTILE = '<img src=x onerror="window.overseerXss=1">'
+# A mark on the view's element: still there after pushes, the card was updated in place.
+MARK_VIEW = "el => { el.shadowRoot.querySelector('[data-view]').overseerKept = true; }"
+VIEW_KEPT = "el => el.shadowRoot.querySelector('[data-view]').overseerKept === true"
+NO_SCRIPT_RAN = "() => window.overseerXss === undefined"
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -164,6 +172,9 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
     ha.wait_for(
         lambda: state(ha, "input_text.overseer_last_action") == "lift_up executed", what="the lift call"
     )
+    # Markup in a memory slot is text to the card, never HTML.
+    note = f"<u>owes</u> a lap {HOSTILE}"
+    ha.post("/api/services/overseer/memory_write", {"slot": 1, "text": note}).raise_for_status()
     # The demo's fault: the vacuum stops with an error. Jammed now, so the incident opens and
     # is triaged while the browser starts.
     ha.post("/api/services/button/press", {"entity_id": "button.neato_jam_the_brush"}).raise_for_status()
@@ -215,6 +226,8 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(card.locator("[data-field='model_input']")).to_contain_text(
             re.compile(r"\d+ msgs · [\d\u202f]+ chars · 321 tok \(server\) / ~[\d\u202f]+ est\.")
         )
+        expect(card.locator("[data-field='memory_1']")).to_have_text(f"Slot 1{note}")
+        assert card.locator("u, img").count() == 0, "a memory slot's markup became HTML"
 
         # Pushes update the card in place: open a section, scroll it and keep the focus on
         # it, then push three status changes (the dry-run switch) while the cooldown runs.
@@ -229,7 +242,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         focused = "el => el.shadowRoot.activeElement ? el.shadowRoot.activeElement.textContent : null"
         assert card.evaluate(focused) == "Last STATE_UPDATE"
         renders = int(card.get_attribute("data-renders") or 0)
-        builds = card.get_attribute("data-builds")
+        card.evaluate(MARK_VIEW)
         dry_run = {"entity_id": "switch.arena_dry_run"}
         for service in ("turn_on", "turn_off", "turn_on"):
             ha.post(f"/api/services/switch/{service}", dry_run).raise_for_status()
@@ -239,7 +252,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         assert pre.evaluate("el => el.scrollTop") == scrolled, "a status push reset the scroll position"
         assert card.evaluate(focused) == "Last STATE_UPDATE", "a status push stole the focus"
         assert int(card.get_attribute("data-renders") or 0) >= renders + 3, "the card missed pushes"
-        assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+        assert card.evaluate(VIEW_KEPT), "a push rebuilt the card"
         expect(countdown).to_have_text(re.compile(r"^\d+s$"))
         ha.post("/api/services/switch/turn_off", dry_run).raise_for_status()
         expect(card.locator(".badge", has_text="dry run")).to_have_count(0)
@@ -289,13 +302,31 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         )
         # A second answer, as from another admin's card that had not caught up yet: the
         # service refuses it and the card says why beside the approval.
-        card.evaluate(f"el => el._answer('{approval_id}', 'deny')")
+        card.evaluate(f"el => el.answer('{approval_id}', 'deny')")
         expect(answered.locator("[data-field='answer_error']")).to_contain_text(
             f"Approval {approval_id} was already answered (executed); it can be used once"
         )
         expect(answered.locator("[data-field='approval_status']")).to_have_text("executed")
-        assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+        assert card.evaluate(VIEW_KEPT), "a push rebuilt the card"
         card.screenshot(path=str(shots / "overseer-card-incident.png"))
+
+        # Markup where the real room cannot put it: a user's name, chat text, an approval's
+        # arguments (and so its call), the model's error. A card of its own shows it as text.
+        page.evaluate(SHOW_STATUS, {"id": "hostile", "status": hostile_status()})
+        hostile = page.locator("#hostile")
+        line = hostile.locator("[data-line='human']")
+        expect(line.locator(".who")).to_have_text(f"<b>sam</b>{HOSTILE}")
+        expect(line.locator(".text")).to_have_text(f"nice <i>lap</i> {HOSTILE}")
+        expect(hostile.locator(".approval .call")).to_have_text(
+            f"ha_set_entity(entity_id=light.bench, state=<s>red</s>{HOSTILE})"
+        )
+        expect(hostile.locator("[data-field='memory_1']")).to_have_text(f"Slot 1<u>note</u>{HOSTILE}")
+        expect(hostile.locator(".banner")).to_have_text(f"The model is unreachable: refused {HOSTILE}")
+        # The phase strip is the server's list, whatever it holds.
+        expect(hostile.locator(".phase")).to_have_text(["idle", "posted"])
+        assert hostile.locator("b, i, u, s, img").count() == 0, "markup in the status became HTML"
+        assert page.evaluate(NO_SCRIPT_RAN), "markup in the status ran as a script"
+        page.evaluate("() => document.getElementById('hostile').remove()")
 
         # The card switches view with the mode, pushed without a reload.
         select = "/api/services/select/select_option"
@@ -306,6 +337,60 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         ha.post(select, {"entity_id": "select.arena_overseer_mode", "option": "off"}).raise_for_status()
         expect(card.locator("[data-field='off']")).to_be_visible(timeout=5_000)
         card.screenshot(path=str(shots / "overseer-card-off.png"))
+
+
+# A card of its own on the page, showing the status object given, with no subscription.
+SHOW_STATUS = """({ id, status }) => {
+    const card = document.createElement("overseer-card");
+    card.id = id;
+    card.setConfig({ entry_id: "none" });
+    document.body.appendChild(card);
+    card._status = status;
+}"""
+
+
+def hostile_status() -> dict[str, Any]:
+    """A control status with markup in every text a person or the model can choose."""
+    return {
+        "schema": "overseer.v2",
+        "name": "Overseer",
+        "title": "Probe",
+        "enabled": True,
+        "running": True,
+        "site_mode": "open",
+        "phase": "idle",
+        "phases": ["idle", "posted"],
+        "model": {
+            "backend": "ollama",
+            "model": MODEL,
+            "health": "unreachable",
+            "health_text": "The model is unreachable",
+            "detail": f"refused {HOSTILE}",
+        },
+        "chat": [
+            {
+                "user": f"<b>sam</b>{HOSTILE}",
+                "text": f"nice <i>lap</i> {HOSTILE}",
+                "bot": False,
+                "own": False,
+                "ts": "2026-01-01T00:00:00+00:00",
+            }
+        ],
+        "transcript": [],
+        "memory": [f"<u>note</u>{HOSTILE}", "", ""],
+        "approvals": [
+            {
+                "approval_id": "APR-1",
+                "incident_id": "INC-9",
+                "tool": "ha_set_entity",
+                "arguments": {"entity_id": "light.bench", "state": f"<s>red</s>{HOSTILE}"},
+                "call": f"ha_set_entity(entity_id=light.bench, state=<s>red</s>{HOSTILE})",
+                "status": "pending",
+                "expires": "2099-01-01T00:00:00+00:00",
+            }
+        ],
+        "incidents": [],
+    }
 
 
 # A status object the real room cannot produce with one participant: two bots, a judge's
@@ -414,13 +499,13 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
             )
             expect(card.locator("[data-field='max_iterations']")).to_have_text("Max iterations3")
             expect(card.locator("[data-field='delegation_timeout']")).to_have_text("Delegation timeout45 s")
-            expect(card.locator("[data-slot='pipelines']")).to_have_text("none yet")
-            builds = card.get_attribute("data-builds")
+            expect(card.locator("[data-section='pipelines']")).to_have_text("none yet")
+            card.evaluate(MARK_VIEW)
 
             # A human line in the room: one pipeline, to the only participant, no model call.
             line = {"user": "alex", "text": ROVERS_QUESTION}  # the overseer's room: Arena
             ha.post("/api/services/overseer/post_message", line).raise_for_status()
-            running = card.locator("[data-slot='running'] details[data-pipeline]")
+            running = card.locator("[data-section='running'] details[data-pipeline]")
             try:
                 expect(card.locator("[data-field='progress']")).to_have_text("[1/3] asking Overseer")
                 expect(running).to_have_attribute("data-stage", "answering")
@@ -436,10 +521,10 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
                 release.set()
 
             # Answered: the pipeline moves to the recent ones, still open, and the room is idle.
-            done = card.locator(f"[data-slot='pipelines'] details[data-pipeline='{pipeline_id}']")
+            done = card.locator(f"[data-section='pipelines'] details[data-pipeline='{pipeline_id}']")
             expect(done).to_have_attribute("data-stage", "finished", timeout=30_000)
             expect(card.locator("[data-field='progress']")).to_have_text("idle")
-            expect(card.locator("[data-slot='running']")).to_have_text("none")
+            expect(card.locator("[data-section='running']")).to_have_text("none")
             assert done.evaluate("el => el.open"), "the pipeline closed as it finished"
             expect(done.locator("summary [data-field='question']")).to_have_text(ROVERS_QUESTION)
             assert card.locator("em, b").count() == 0, "a question's or description's markup became HTML"
@@ -456,21 +541,11 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
             steps = done.locator("[data-section='steps'] tr[data-step]")
             expect(steps).to_have_count(3)
             expect(steps.first).to_contain_text("single participant")
-            assert card.get_attribute("data-builds") == builds, "a push rebuilt the card"
+            assert card.evaluate(VIEW_KEPT), "a push rebuilt the card"
             card.screenshot(path=str(shots / "orchestrator-card.png"))
 
             # Scores, continue and reasons, an invalid judge reply marked: two bots' pipeline.
-            page.evaluate(
-                """status => {
-                    const card = document.createElement("overseer-card");
-                    card.id = "two-bots";
-                    card.setConfig({ entry_id: "none" });
-                    document.body.appendChild(card);
-                    card._status = status;
-                    card._render();
-                }""",
-                TWO_BOTS,
-            )
+            page.evaluate(SHOW_STATUS, {"id": "two-bots", "status": TWO_BOTS})
             two = page.locator("#two-bots details[data-pipeline='P2']")
             expect(two.locator("summary")).to_contain_text("why <u>now</u>? · kim · Helper → Expert")
             expect(two.locator("summary .badge.bad")).to_have_text("1 invalid judge reply")

@@ -1,0 +1,102 @@
+/*
+ * Rendering: the pieces every view is made of, as Lit templates. Every value goes into a
+ * template as text or as an attribute's value, which Lit sets as such: what came from chat,
+ * the model or entity names can never become markup.
+ *
+ * A view is a function (status, ui) → template. `ui` is what the card element keeps across
+ * pushes and hands each view: `now` (ms, the one-second tick), `admin`, `isOpen(key)` with
+ * `onToggle` for <details data-details=key>, `tab` with `onTab` for the conversation tabs,
+ * `onListScroll` for the chat lists, `answers` (approval id → { busy } or { error }) with
+ * `onAnswer` for the Approve / Deny buttons.
+ */
+
+import { html, nothing } from "./vendor/lit.js";
+import { ago, moment, orDash, pct, words } from "./format.js";
+
+export const badge = (text, kind = "") => html`<span class="badge ${kind}">${text}</span>`;
+
+// A labelled value; its key and value touch, so the element reads "Latency5 ms" as text.
+export const kv = (key, value, field) =>
+  html`<div class="kv" data-field=${field ?? nothing}><span class="k">${key}</span><span class="v">${value}</span></div>`;
+
+export const header = (name, subtitle, badges) => html`
+  <div class="header">
+    <div class="title">${name} <span class="muted">· ${subtitle || ""}</span></div>
+    <div class="badges">${badges}</div>
+  </div>`;
+
+// The red banner when the model is not answering, in the words the server chose for it.
+export const healthBanner = (model) => {
+  if (!model || !model.health_text) return nothing;
+  const detail = model.detail ? `: ${model.detail}` : "";
+  return html`<div class="banner" data-model=${model.health}>${model.health_text}${detail}</div>`;
+};
+
+// The loop's phases in the server's order, the current one lit.
+export const phaseStrip = (phases, phase) => html`
+  <div class="phases">
+    ${(phases || []).map(
+      (p) => html`<div class="phase ${p === phase ? "active" : ""} phase-${p}" data-phase=${p}>${words(p)}</div>`,
+    )}
+  </div>`;
+
+// Header, model health and the phase strip: the top of both running views.
+export const top = (status, badges) => html`
+  ${header(status.name, status.title || status.room, badges)} ${healthBanner(status.model)}
+  ${phaseStrip(status.phases, status.phase)}`;
+
+// A moment as how long ago, kept current by the tick; the full date and time on hover.
+export const since = (iso, now) => {
+  const at = moment(iso);
+  return at ? html`<time datetime=${iso} title=${at.full}>${ago(iso, now)}</time>` : nothing;
+};
+
+// A moment as the browser's clock time; the full date and time on hover.
+export const clock = (iso) => {
+  const at = moment(iso);
+  return at ? html`<time datetime=${iso} title=${at.full}>${at.time}</time>` : nothing;
+};
+
+export const trigger = (status, now) => {
+  const t = status.last_trigger;
+  if (!t) return kv("Last trigger", "none yet", "last_trigger");
+  const detail = t.detail ? ` (${t.detail})` : "";
+  return kv("Last trigger", `${t.kind}${detail} · ${ago(t.since, now)}`, "last_trigger");
+};
+
+export const metrics = (m) => {
+  if (!m) return nothing;
+  const optional = (key, label, value) => (m[key] !== undefined ? kv(label, value) : nothing);
+  return html`<div class="grid" data-section="metrics">
+    ${kv("Model calls / min", orDash(m.llm_calls_per_minute))} ${kv("Avg latency", orDash(m.llm_latency_avg_s, " s"))}
+    ${optional("skip_ratio", "Skipped", pct(m.skip_ratio))} ${optional("stale_rate", "Stale", pct(m.stale_rate))}
+    ${optional("blocked_rate", "Blocked calls", pct(m.blocked_rate))} ${kv("Chat / min", orDash(m.chat_per_minute))}
+    ${kv("Repeats dropped", pct(m.repeated_line_rate))} ${optional("llm_failures", "Failures", orDash(m.llm_failures))}
+  </div>`;
+};
+
+// A text box that keeps where the user scrolled to through pushes (see the card's updated()).
+export const textBox = (name, text, kind = "") =>
+  html`<pre class=${kind} data-field=${name} data-keep-scroll=${name}>${text}</pre>`;
+
+// A collapsible section that stays as the user left it, across pushes and view switches.
+export const section = (ui, key, title, body) => html`
+  <details data-details=${key} ?open=${ui.isOpen(key)} @toggle=${ui.onToggle}>
+    <summary>${title}</summary>${body}
+  </details>`;
+
+export const lastError = (error) =>
+  error ? html`<div><h3>Last error</h3>${textBox("last_error", error, "failed")}</div>` : nothing;
+
+// Chat lines as the room saw them: who, when, a bot or the overseer itself, and the text.
+export const chatLines = (lines, empty, now) => {
+  if (!Array.isArray(lines) || !lines.length) return html`<div class="muted">${empty}</div>`;
+  return lines.map((line) => {
+    const kind = line.own ? "own" : line.bot ? "bot" : "human";
+    const tag = line.own ? html`<span class="tag">overseer</span>` : line.bot ? html`<span class="tag">bot</span>` : nothing;
+    return html`<div class="line ${kind}" data-line=${kind} data-user=${line.user}>
+      <div class="meta"><span class="who">${line.user}</span>${tag}${since(line.ts, now)}</div>
+      <div class="text">${line.text}</div>
+    </div>`;
+  });
+};
