@@ -164,7 +164,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
 
     ha = home_assistant
     monkeypatch.setattr(ollama, "responder", restarting_model)
-    configure_overseer(ha, "ollama", ollama.url, MODEL)
+    entry_id = configure_overseer(ha, "ollama", ollama.url, MODEL)
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
     # Markup in a chat line is text to the card, never HTML.
     asked = "<b>hey</b> overseer raise the lift"
@@ -326,6 +326,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(hostile.locator(".phase")).to_have_text(["idle", "posted"])
         assert hostile.locator("b, i, u, s, img").count() == 0, "markup in the status became HTML"
         assert page.evaluate(NO_SCRIPT_RAN), "markup in the status ran as a script"
+        hostile.screenshot(path=str(shots / "overseer-card-markup.png"))
         page.evaluate("() => document.getElementById('hostile').remove()")
 
         # The card switches view with the mode, pushed without a reload.
@@ -338,14 +339,40 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(card.locator("[data-field='off']")).to_be_visible(timeout=5_000)
         card.screenshot(path=str(shots / "overseer-card-off.png"))
 
+        # The card picker lists the card with a stub config for the first overseer, and its
+        # visual editor offers the configured overseers and says which one was picked.
+        picker = page.evaluate(OPEN_EDITOR)
+        assert picker == {"name": "Overseer debug card", "stub": {"entry_id": entry_id}}, picker
+        choose = page.locator("#overseer-editor select")
+        expect(choose.locator("option", has_text="Arena")).to_have_count(1)
+        choose.select_option(label="Arena")
+        assert page.evaluate("() => window.overseerEditorConfig") == {"entry_id": entry_id}
 
-# A card of its own on the page, showing the status object given, with no subscription.
+
+# A card of its own on the page, over the dashboard at the right, showing the status object
+# given, with no subscription.
 SHOW_STATUS = """({ id, status }) => {
     const card = document.createElement("overseer-card");
     card.id = id;
+    card.style.cssText = "position: fixed; top: 0; right: 0; width: 400px; z-index: 10";
     card.setConfig({ entry_id: "none" });
     document.body.appendChild(card);
     card._status = status;
+}"""
+
+
+# The picker's entry and stub config, and the card's editor on the page, signed in as an admin.
+OPEN_EDITOR = """async () => {
+    const hass = document.querySelector("home-assistant").hass;
+    const card = customElements.get("overseer-card");
+    const editor = card.getConfigElement();
+    editor.id = "overseer-editor";
+    editor.setConfig({});
+    editor.addEventListener("config-changed", (ev) => { window.overseerEditorConfig = ev.detail.config; });
+    document.body.appendChild(editor);
+    editor.hass = hass;
+    const entry = (window.customCards || []).find((c) => c.type === "overseer-card");
+    return { name: entry && entry.name, stub: await card.getStubConfig(hass) };
 }"""
 
 
