@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
-from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
@@ -18,25 +18,32 @@ from .compat import agent_llm_apis, async_register_frontend_module
 from .const import (
     BACKEND_CONVERSATION,
     BACKEND_OPENAI,
-    CONF_KIND,
     DOMAIN,
     ISSUE_AGENT_CAN_CONTROL,
     ISSUE_INCIDENT_NEEDS_HUMAN,
     ISSUE_MODEL_UNREACHABLE,
-    KIND_ORCHESTRATOR,
     OverseerMode,
 )
-from .coordinator import OverseerConfigEntry, OverseerCoordinator, OverseerRuntimeData
+from .coordinator import OverseerCoordinator
 from .core.context import system_prompt
 from .cycle import ASKER
 from .llm_api import GuardrailsAPI, is_guardrails_api
 from .models import RoomState
-from .orchestrator import ORCHESTRATOR_PROMPTS, Orchestrator, OrchestratorRuntimeData
+from .orchestrator import ORCHESTRATOR_PROMPTS, Orchestrator
 from .phrases import async_phrases
 from .providers import Provider
 from .providers.conversation import ConversationProvider
 from .providers.ollama import OllamaProvider
 from .providers.openai import OpenAIProvider
+from .runtime import (
+    OrchestratorConfigEntry,
+    OrchestratorRuntimeData,
+    OverseerConfigEntry,
+    OverseerRuntimeData,
+    RoomConfigEntry,
+    is_orchestrator,
+    orchestrator_of,
+)
 from .services import async_setup_services
 from .settings import Settings
 from .store import OverseerStore
@@ -113,12 +120,7 @@ async def _async_default_fallback_line(hass: HomeAssistant) -> str:
     return phrase("no_answer", user=ASKER)
 
 
-def is_orchestrator(entry: ConfigEntry) -> bool:
-    """The entry is a room's orchestrator, not an overseer."""
-    return entry.data.get(CONF_KIND) == KIND_ORCHESTRATOR
-
-
-async def _async_setup_orchestrator(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+async def _async_setup_orchestrator(hass: HomeAssistant, entry: OrchestratorConfigEntry) -> bool:
     """Set up one room's orchestrator."""
     settings = Settings.from_entry(entry.data, entry.options)
     config_dir = Path(hass.config.config_dir)
@@ -134,10 +136,15 @@ async def _async_setup_orchestrator(hass: HomeAssistant, entry: ConfigEntry) -> 
     return True
 
 
-async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
+async def async_setup_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> bool:
     """Set up one room's overseer (or its orchestrator)."""
     if is_orchestrator(entry):
-        return await _async_setup_orchestrator(hass, entry)
+        return await _async_setup_orchestrator(hass, cast(OrchestratorConfigEntry, entry))
+    return await _async_setup_overseer(hass, cast(OverseerConfigEntry, entry))
+
+
+async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
+    """The room's overseer: its loop, entities, Assist agent and guardrails API."""
     settings = Settings.from_entry(entry.data, entry.options)
     if not settings.fallback_line:
         settings = replace(settings, fallback_line=await _async_default_fallback_line(hass))
@@ -169,25 +176,25 @@ async def async_setup_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> 
     return True
 
 
-async def _async_reload(hass: HomeAssistant, entry: OverseerConfigEntry) -> None:
+async def _async_reload(hass: HomeAssistant, entry: RoomConfigEntry) -> None:
     """Options changed: start again with them; persisted state carries over."""
     await hass.config_entries.async_reload(entry.entry_id)
 
 
-async def async_unload_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
+async def async_unload_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> bool:
     """Stop the loop and write everything down."""
-    if is_orchestrator(entry):
+    if (orchestrator := orchestrator_of(entry)) is not None:
         unloaded = await hass.config_entries.async_unload_platforms(entry, ORCHESTRATOR_PLATFORMS)
         if unloaded:
-            await entry.runtime_data.orchestrator.async_stop()
+            await orchestrator.async_stop()
         return unloaded
     unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
     if unloaded:
-        await entry.runtime_data.coordinator.async_stop()
+        await cast(OverseerRuntimeData, entry.runtime_data).coordinator.async_stop()
     return unloaded
 
 
-async def async_remove_entry(hass: HomeAssistant, entry: OverseerConfigEntry) -> None:
+async def async_remove_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> None:
     """The room is gone for good: drop its storage and its repairs."""
     await OverseerStore(hass, entry.entry_id).async_remove()
     for issue in (ISSUE_MODEL_UNREACHABLE, ISSUE_AGENT_CAN_CONTROL):

@@ -55,7 +55,8 @@ def agent_llm_apis(hass: HomeAssistant, agent_id: str) -> list[str]:
     Agents live in config entry options before 2025.7 and in config subentries since.
     """
     entity = er.async_get(hass).async_get(agent_id)
-    entry = hass.config_entries.async_get_entry(entity.config_entry_id if entity else agent_id)
+    entry_id = entity.config_entry_id if entity else agent_id
+    entry = hass.config_entries.async_get_entry(entry_id) if entry_id else None
     if entry is None:
         return []
     sources: list[Mapping[str, Any]] = []

@@ -70,13 +70,13 @@ from .const import (
     NUMBER_RANGES,
     ORCHESTRATOR_DEFAULTS,
 )
-from .coordinator import OverseerConfigEntry
 from .core.gate import DEFAULT_CHALLENGES
 from .core.tools import TOOL_SPECS
 from .providers import InvalidAuth, ModelError, ModelTimeout
 from .providers.ollama import async_list_models
 from .providers.openai import async_list_models as async_list_openai_models
 from .roster import is_overseer_agent
+from .runtime import RoomConfigEntry, is_orchestrator
 from .settings import resolve_name, room_key, split_words
 
 BACKENDS = [BACKEND_OLLAMA, BACKEND_OPENAI, BACKEND_CONVERSATION]
@@ -125,9 +125,9 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
 
     @staticmethod
     @callback
-    def async_get_options_flow(config_entry: OverseerConfigEntry) -> OptionsFlow:
+    def async_get_options_flow(config_entry: RoomConfigEntry) -> OptionsFlow:
         """The room's entities and guardrails; for an orchestrator, its participants and limits."""
-        if config_entry.data.get(CONF_KIND) == KIND_ORCHESTRATOR:
+        if is_orchestrator(config_entry):
             return OrchestratorOptionsFlow()
         return OverseerOptionsFlow()
 

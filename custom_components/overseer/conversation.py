@@ -23,13 +23,14 @@ from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .compat import conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
-from .coordinator import OverseerConfigEntry, OverseerCoordinator
+from .coordinator import OverseerCoordinator
 from .core.gate import TriggerKind
 from .core.replies import describe_actions
 from .cycle import Cycle
 from .entity import room_device
 from .phrases import Phrase, async_phrases
 from .roster import asked_for
+from .runtime import OverseerConfigEntry
 
 # Someone who speaks through Assist with no Home Assistant user or device behind it.
 UNKNOWN_CALLER = "Assist"

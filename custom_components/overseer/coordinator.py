@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from homeassistant.config_entries import ConfigEntry
@@ -39,7 +38,7 @@ class OverseerCoordinator:
     def __init__(
         self,
         hass: HomeAssistant,
-        entry: OverseerConfigEntry,
+        entry: ConfigEntry,
         settings: Settings,
         provider: Provider,
         state: RoomState,
@@ -234,13 +233,3 @@ class OverseerCoordinator:
         self.last_error = f"{type(err).__name__}: {err}"[:300]
         LOGGER.warning("Model call failed (%s); retrying in %.0f s", err, delay)
         self._set_phase(Phase.FAILED)
-
-
-@dataclass
-class OverseerRuntimeData:
-    """What a loaded entry holds."""
-
-    coordinator: OverseerCoordinator
-
-
-type OverseerConfigEntry = ConfigEntry[OverseerRuntimeData]

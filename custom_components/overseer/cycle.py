@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from homeassistant.core import HomeAssistant
 
@@ -151,7 +150,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
 
 
 def _judge(
-    parts: CycleParts, cycle: Cycle, ran: list[dict[str, Any]], before: dict[str, Fact], finished: float
+    parts: CycleParts, cycle: Cycle, ran: list[AuditRecord], before: dict[str, Fact], finished: float
 ) -> StaleReason | None:
     """Whether the decision's line still fits the room it would be posted in."""
     window = finished - parts.settings.stale_after
@@ -204,7 +203,7 @@ def _post(parts: CycleParts, line: str, decision_id: str) -> None:
     )
 
 
-async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) -> list[dict[str, Any]]:
+async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) -> list[AuditRecord]:
     """Audit what the normaliser refused, then run each intent through the guarded executor.
 
     Returns the records of the intents, the calls the decision really asked to run.

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from homeassistant.components.diagnostics import async_redact_data
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_API_KEY, CONF_URL
 from homeassistant.core import HomeAssistant
 
-from .coordinator import OverseerConfigEntry
-from .orchestrator import OrchestratorRuntimeData
+from .runtime import OverseerRuntimeData, RoomConfigEntry, orchestrator_of
 from .status import build_status
 
 # Credentials, and everything that quotes the prompt, the chat or the memory.
@@ -33,22 +33,17 @@ TO_REDACT = {
 }
 
 
-async def async_get_config_entry_diagnostics(
-    hass: HomeAssistant, entry: OverseerConfigEntry
-) -> dict[str, Any]:
+async def async_get_config_entry_diagnostics(hass: HomeAssistant, entry: RoomConfigEntry) -> dict[str, Any]:
     """What a maintainer needs to see how a room behaves, without what was said in it."""
-    if isinstance(entry.runtime_data, OrchestratorRuntimeData):
+    settings = {"data": async_redact_data(dict(entry.data), TO_REDACT), "options": dict(entry.options)}
+    if entry.state is not ConfigEntryState.LOADED:  # its settings are all there is
+        return {"entry": settings}
+    if (orchestrator := orchestrator_of(entry)) is not None:
         # The orchestration log: routes, scores, reasons and timings; what people said redacted.
-        return {
-            "entry": {"data": async_redact_data(dict(entry.data), TO_REDACT), "options": dict(entry.options)},
-            "status": async_redact_data(entry.runtime_data.orchestrator.status(), TO_REDACT),
-        }
-    coordinator = entry.runtime_data.coordinator
+        return {"entry": settings, "status": async_redact_data(orchestrator.status(), TO_REDACT)}
+    coordinator = cast(OverseerRuntimeData, entry.runtime_data).coordinator
     return {
-        "entry": {
-            "data": async_redact_data(dict(entry.data), TO_REDACT),
-            "options": dict(entry.options),
-        },
+        "entry": settings,
         "status": async_redact_data(build_status(coordinator), TO_REDACT),
         "audit_records": len(coordinator.state.audit),
         "transcript_lines": len(coordinator.inputs.transcript),

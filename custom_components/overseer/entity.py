@@ -12,26 +12,33 @@ from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity import Entity, EntityDescription
 
 from .const import DOMAIN, status_signal
-from .coordinator import OverseerConfigEntry, OverseerCoordinator
+from .coordinator import OverseerCoordinator
 from .core.world import World
 
 
 class ConditionalDescription(Protocol):
     """An entity description that says whether the room has what its entity is about."""
 
-    key: str
-    exists_fn: Callable[[World], bool]
+    # Read-only, as the frozen descriptions have them.
+    @property
+    def key(self) -> str:
+        """The entity's key."""
+
+    @property
+    def exists_fn(self) -> Callable[[World], bool]:
+        """Whether the room has what the entity is about."""
 
 
 @callback
 def existing[D: ConditionalDescription](
-    hass: HomeAssistant, entry: OverseerConfigEntry, platform: str, descriptions: Iterable[D]
+    hass: HomeAssistant, coordinator: OverseerCoordinator, platform: str, descriptions: Iterable[D]
 ) -> list[D]:
     """The descriptions whose entity makes sense in this room.
 
     The others' entities, left from an earlier configuration, leave the entity registry.
     """
-    world = entry.runtime_data.coordinator.world()
+    world = coordinator.world()
+    entry = coordinator.entry
     registry = er.async_get(hass)
     kept = []
     for description in descriptions:

@@ -50,6 +50,8 @@ def health_of(err: ModelError) -> Health:
 class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
     """Checks the model on its own schedule and hears how every decision went."""
 
+    config_entry: ConfigEntry
+
     def __init__(self, hass: HomeAssistant, entry: ConfigEntry, provider: Provider) -> None:
         """Start as unknown: nothing has been asked yet."""
         super().__init__(

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import voluptuous as vol
-from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
@@ -29,6 +28,7 @@ from .core.context import render_state_update, render_tool_blocks
 from .core.policy import Availability, Block, availability, room_tools, vocabulary
 from .core.tools import TOOLS, Refusal, Safety, ToolSpec, Vocabulary
 from .executor import Caller
+from .runtime import overseer_data
 
 if TYPE_CHECKING:
     from .coordinator import OverseerCoordinator
@@ -109,10 +109,8 @@ def _room_gone(tool: str) -> Any:
 def loaded_coordinator(hass: HomeAssistant, entry_id: str) -> OverseerCoordinator | None:
     """The room's overseer as loaded now (a reload makes a new one), or None."""
     entry = hass.config_entries.async_get_entry(entry_id)
-    if entry is None or entry.state is not ConfigEntryState.LOADED:
-        return None
-    coordinator: OverseerCoordinator = entry.runtime_data.coordinator
-    return coordinator if coordinator.running else None
+    data = overseer_data(entry) if entry is not None else None
+    return data.coordinator if data is not None and data.coordinator.running else None
 
 
 def offered_to_agents(coordinator: OverseerCoordinator) -> frozenset[str]:

@@ -107,13 +107,6 @@ class Run:
         return round((self.finished - self.started - self.model_seconds - self.bot_seconds) * 1000, 2)
 
 
-@dataclass
-class OrchestratorRuntimeData:
-    """What a loaded orchestrator entry holds."""
-
-    orchestrator: Orchestrator
-
-
 class Orchestrator:
     """One room's orchestrator."""
 

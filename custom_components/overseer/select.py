@@ -11,9 +11,10 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .const import OverseerMode
-from .coordinator import OverseerConfigEntry, OverseerCoordinator
+from .coordinator import OverseerCoordinator
 from .core.world import SiteMode
 from .entity import OverseerEntity
+from .runtime import OverseerConfigEntry
 
 PARALLEL_UPDATES = 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
 from homeassistant.components.sensor import (
     DOMAIN as SENSOR_DOMAIN,
@@ -24,14 +25,15 @@ from homeassistant.helpers.typing import StateType
 from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN, Phase, status_signal
-from .coordinator import OverseerConfigEntry, OverseerCoordinator
+from .coordinator import OverseerCoordinator
 from .core.decision import Mode
 from .core.gate import TriggerKind
 from .core.policy import configured_groups
 from .core.tools import CooldownGroup
 from .core.world import World
 from .entity import OverseerEntity, existing
-from .orchestrator import Orchestrator, OrchestratorRuntimeData
+from .orchestrator import Orchestrator
+from .runtime import OverseerRuntimeData, RoomConfigEntry, orchestrator_of
 
 PARALLEL_UPDATES = 0
 
@@ -157,16 +159,16 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
 
 
 async def async_setup_entry(
-    hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
+    hass: HomeAssistant, entry: RoomConfigEntry, async_add_entities: AddEntitiesCallback
 ) -> None:
     """Add the room's sensors; a cooldown sensor only for a group the room has tools in."""
-    if isinstance(entry.runtime_data, OrchestratorRuntimeData):
-        async_add_entities([PipelineSensor(entry.runtime_data.orchestrator)])
+    if (orchestrator := orchestrator_of(entry)) is not None:
+        async_add_entities([PipelineSensor(orchestrator)])
         return
-    coordinator = entry.runtime_data.coordinator
+    coordinator = cast(OverseerRuntimeData, entry.runtime_data).coordinator
     async_add_entities(
         OverseerSensor(coordinator, description)
-        for description in existing(hass, entry, SENSOR_DOMAIN, SENSORS)
+        for description in existing(hass, coordinator, SENSOR_DOMAIN, SENSORS)
     )
 
 

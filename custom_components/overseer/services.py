@@ -11,7 +11,7 @@ changes.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import voluptuous as vol
@@ -32,9 +32,10 @@ from .const import (
     SERVICE_POST_MESSAGE,
     SERVICE_TRIGGER,
 )
-from .coordinator import OverseerCoordinator, OverseerRuntimeData
+from .coordinator import OverseerCoordinator
 from .core.approvals import Refused
 from .core.tools import ArgumentError, parse_slot
+from .runtime import OverseerRuntimeData, overseer_data
 
 ATTR_USER = "user"
 ATTR_TEXT = "text"
@@ -131,7 +132,7 @@ class TranslatedSchema(vol.Schema):
         return _invalid(EXPECTATIONS[validators[field]], field=name)
 
 
-ENTRY_ID = {vol.Optional(ATTR_CONFIG_ENTRY_ID): _entry_id}
+ENTRY_ID: dict[vol.Marker, Any] = {vol.Optional(ATTR_CONFIG_ENTRY_ID): _entry_id}
 
 POST_MESSAGE_SCHEMA = TranslatedSchema(
     {
@@ -160,11 +161,7 @@ APPROVAL_SCHEMA = TranslatedSchema({vol.Required(ATTR_APPROVAL_ID): APPROVAL_ID}
 
 def _overseers(hass: HomeAssistant) -> list[OverseerRuntimeData]:
     """The loaded overseers (orchestrators left out)."""
-    return [
-        entry.runtime_data
-        for entry in hass.config_entries.async_loaded_entries(DOMAIN)
-        if isinstance(entry.runtime_data, OverseerRuntimeData)
-    ]
+    return [data for entry in hass.config_entries.async_entries(DOMAIN) if (data := overseer_data(entry))]
 
 
 def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[OverseerCoordinator]:
@@ -176,9 +173,9 @@ def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[
             raise _invalid("entry_not_found", entry_id=entry_id[:60])
         if entry.state is not ConfigEntryState.LOADED:
             raise _invalid("entry_not_loaded", name=entry.title)
-        if not isinstance(entry.runtime_data, OverseerRuntimeData):  # an orchestrator has no room of its own
+        if (data := overseer_data(entry)) is None:  # an orchestrator has no room of its own
             raise _invalid("entry_not_found", entry_id=entry_id[:60])
-        return [entry.runtime_data.coordinator]
+        return [data.coordinator]
     loaded = [data.coordinator for data in _overseers(hass)]
     if not loaded:
         raise _invalid("no_loaded_entries")
@@ -217,7 +214,7 @@ def async_setup_services(hass: HomeAssistant) -> None:
         coordinator = _coordinators(hass, call, single=True)[0]
         coordinator.controls.clear_memory(call.data.get(ATTR_SLOT))
 
-    def answer(approve: bool) -> Callable[[ServiceCall], Awaitable[None]]:
+    def answer(approve: bool) -> Callable[[ServiceCall], Coroutine[Any, Any, None]]:
         async def handler(call: ServiceCall) -> None:
             approval_id = call.data[ATTR_APPROVAL_ID].strip()
             for data in _overseers(hass):

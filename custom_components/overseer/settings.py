@@ -159,9 +159,9 @@ class Settings:
             roles[entity_id] = Role.STATE
         for entity_id in self.light_entities:
             roles[entity_id] = Role.LIGHT
-        for entity_id in (self.lift_cover, self.lift_up_script, self.lift_down_script):
-            if entity_id:
-                roles[entity_id] = Role.LIFT
+        for lift_entity in (self.lift_cover, self.lift_up_script, self.lift_down_script):
+            if lift_entity:
+                roles[lift_entity] = Role.LIFT
         if self.vacuum_entity:
             roles[self.vacuum_entity] = Role.VACUUM
         for entity_id in self.rover_entities:

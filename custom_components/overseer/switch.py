@@ -12,11 +12,12 @@ from homeassistant.const import EntityCategory
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
-from .coordinator import OverseerConfigEntry, OverseerCoordinator
+from .coordinator import OverseerCoordinator
 from .core.policy import configured_tools
 from .core.tools import TOOLS
 from .core.world import World
 from .entity import OverseerEntity, existing
+from .runtime import OverseerConfigEntry
 
 PARALLEL_UPDATES = 0
 
@@ -58,7 +59,7 @@ async def async_setup_entry(
     coordinator = entry.runtime_data.coordinator
     async_add_entities(
         OverseerSwitch(coordinator, description)
-        for description in existing(hass, entry, SWITCH_DOMAIN, SWITCHES)
+        for description in existing(hass, coordinator, SWITCH_DOMAIN, SWITCHES)
     )
 
 

@@ -18,8 +18,8 @@ from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
 from .const import DOMAIN, status_signal
 from .core.replies import Phrase
-from .orchestrator import OrchestratorRuntimeData
 from .phrases import async_phrases
+from .runtime import OrchestratorRuntimeData
 from .status import SCHEMA_OFF, build_status
 
 # A language tag as the frontend has them (en, de, pt-BR, zh-Hant); anything else is ignored.

@@ -54,7 +54,7 @@ class AuditRecord:
         if not isinstance(data, Mapping):
             return None
         try:
-            outcome = Outcome(data.get("outcome"))
+            outcome = Outcome(str(data.get("outcome")))
         except ValueError:
             return None
         tool, ts = data.get("tool"), data.get("ts")

@@ -128,7 +128,7 @@ def _entity(entity: Entity) -> str:
 
 def _rover_line(name: str, fields: Sequence[tuple[RoverField, Entity]]) -> str:
     """- rover1: driving, driver=alex, docked=false, charging=true."""
-    parts = []
+    parts: list[str] = []
     for field, entity in fields:
         value = _label(_flag(entity.state))
         if field is RoverField.ACTIVITY:

@@ -82,7 +82,7 @@ def _battery(readings: Iterable[Reading]) -> float | None:
     """The lowest battery level any reading reports, as a number."""
     levels = []
     for reading in readings:
-        value = reading.attributes.get("battery_level")
+        value: Any = reading.attributes.get("battery_level")
         if value is None and reading.attributes.get("device_class") == "battery":
             value = reading.state
         try:

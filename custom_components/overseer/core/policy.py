@@ -73,7 +73,9 @@ class Ledger:
 
     def visible(self, now: float, limits: Limits) -> tuple[frozenset[str], int]:
         """What the card shows of the ledger: the groups cooling down, the budget spent."""
-        cooling = frozenset(group for group in self.cooldown_until if self.remaining(group, now))
+        cooling = frozenset(
+            group for group in self.cooldown_until if self.remaining(CooldownGroup(group), now)
+        )
         return cooling, len(self.spent(now, limits))
 
     def as_dict(self) -> dict[str, Any]:

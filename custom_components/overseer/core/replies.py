@@ -14,7 +14,7 @@ Phrase = Callable[..., str]
 def reason_key(reason: str | None) -> str:
     """The translation key of a refusal's plain words ("reason_cooldown", ...)."""
     try:
-        return f"reason_{Refusal(reason).name.lower()}"
+        return f"reason_{Refusal(str(reason)).name.lower()}"
     except ValueError:
         return "reason_failed"
 

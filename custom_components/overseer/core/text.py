@@ -81,9 +81,12 @@ def quote_chat(text: str, limit: int) -> str:
     return line.translate(_BRACES)
 
 
+_LOOK_ALIKES = str.maketrans("<>[]|", "‹›⟦⟧¦")
+
+
 def _defang(marker: str) -> str:
     """Swap the brackets of a template marker for look-alikes no tokenizer treats as special."""
-    return marker.translate(str.maketrans({"<": "‹", ">": "›", "[": "⟦", "]": "⟧", "|": "¦"}))
+    return marker.translate(_LOOK_ALIKES)
 
 
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)

@@ -1,0 +1,54 @@
+"""What a loaded entry holds, by its kind: a room's overseer, or the room's orchestrator.
+
+An entry's kind is read in one place (is_orchestrator); code that serves overseers only asks
+overseer_data for the overseer's parts and gets None for an orchestrator or an unloaded entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+from homeassistant.config_entries import ConfigEntry, ConfigEntryState
+
+from .const import CONF_KIND, KIND_ORCHESTRATOR
+from .coordinator import OverseerCoordinator
+from .orchestrator import Orchestrator
+
+
+@dataclass
+class OverseerRuntimeData:
+    """What a loaded overseer entry holds."""
+
+    coordinator: OverseerCoordinator
+
+
+@dataclass
+class OrchestratorRuntimeData:
+    """What a loaded orchestrator entry holds."""
+
+    orchestrator: Orchestrator
+
+
+type OverseerConfigEntry = ConfigEntry[OverseerRuntimeData]
+type OrchestratorConfigEntry = ConfigEntry[OrchestratorRuntimeData]
+# Either kind, as Home Assistant hands an entry of this domain to setup, platforms and diagnostics.
+type RoomConfigEntry = ConfigEntry[OverseerRuntimeData | OrchestratorRuntimeData]
+
+
+def is_orchestrator(entry: ConfigEntry) -> bool:
+    """The entry is a room's orchestrator, not an overseer (the contract: kind absent = overseer)."""
+    return entry.data.get(CONF_KIND) == KIND_ORCHESTRATOR
+
+
+def orchestrator_of(entry: RoomConfigEntry) -> Orchestrator | None:
+    """The orchestrator an orchestrator entry holds (from before its platforms load); else None."""
+    return cast(OrchestratorRuntimeData, entry.runtime_data).orchestrator if is_orchestrator(entry) else None
+
+
+def overseer_data(entry: ConfigEntry) -> OverseerRuntimeData | None:
+    """A loaded overseer's parts; None for an orchestrator or an entry that is not loaded."""
+    if is_orchestrator(entry) or entry.state is not ConfigEntryState.LOADED:
+        return None
+    data: OverseerRuntimeData = entry.runtime_data
+    return data
