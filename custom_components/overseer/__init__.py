@@ -114,12 +114,6 @@ def _check_agent(hass: HomeAssistant, entry: OverseerConfigEntry, settings: Sett
     )
 
 
-async def _async_default_fallback_line(hass: HomeAssistant) -> str:
-    """The built-in no-answer line, in Home Assistant's language (English when it has none)."""
-    phrase = await async_phrases(hass, hass.config.language)
-    return phrase("no_answer", user=ASKER)
-
-
 async def _async_setup_orchestrator(hass: HomeAssistant, entry: OrchestratorConfigEntry) -> bool:
     """Set up one room's orchestrator."""
     settings = Settings.from_entry(entry.data, entry.options)
@@ -146,8 +140,11 @@ async def async_setup_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> bool
 async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
     """The room's overseer: its loop, entities, Assist agent and guardrails API."""
     settings = Settings.from_entry(entry.data, entry.options)
+    # What the overseer says outside the chat (notifications, the no-answer line) is in Home
+    # Assistant's language.
+    phrase = await async_phrases(hass, hass.config.language)
     if not settings.fallback_line:
-        settings = replace(settings, fallback_line=await _async_default_fallback_line(hass))
+        settings = replace(settings, fallback_line=phrase("no_answer", user=ASKER))
     store = OverseerStore(hass, entry.entry_id)
     state = RoomState.from_dict(await store.async_load())
     config_dir = Path(hass.config.config_dir)
@@ -167,6 +164,7 @@ async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry)
         store,
         prompts,
         (system_prompt(triage_prompt, settings.name), knowledge),
+        phrase,
     )
     entry.runtime_data = OverseerRuntimeData(coordinator)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)

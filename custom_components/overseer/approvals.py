@@ -34,6 +34,7 @@ from .core.approvals import (
 )
 from .core.audit import Outcome
 from .core.faults import Incident
+from .core.replies import Phrase
 from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
 from .executor import Caller, Executor
@@ -59,8 +60,10 @@ class ApprovalDesk:
         executor: Executor,
         now: Callable[[], float],
         changed: Callable[[], None],
+        phrase: Phrase,
     ) -> None:
         """Share the room's persisted state; decided is set by the incident desk."""
+        self._phrase = phrase
         self._hass = hass
         self._settings = settings
         self._state = state
@@ -128,28 +131,28 @@ class ApprovalDesk:
         expires = dt_util.as_local(dt_util.utc_from_timestamp(approval.expires)).strftime("%H:%M:%S")
         about = markdown_plain(incident.summary()) if incident else approval.incident_id
         call = markdown_plain(call_text(approval.tool, approval.arguments))
-        message = (
-            f"{about}\n\n"
-            f"The overseer {self._room} would like to run {call}. "
-            "Approve or deny it "
-            f"on the Overseer card or with the {DOMAIN}.approve / {DOMAIN}.deny actions "
-            f"(approval_id {approval.approval_id}). It expires at {expires}."
+        asking = self._phrase(
+            "approval_message", room=self._room, call=call, approval_id=approval.approval_id, expires=expires
         )
+        message = f"{about}\n\n{asking}"
         persistent_notification.async_create(
-            self._hass, message, f"{self._room}: approve {approval.tool}?", _notification_id(approval)
+            self._hass, message, self._title(approval), _notification_id(approval)
         )
         return message
+
+    def _title(self, approval: Approval) -> str:
+        return self._phrase("approval_title", room=self._room, tool=approval.tool)
 
     async def _async_notify(self, action: str, approval: Approval, message: str) -> None:
         """An actionable notification."""
         data = {
-            "title": f"{self._room}: approve {approval.tool}?",
+            "title": self._title(approval),
             "message": message,
             "data": {
                 "tag": approval.approval_id,
                 "actions": [
-                    {"action": f"{APPROVE}{approval.nonce}", "title": "Approve"},
-                    {"action": f"{DENY}{approval.nonce}", "title": "Deny"},
+                    {"action": f"{APPROVE}{approval.nonce}", "title": self._phrase("approval_approve")},
+                    {"action": f"{DENY}{approval.nonce}", "title": self._phrase("approval_deny")},
                 ],
             },
         }

@@ -18,6 +18,7 @@ from .const import LOGGER, OverseerMode, Phase, status_signal
 from .controls import ControlPanel
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
+from .core.replies import Phrase
 from .core.world import World
 from .cycle import Cycle, CycleParts, async_run_cycle
 from .executor import Executor
@@ -45,6 +46,7 @@ class OverseerCoordinator:
         store: OverseerStore,
         prompts: dict[OverseerMode, str],
         triage: Briefing,
+        phrase: Phrase,
     ) -> None:
         """Wire the pure core to this room's Home Assistant state."""
         self.hass = hass
@@ -60,7 +62,7 @@ class OverseerCoordinator:
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed, self.now)
         parts = TriageParts(self.executor, provider, self.health, *triage)
         self.incidents = IncidentDesk(
-            hass, entry.entry_id, settings, state, self.world, self.now, self._changed, parts
+            hass, entry.entry_id, settings, state, self.world, self.now, self._changed, parts, phrase
         )
         self._parts = CycleParts(
             hass,

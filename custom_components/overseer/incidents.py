@@ -39,6 +39,7 @@ from .core.faults import (
     prune,
     reconcile,
 )
+from .core.replies import Phrase
 from .core.text import markdown_plain
 from .core.tools import call_text
 from .core.triage import (
@@ -74,6 +75,7 @@ class IncidentDesk:
         now: Callable[[], float],
         changed: Callable[[], None],
         triage: TriageParts,
+        phrase: Phrase,
     ) -> None:
         """Share the room's persisted state; changed() persists it and refreshes the entities."""
         self._hass = hass
@@ -88,9 +90,9 @@ class IncidentDesk:
         self._started = now()
         # A due triage put off once for someone waiting for an answer goes next.
         self._deferred = False
-        self.approvals = ApprovalDesk(hass, settings, state, triage.executor, now, changed)
+        self.approvals = ApprovalDesk(hass, settings, state, triage.executor, now, changed, phrase)
         self.approvals.on_decided = self._approval_decided
-        self.triage = Triage(settings, state, triage, self.approvals, self.put)
+        self.triage = Triage(settings, state, triage, self.approvals, self.put, now)
         for incident in list(state.incidents.values()):
             if incident.status is IncidentStatus.TRIAGING:  # Home Assistant stopped mid-call
                 back = replace(incident, status=IncidentStatus.OPEN).noted(now(), "interrupted", "restart")

@@ -6,11 +6,14 @@ from collections import OrderedDict
 
 from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er
+from homeassistant.util.hass_dict import HassKey
 
 from .const import DOMAIN
 
-ROSTER = f"{DOMAIN}_orchestrated_rooms"
-DISPATCHES = f"{DOMAIN}_orchestrator_dispatches"
+# The room's key -> the agents its orchestrator asks.
+ROSTER: HassKey[dict[str, frozenset[str]]] = HassKey(f"{DOMAIN}_orchestrated_rooms")
+# A task's context id -> who asked the question it is about.
+DISPATCHES: HassKey[OrderedDict[str, str]] = HassKey(f"{DOMAIN}_orchestrator_dispatches")
 # Tasks handed out and not yet forgotten: only the newest are kept.
 KEEP_DISPATCHES = 50
 
@@ -18,7 +21,7 @@ KEEP_DISPATCHES = 50
 @callback
 def register_room(hass: HomeAssistant, room: str, agent_ids: frozenset[str]) -> CALLBACK_TYPE:
     """An orchestrator takes the room's human lines for these agents; returns the unregister."""
-    rooms: dict[str, frozenset[str]] = hass.data.setdefault(ROSTER, {})
+    rooms = hass.data.setdefault(ROSTER, {})
     rooms[room] = agent_ids
 
     @callback
@@ -32,13 +35,14 @@ def register_room(hass: HomeAssistant, room: str, agent_ids: frozenset[str]) -> 
 @callback
 def takes_part(hass: HomeAssistant, room: str, agent_id: str | None) -> bool:
     """The agent answers this room's human lines only when the orchestrator asks it."""
-    return agent_id is not None and agent_id in hass.data.get(ROSTER, {}).get(room, frozenset())
+    rooms = hass.data.get(ROSTER)
+    return agent_id is not None and rooms is not None and agent_id in rooms.get(room, frozenset())
 
 
 @callback
 def note_dispatch(hass: HomeAssistant, context: Context, asker: str) -> None:
     """The orchestrator hands a task out under this context, for a question this person asked."""
-    dispatches: OrderedDict[str, str] = hass.data.setdefault(DISPATCHES, OrderedDict())
+    dispatches = hass.data.setdefault(DISPATCHES, OrderedDict())
     dispatches[context.id] = asker
     while len(dispatches) > KEEP_DISPATCHES:
         dispatches.popitem(last=False)
@@ -47,14 +51,16 @@ def note_dispatch(hass: HomeAssistant, context: Context, asker: str) -> None:
 @callback
 def asked_for(hass: HomeAssistant, context: Context | None) -> str | None:
     """Who asked the question an orchestrator's task under this context is about; None otherwise."""
-    return hass.data.get(DISPATCHES, {}).get(context.id) if context is not None else None
+    if context is None or (dispatches := hass.data.get(DISPATCHES)) is None:
+        return None
+    return dispatches.get(context.id)
 
 
 @callback
 def from_dispatch(hass: HomeAssistant, context: Context) -> bool:
     """Something an orchestrator's task caused (under its context, or one it started)."""
-    dispatches = hass.data.get(DISPATCHES, {})
-    return context.id in dispatches or context.parent_id in dispatches
+    dispatches = hass.data.get(DISPATCHES)
+    return dispatches is not None and (context.id in dispatches or context.parent_id in dispatches)
 
 
 @callback

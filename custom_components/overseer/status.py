@@ -236,13 +236,16 @@ def _common(snapshot: StatusSnapshot, schema: str) -> dict[str, Any]:
 
 def _model(snapshot: StatusSnapshot, phrase: Phrase | None) -> dict[str, Any]:
     """Which model answers, and whether it does: health_text is the banner's words, if it needs one."""
-    quiet = snapshot.health in QUIET_HEALTH or phrase is None
     return {
         "backend": snapshot.backend,
         "model": snapshot.model,
         "health": snapshot.health,
         "detail": snapshot.health_detail,
-        "health_text": None if quiet else phrase(f"health_{snapshot.health}"),
+        "health_text": (
+            phrase(f"health_{snapshot.health}")
+            if phrase is not None and snapshot.health not in QUIET_HEALTH
+            else None
+        ),
     }
 
 
@@ -329,7 +332,7 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
         ],
         "tools": {
             name: {
-                "group": TOOLS[name].group.value if TOOLS[name].group else None,
+                "group": group.value if (group := TOOLS[name].group) else None,
                 "safety": limits.safety(name).value,
             }
             for name in snapshot.configured

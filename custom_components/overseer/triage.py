@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeassistant.util import dt as dt_util
-
 from .approvals import ApprovalDesk
 from .const import DOMAIN, LOGGER
 from .core.audit import AuditRecord, Outcome
@@ -104,8 +102,10 @@ class Triage:
         parts: TriageParts,
         approvals: ApprovalDesk,
         put: Callable[[Incident], None],
+        now: Callable[[], float],
     ) -> None:
         """Share the room's state; put stores an incident and tells everyone it changed."""
+        self._now = now
         self._settings = settings
         self._state = state
         self._parts = parts
@@ -114,9 +114,6 @@ class Triage:
         self._put = put
         # What the intents of the triage under way became, for an interruption half-way.
         self._outcomes: list[IntentOutcome] = []
-
-    def _now(self) -> float:
-        return dt_util.utcnow().timestamp()
 
     async def async_run(self, incident_id: str) -> None:
         """Ask the model about one incident and act on what policy allows; never raises but cancel."""

@@ -24,7 +24,7 @@ from .status import SCHEMA_OFF, build_status
 
 # A language tag as the frontend has them (en, de, pt-BR, zh-Hant); anything else is ignored.
 LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
-COMMAND_SCHEMA = {vol.Required("entry_id"): str, vol.Optional("language"): str}
+COMMAND_SCHEMA: dict[vol.Marker | str, Any] = {vol.Required("entry_id"): str, vol.Optional("language"): str}
 
 
 async def _async_phrase(hass: HomeAssistant, msg: dict[str, Any]) -> Phrase:

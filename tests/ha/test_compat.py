@@ -70,4 +70,3 @@ def test_tool_annotations_are_closed_world_where_home_assistant_has_them():
         )
     else:
         assert annotations is None
-

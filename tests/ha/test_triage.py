@@ -217,6 +217,12 @@ async def test_notification_buttons_answer_only_for_an_approver(
     [sent] = phone
     approve_action, deny_action = (action["action"] for action in sent.data["data"]["actions"])
     assert approvals[0].data["approval_id"] not in approve_action  # the nonce, not the id
+    # In Home Assistant's language, from the translations (English here).
+    approval_id = approvals[0].data["approval_id"]
+    assert sent.data["title"] == "Overseer: approve asset_restart?"
+    assert [action["title"] for action in sent.data["data"]["actions"]] == ["Approve", "Deny"]
+    assert "The overseer Overseer would like to run asset\\_restart" in sent.data["message"]  # escaped
+    assert f"(approval_id {approval_id})" in sent.data["message"]
 
     def press(action: str, user) -> None:
         hass.bus.async_fire(
