@@ -33,7 +33,7 @@ from .core.approvals import (
     refusal,
 )
 from .core.audit import Outcome
-from .core.faults import Incident
+from .core.incidents import Incident
 from .core.replies import Phrase
 from .core.text import markdown_plain
 from .core.tools import Refusal, call_text

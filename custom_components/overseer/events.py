@@ -22,7 +22,7 @@ from .const import (
 )
 from .core.approvals import Approval
 from .core.audit import AuditRecord
-from .core.faults import Incident
+from .core.incidents import Incident
 from .core.orchestration import Record
 
 

@@ -24,21 +24,8 @@ from . import events
 from .approvals import ApprovalDesk
 from .const import DOMAIN, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
 from .core.approvals import Approval, ApprovalStatus
-from .core.faults import (
-    ACTIVE,
-    UNSURE,
-    Asset,
-    Fault,
-    FaultCode,
-    FaultRules,
-    Incident,
-    IncidentStatus,
-    Reading,
-    detect,
-    number_of,
-    prune,
-    reconcile,
-)
+from .core.faults import UNSURE, Asset, Fault, FaultCode, FaultRules, Reading, detect
+from .core.incidents import ACTIVE, Incident, IncidentStatus, number_of, prune, reconcile
 from .core.replies import Phrase
 from .core.text import markdown_plain
 from .core.tools import call_text

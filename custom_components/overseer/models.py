@@ -9,7 +9,7 @@ from typing import Any
 from .const import OverseerMode
 from .core.approvals import KEEP_DECIDED, MAX_PENDING, Approval, approval_as_dict, approval_from_dict
 from .core.audit import AuditLog
-from .core.faults import (
+from .core.incidents import (
     Incident,
     incident_as_dict,
     incident_from_dict,

@@ -21,8 +21,8 @@ from .core.approvals import Approval, approval_as_dict
 from .core.audit import Outcome
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
-from .core.faults import ACTIVE, Incident, incident_as_dict, number_of
 from .core.gate import Trigger
+from .core.incidents import ACTIVE, Incident, incident_as_dict, number_of
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
 from .core.replies import Phrase
 from .core.reply import ModelReply

@@ -18,7 +18,7 @@ from pathlib import Path
 from .approvals import ApprovalDesk
 from .const import DOMAIN, LOGGER
 from .core.audit import AuditRecord, Outcome
-from .core.faults import Incident, IncidentStatus
+from .core.incidents import Incident, IncidentStatus
 from .core.reasoning import (
     RESPONSE_SCHEMA,
     Intent,

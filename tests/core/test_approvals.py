@@ -25,8 +25,8 @@ from custom_components.overseer.core.approvals import (
     prune,
     refusal,
 )
-from custom_components.overseer.core.faults import LATEST_TS
 from custom_components.overseer.core.policy import Ledger, Limits, check_call, configured_tools, room_tools
+from custom_components.overseer.core.text import LATEST_TS
 from custom_components.overseer.core.tools import TOOLS, Refusal, Safety
 from custom_components.overseer.core.world import SiteMode
 

@@ -9,16 +9,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from custom_components.overseer.core.faults import (
-    ACTIVE,
-    ASSET_GONE,
     UNSURE,
     Asset,
     AssetKind,
     FaultCode,
     FaultRules,
-    IncidentStatus,
     Reading,
     detect,
+)
+from custom_components.overseer.core.incidents import (
+    ACTIVE,
+    ASSET_GONE,
+    IncidentStatus,
     incident_as_dict,
     incident_from_dict,
     number_of,

@@ -9,15 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from custom_components.overseer.core.faults import (
-    Asset,
-    AssetKind,
-    FaultRules,
-    IncidentStatus,
-    Reading,
-    detect,
-    reconcile,
-)
+from custom_components.overseer.core.faults import Asset, AssetKind, FaultRules, Reading, detect
+from custom_components.overseer.core.incidents import IncidentStatus, reconcile
 from custom_components.overseer.core.reasoning import (
     MAX_ACTIVE_FAULTS,
     MAX_HISTORY,

@@ -9,17 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from custom_components.overseer.core import triage
-from custom_components.overseer.core.faults import (
-    Asset,
-    AssetKind,
-    FaultCode,
-    FaultRules,
-    Incident,
-    IncidentStatus,
-    Reading,
-    detect,
-    reconcile,
-)
+from custom_components.overseer.core.faults import Asset, AssetKind, FaultCode, FaultRules, Reading, detect
+from custom_components.overseer.core.incidents import Incident, IncidentStatus, reconcile
 from custom_components.overseer.core.policy import (
     Ledger,
     Limits,

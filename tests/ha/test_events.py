@@ -12,7 +12,8 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 from custom_components.overseer import events
 from custom_components.overseer.core.approvals import Approval, ApprovalStatus
 from custom_components.overseer.core.audit import AuditRecord, Outcome
-from custom_components.overseer.core.faults import Fault, FaultCode, Incident, IncidentStatus
+from custom_components.overseer.core.faults import Fault, FaultCode
+from custom_components.overseer.core.incidents import Incident, IncidentStatus
 from custom_components.overseer.core.orchestration import Record
 from custom_components.overseer.core.world import AssetKind
 

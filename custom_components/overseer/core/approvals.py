@@ -14,8 +14,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from .faults import stored_time
-from .text import one_line
+from .text import one_line, stored_time
 
 # Bounds: never more than this many waiting, and the newest decided ones kept for the card.
 MAX_PENDING = 10

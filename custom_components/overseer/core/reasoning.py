@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .faults import ACTIVE, ASSET_GONE, Incident, IncidentStatus, number_of
+from .incidents import ACTIVE, ASSET_GONE, Incident, IncidentStatus, number_of
 from .text import quote_chat
 from .tools import Safety
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from typing import Any
 
 # Letters that render like Latin ones. Folding them lets "оverseer" written with a
 # Cyrillic "о" count as the name a reader sees, and keeps the same trick from faking
@@ -107,3 +109,17 @@ def markdown_plain(text: str) -> str:
     link nor format.
     """
     return _MARKDOWN.sub(r"\\\1", text)
+
+
+# Stored times are read back from a store that may have been edited or written by a bug.
+LATEST_TS = 4_102_444_800  # 2100-01-01
+
+
+def stored_time(value: Any) -> float:
+    """A stored timestamp: a number (not text, not a boolean), finite, from 1970 to 2100."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"not a timestamp: {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
+        raise ValueError(f"not a timestamp: {value!r}")
+    return number

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from .faults import Incident, IncidentStatus, number_of
+from .incidents import Incident, IncidentStatus, number_of
 from .reasoning import ReasoningResponse
 from .text import one_line
 from .tools import Refusal, Safety
