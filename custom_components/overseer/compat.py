@@ -15,8 +15,15 @@ from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
 
 
-async def async_converse(hass: HomeAssistant, *, text: str, agent_id: str, extra_system_prompt: str) -> Any:
-    """Ask a conversation agent once, in a fresh conversation.
+async def async_converse(
+    hass: HomeAssistant,
+    *,
+    text: str,
+    agent_id: str,
+    extra_system_prompt: str | None = None,
+    context: Context | None = None,
+) -> Any:
+    """Ask a conversation agent once, in a fresh conversation (under context, else a new one).
 
     Keyword arguments only: ConversationInput grew parameters (satellite_id by 2026.2)
     that async_converse fills in itself.
@@ -27,7 +34,7 @@ async def async_converse(hass: HomeAssistant, *, text: str, agent_id: str, extra
         hass=hass,
         text=text,
         conversation_id=None,
-        context=Context(),
+        context=context or Context(),
         language=hass.config.language,
         agent_id=agent_id,
         extra_system_prompt=extra_system_prompt,

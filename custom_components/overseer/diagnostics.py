@@ -10,7 +10,7 @@ from homeassistant.const import CONF_API_KEY, CONF_URL
 from homeassistant.core import HomeAssistant
 
 from .runtime import OverseerRuntimeData, RoomConfigEntry, orchestrator_of
-from .status import build_status
+from .status import build_status, orchestrator_status
 
 # Credentials, and everything that quotes the prompt, the chat or the memory.
 TO_REDACT = {
@@ -40,7 +40,7 @@ async def async_get_config_entry_diagnostics(hass: HomeAssistant, entry: RoomCon
         return {"entry": settings}
     if (orchestrator := orchestrator_of(entry)) is not None:
         # The orchestration log: routes, scores, reasons and timings; what people said redacted.
-        return {"entry": settings, "status": async_redact_data(orchestrator.status(), TO_REDACT)}
+        return {"entry": settings, "status": async_redact_data(orchestrator_status(orchestrator), TO_REDACT)}
     coordinator = cast(OverseerRuntimeData, entry.runtime_data).coordinator
     return {
         "entry": settings,

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_send
@@ -27,63 +26,35 @@ from homeassistant.util.ulid import ulid_now
 
 from . import events
 from .chat import parse_chat_event
-from .const import (
-    CONF_PARTICIPANTS,
-    CONF_ROOM,
-    EVENT_CHAT_MESSAGE,
-    LOGGER,
-    ORCHESTRATOR_DEFAULTS,
-    status_signal,
-)
+from .compat import async_converse
+from .const import EVENT_CHAT_MESSAGE, LOGGER, status_signal
 from .core.orchestration import (
     QUALITY_SCHEMA,
     AskJudge,
     AskRouter,
     Dispatch,
     Done,
-    Limits,
-    Participant,
     Pipeline,
     Queue,
-    Stage,
     answered,
     evaluated,
+    judge_messages,
     next_step,
+    progress,
     routed,
+    router_schema,
+    routing_messages,
     start,
     task_text,
     timed_out,
 )
-from .core.text import fold, one_line, quote_chat
+from .core.text import fold
 from .providers import ModelError, Provider
 from .roster import from_dispatch, is_overseer_agent, note_dispatch, register_room
-from .settings import Settings
+from .settings import OrchestratorSettings, Settings
 
 KEEP_PIPELINES = 10
-PARTICIPANTS_PLACEHOLDER = "<PARTICIPANTS>"
-DESCRIPTION_CHARS = 200
 ORCHESTRATOR_PROMPTS = ("routing.md", "quality.md", "refinement.md")
-
-
-def participants_from(options: Mapping[str, Any]) -> tuple[Participant, ...]:
-    """The participants option as plain data; malformed items are left out."""
-    found = []
-    for item in options.get(CONF_PARTICIPANTS) or ():
-        if isinstance(item, Mapping) and isinstance(item.get("agent_id"), str):
-            agent_id = item["agent_id"]
-            name = one_line(str(item.get("name") or agent_id.partition(".")[2] or agent_id), 40)
-            found.append(
-                Participant(agent_id, name, one_line(str(item.get("description") or ""), DESCRIPTION_CHARS))
-            )
-    return tuple(found)
-
-
-def limits_from(options: Mapping[str, Any]) -> Limits:
-    """max_iterations, quality_threshold and delegation_timeout, with the contract's defaults."""
-    values = {**ORCHESTRATOR_DEFAULTS, **{k: v for k, v in options.items() if k in ORCHESTRATOR_DEFAULTS}}
-    return Limits(
-        int(values["max_iterations"]), float(values["quality_threshold"]), float(values["delegation_timeout"])
-    )
 
 
 @dataclass
@@ -122,8 +93,9 @@ class Orchestrator:
         self.hass = hass
         self.entry = entry
         self.settings = settings
-        self.participants = participants_from(entry.options)
-        self.limits = limits_from(entry.options)
+        own = OrchestratorSettings.from_options(entry.options)
+        self.participants = own.participants
+        self.limits = own.limits
         self._provider = provider
         self._prompts = prompts
         self.current: Run | None = None
@@ -185,14 +157,17 @@ class Orchestrator:
         self._tell(run)
         while not isinstance(step := next_step(run.pipeline), Done):
             if isinstance(step, AskRouter):
+                prompt = self._prompts["refinement.md" if step.refining else "routing.md"]
                 reply = await self._async_ask_model(
-                    run, self._routing_messages(run.pipeline, step), self._router_schema(step)
+                    run, routing_messages(prompt, run.pipeline, step), router_schema(step)
                 )
                 run.pipeline = routed(run.pipeline, reply)
             elif isinstance(step, Dispatch):
                 run.pipeline = await self._async_dispatch(run, step)
             elif isinstance(step, AskJudge):
-                reply = await self._async_ask_model(run, self._judge_messages(step), QUALITY_SCHEMA)
+                reply = await self._async_ask_model(
+                    run, judge_messages(self._prompts["quality.md"], step), QUALITY_SCHEMA
+                )
                 run.pipeline = evaluated(run.pipeline, reply)
             self._tell(run)
         run.finished = time.monotonic()
@@ -223,13 +198,11 @@ class Orchestrator:
         began = time.monotonic()
         try:
             async with asyncio.timeout(self.limits.delegation_timeout):
-                result = await conversation.async_converse(
+                result = await async_converse(
                     self.hass,
                     text=task_text(task, run.pipeline.asker),
-                    conversation_id=None,
-                    context=context,
-                    language=self.hass.config.language,
                     agent_id=task.agent_id,
+                    context=context,
                 )
             speech = str(result.response.speech.get("plain", {}).get("speech", ""))
         except TimeoutError:
@@ -252,35 +225,6 @@ class Orchestrator:
             )
         return pipeline
 
-    def _listing(self, candidates: tuple[Participant, ...]) -> str:
-        return "\n".join(f"- {p.agent_id}: {p.name}. {p.description}".rstrip() for p in candidates)
-
-    def _routing_messages(self, pipeline: Pipeline, step: AskRouter) -> list[dict[str, str]]:
-        prompt = self._prompts["refinement.md" if step.refining else "routing.md"]
-        system = prompt.replace(PARTICIPANTS_PLACEHOLDER, self._listing(step.candidates))
-        user = f"Question: {quote_chat(pipeline.question, 1000)}"
-        if step.refining:
-            last = pipeline.answers[-1]
-            user += f"\nCurrent answer ({last.agent_id}): {quote_chat(last.text, 1500)}"
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-    @staticmethod
-    def _router_schema(step: AskRouter) -> dict[str, Any]:
-        """Held to the candidates' ids where the backend can (Ollama, llama.cpp)."""
-        return {
-            "type": "object",
-            "properties": {"agent_id": {"type": "string", "enum": [p.agent_id for p in step.candidates]}},
-            "required": ["agent_id"],
-            "additionalProperties": False,
-        }
-
-    def _judge_messages(self, step: AskJudge) -> list[dict[str, str]]:
-        user = (
-            f"Question: {quote_chat(step.question, 1000)}\n"
-            f"Answer of {step.answer.agent_id}: {quote_chat(step.answer.text, 1500)}"
-        )
-        return [{"role": "system", "content": self._prompts["quality.md"]}, {"role": "user", "content": user}]
-
     def _tell(self, run: Run) -> None:
         """Every record not yet told is an overseer_pipeline event; the sensor and card follow."""
         for record in run.pipeline.records[run.told :]:
@@ -294,70 +238,4 @@ class Orchestrator:
 
     def progress(self) -> str:
         """The pipeline sensor: [2/3] helper answered · evaluating."""
-        run = self.current
-        if run is None:
-            return "idle"
-        pipeline = run.pipeline
-        where = f"[{max(pipeline.iteration, 1)}/{pipeline.limits.max_iterations}]"
-        if pipeline.stage is Stage.ROUTING:
-            return f"{where} routing"
-        if pipeline.stage is Stage.ANSWERING and pipeline.current:
-            return f"{where} asking {self._names.get(pipeline.current, pipeline.current)}"
-        if pipeline.stage is Stage.EVALUATING:
-            name = self._names.get(pipeline.answers[-1].agent_id, pipeline.answers[-1].agent_id)
-            return f"{where} {name} answered · evaluating"
-        return f"{where} finished"
-
-    def status(self) -> dict[str, Any]:
-        """The status object, schema overseer.orchestrator."""
-        return {
-            "schema": "overseer.orchestrator",
-            "entry_id": self.entry.entry_id,
-            "title": self.entry.title,
-            "room": str(self.entry.data.get(CONF_ROOM, self.settings.room)),
-            "model": {
-                "backend": self.settings.backend,
-                "model": self.settings.model or self.settings.agent_id,
-            },
-            "participants": [
-                {"agent_id": p.agent_id, "name": p.name, "description": p.description}
-                for p in self.participants
-            ],
-            "limits": {
-                "max_iterations": self.limits.max_iterations,
-                "quality_threshold": self.limits.quality_threshold,
-                "delegation_timeout": self.limits.delegation_timeout,
-            },
-            "progress": self.progress(),
-            "queued": len(self.queue.lines),
-            "running": _run_dict(self.current) if self.current else None,
-            "recent": [_run_dict(run) for run in self.recent],
-        }
-
-
-def _run_dict(run: Run) -> dict[str, Any]:
-    pipeline = run.pipeline
-    return {
-        "pipeline_id": pipeline.pipeline_id,
-        "question": pipeline.question,
-        "asker": pipeline.asker,
-        "stage": pipeline.stage.value,
-        "route": list(pipeline.asked),
-        "answers": [{"bot": a.agent_id, "text": a.text} for a in pipeline.answers],
-        "scores": [
-            {"score": s.score, "continue": s.proceed, "reason": s.reason, "valid": s.valid}
-            for s in pipeline.scores
-        ],
-        "records": [
-            {"stage": r.stage, "iteration": r.iteration, "bot": r.bot, "score": r.score, "reason": r.reason}
-            for r in pipeline.records
-        ],
-        "finish_reason": pipeline.finish_reason or None,
-        "model_calls": run.calls,
-        "timings_ms": {
-            "model": round(run.model_seconds * 1000, 2),
-            "bots": round(run.bot_seconds * 1000, 2),
-            "overhead": run.overhead_ms,
-        },
-        "finished": run.ended_at,
-    }
+        return progress(self.current.pipeline if self.current else None, self._names)

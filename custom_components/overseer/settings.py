@@ -24,6 +24,7 @@ from .const import (
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
     CONF_LIGHT_ENTITIES,
+    CONF_PARTICIPANTS,
     CONF_ROOM,
     CONF_ROVER_ENTITIES,
     CONF_STATE_ENTITIES,
@@ -33,10 +34,12 @@ from .const import (
     DEFAULT_OLLAMA_URL,
     DEFAULT_ROOM,
     NUMBER_DEFAULTS,
+    ORCHESTRATOR_DEFAULTS,
 )
 from .core.context import TranscriptBounds
 from .core.decision import DecisionRules
 from .core.gate import DEFAULT_CHALLENGES, GateConfig
+from .core.orchestration import Participant, PipelineLimits
 from .core.policy import Limits
 from .core.text import fold, one_line
 from .core.tools import CooldownGroup, cooldown_option
@@ -167,3 +170,32 @@ class Settings:
         for entity_id in self.rover_entities:
             roles[entity_id] = Role.ROVER
         return roles
+
+
+PARTICIPANT_DESCRIPTION_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class OrchestratorSettings:
+    """An orchestrator's own options: who takes part, and the pipeline's limits."""
+
+    participants: tuple[Participant, ...]
+    limits: PipelineLimits
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> OrchestratorSettings:
+        """The participants (malformed items left out) and the limits, with the contract's defaults."""
+        participants = []
+        for item in options.get(CONF_PARTICIPANTS) or ():
+            if isinstance(item, Mapping) and isinstance(item.get("agent_id"), str):
+                agent_id = item["agent_id"]
+                name = one_line(str(item.get("name") or agent_id.partition(".")[2] or agent_id), 40)
+                description = one_line(str(item.get("description") or ""), PARTICIPANT_DESCRIPTION_CHARS)
+                participants.append(Participant(agent_id, name, description))
+        values = {**ORCHESTRATOR_DEFAULTS, **{k: v for k, v in options.items() if k in ORCHESTRATOR_DEFAULTS}}
+        limits = PipelineLimits(
+            int(values["max_iterations"]),
+            float(values["quality_threshold"]),
+            float(values["delegation_timeout"]),
+        )
+        return cls(tuple(participants), limits)

@@ -15,7 +15,7 @@ from typing import Any
 
 from homeassistant.util import dt as dt_util
 
-from .const import BACKEND_CONVERSATION, RECENT_ACTIONS, OverseerMode, Phase
+from .const import BACKEND_CONVERSATION, CONF_ROOM, RECENT_ACTIONS, OverseerMode, Phase
 from .coordinator import OverseerCoordinator
 from .core.approvals import Approval, approval_as_dict
 from .core.audit import Outcome
@@ -29,10 +29,12 @@ from .core.reply import ModelReply
 from .core.tools import TOOLS, CooldownGroup, call_text, tools_in
 from .core.world import SiteMode, World
 from .health import Health
+from .orchestrator import Orchestrator, Run
 
 SCHEMA_CONTROL = "overseer.v2"
 SCHEMA_COMMENTARY = "overseer.commentary"
 SCHEMA_OFF = "overseer.off"
+SCHEMA_ORCHESTRATOR = "overseer.orchestrator"
 # Chat lines the card's live tail shows.
 CHAT_TAIL = 20
 # Closed incidents shown beside the open ones.
@@ -364,3 +366,58 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
 def build_status(coordinator: OverseerCoordinator, phrase: Phrase | None = None) -> dict[str, Any]:
     """The room's status object now, its health banner worded by phrase (the reader's language)."""
     return render(take_snapshot(coordinator), phrase)
+
+
+def orchestrator_status(orchestrator: Orchestrator) -> dict[str, Any]:
+    """The status object of a room's orchestrator, schema overseer.orchestrator."""
+    entry, settings, limits = orchestrator.entry, orchestrator.settings, orchestrator.limits
+    return {
+        "schema": SCHEMA_ORCHESTRATOR,
+        "entry_id": entry.entry_id,
+        "title": entry.title,
+        # The room as the person wrote it, not its folded key.
+        "room": str(entry.data.get(CONF_ROOM, settings.room)),
+        "model": {"backend": settings.backend, "model": settings.model or settings.agent_id},
+        "participants": [
+            {"agent_id": p.agent_id, "name": p.name, "description": p.description}
+            for p in orchestrator.participants
+        ],
+        "limits": {
+            "max_iterations": limits.max_iterations,
+            "quality_threshold": limits.quality_threshold,
+            "delegation_timeout": limits.delegation_timeout,
+        },
+        "progress": orchestrator.progress(),
+        "queued": len(orchestrator.queue.lines),
+        "running": _run(orchestrator.current) if orchestrator.current else None,
+        "recent": [_run(run) for run in orchestrator.recent],
+    }
+
+
+def _run(run: Run) -> dict[str, Any]:
+    """One pipeline: who asked what, the route, every answer with its score, how it ended, timings."""
+    pipeline = run.pipeline
+    return {
+        "pipeline_id": pipeline.pipeline_id,
+        "question": pipeline.question,
+        "asker": pipeline.asker,
+        "stage": pipeline.stage.value,
+        "route": list(pipeline.asked),
+        "answers": [{"bot": a.agent_id, "text": a.text} for a in pipeline.answers],
+        "scores": [
+            {"score": s.score, "continue": s.proceed, "reason": s.reason, "valid": s.valid}
+            for s in pipeline.scores
+        ],
+        "records": [
+            {"stage": r.stage, "iteration": r.iteration, "bot": r.bot, "score": r.score, "reason": r.reason}
+            for r in pipeline.records
+        ],
+        "finish_reason": pipeline.finish_reason or None,
+        "model_calls": run.calls,
+        "timings_ms": {
+            "model": round(run.model_seconds * 1000, 2),
+            "bots": round(run.bot_seconds * 1000, 2),
+            "overhead": run.overhead_ms,
+        },
+        "finished": run.ended_at,
+    }

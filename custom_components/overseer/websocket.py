@@ -20,7 +20,7 @@ from .const import DOMAIN, status_signal
 from .core.replies import Phrase
 from .phrases import async_phrases
 from .runtime import OrchestratorRuntimeData
-from .status import SCHEMA_OFF, build_status
+from .status import SCHEMA_OFF, build_status, orchestrator_status
 
 # A language tag as the frontend has them (en, de, pt-BR, zh-Hant); anything else is ignored.
 LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
@@ -40,7 +40,7 @@ def _status(hass: HomeAssistant, entry_id: str, phrase: Phrase) -> dict[str, Any
         return None
     if entry.state is ConfigEntryState.LOADED:
         if isinstance(entry.runtime_data, OrchestratorRuntimeData):
-            return entry.runtime_data.orchestrator.status()
+            return orchestrator_status(entry.runtime_data.orchestrator)
         return build_status(entry.runtime_data.coordinator, phrase)
     return {
         "schema": SCHEMA_OFF,

@@ -27,9 +27,9 @@ from custom_components.overseer.core.orchestration import (
     BotResponse,
     Dispatch,
     Done,
-    Limits,
     Participant,
     Pipeline,
+    PipelineLimits,
     QualityScore,
     Queue,
     Stage,
@@ -112,7 +112,7 @@ class Played:
         return (p.asked, p.timed_out, self.answerers, p.scores, p.records, p.finish_reason)
 
 
-def step_bound(limits: Limits) -> int:
+def step_bound(limits: PipelineLimits) -> int:
     """Each task costs at most a routing, a dispatch and an evaluation; then one Done."""
     return 3 * limits.max_iterations + 1
 
@@ -139,7 +139,7 @@ def resolve(route: Route, pipeline: Pipeline, candidates: tuple[Participant, ...
 
 def play(
     participants,
-    limits: Limits,
+    limits: PipelineLimits,
     routes=(),
     bots=(),
     judges=(),
@@ -241,7 +241,7 @@ def check_route(pipeline: Pipeline, candidates: tuple[Participant, ...], reply: 
         assert fallback, f"{reply!r} names no candidate yet routed to {record.bot} without a fallback"
 
 
-def check_end(played: Played, participants, limits: Limits) -> None:
+def check_end(played: Played, participants, limits: PipelineLimits) -> None:
     """What must hold of every finished pipeline."""
     p = played.pipeline
     ids = [x.agent_id for x in participants]
@@ -301,7 +301,7 @@ participant = st.one_of(
 participants = st.lists(participant, min_size=1, max_size=4, unique_by=lambda p: p.agent_id)
 
 limits = st.builds(
-    Limits,
+    PipelineLimits,
     max_iterations=st.integers(1, 5),
     quality_threshold=st.floats(0, 1),
     delegation_timeout=st.just(30.0),
@@ -396,7 +396,7 @@ FAST = settings(max_examples=100, deadline=None)
     st.lists(judge_reply, max_size=6),
 )
 # A hostile judge's integer too large for a float, always tried (the strategy rarely draws it).
-@example([ALPHA, BETA], Limits(), [], [], [verdict(10**400, False)])
+@example([ALPHA, BETA], PipelineLimits(), [], [], [verdict(10**400, False)])
 def test_every_pipeline_ends_within_its_limits_whatever_the_models_and_bots_do(
     crew, lim, routes, bots, judges
 ):
@@ -433,7 +433,7 @@ def test_one_participant_is_dispatched_directly_and_never_costs_a_model_call(
     st.lists(route, max_size=6),
 )
 def test_a_judge_never_satisfied_is_stopped_by_max_iterations(crew, most, routes):
-    played = play(crew, Limits(most, 0.8), routes, judges=[verdict(0.1, True, "more")] * 10)
+    played = play(crew, PipelineLimits(most, 0.8), routes, judges=[verdict(0.1, True, "more")] * 10)
     assert len(played.pipeline.answers) == most
     assert played.pipeline.finish_reason == "max_iterations"
     assert played.judge_calls == most - 1
@@ -456,7 +456,7 @@ def test_the_first_answer_at_or_above_the_threshold_ends_the_pipeline(crew, lim,
 @FAST
 @given(st.lists(participant, min_size=2, max_size=4, unique_by=lambda p: p.agent_id), st.integers(2, 5))
 def test_continue_false_below_the_threshold_ends_the_pipeline(crew, most):
-    played = play(crew, Limits(most, 0.8), judges=[verdict(0.5, False, "good enough for now")])
+    played = play(crew, PipelineLimits(most, 0.8), judges=[verdict(0.5, False, "good enough for now")])
     assert played.pipeline.finish_reason == "judge_stopped"
     assert played.answerers == [crew[0].agent_id]
     assert played.pipeline.records[-2].reason == "good enough for now"
@@ -487,8 +487,8 @@ def test_what_a_bot_says_never_changes_routing_or_scoring(crew, lim, routes, beh
 )
 def test_steering_answers_do_not_stop_an_unsatisfied_judge_or_pick_the_next_bot(crew, routes):
     bots = [Bot("answer", text) for text in STEERING[:6]]
-    steered = play(crew, Limits(5, 0.8), routes, bots, judges=[WEAK] * 5)
-    plain = play(crew, Limits(5, 0.8), routes, [Bot("answer", "plain")] * 6, judges=[WEAK] * 5)
+    steered = play(crew, PipelineLimits(5, 0.8), routes, bots, judges=[WEAK] * 5)
+    plain = play(crew, PipelineLimits(5, 0.8), routes, [Bot("answer", "plain")] * 6, judges=[WEAK] * 5)
     assert steered.outcome() == plain.outcome()
     assert all(score == parse_quality(WEAK) for score in steered.pipeline.scores)
 
@@ -499,7 +499,7 @@ def test_steering_answers_do_not_stop_an_unsatisfied_judge_or_pick_the_next_bot(
 def routed_after_alpha(crew=(ALPHA, BETA, GAMMA)) -> Pipeline:
     """A pipeline where Alpha answered, was judged short, and the router is asked again."""
     pipeline = evaluated(
-        answered(routed(start("p", "q", "Ana", crew, Limits()), "bot-a"), "bot-a", "x"), WEAK
+        answered(routed(start("p", "q", "Ana", crew, PipelineLimits()), "bot-a"), "bot-a", "x"), WEAK
     )
     assert next_step(pipeline) == AskRouter((BETA, GAMMA), refining=True)
     return pipeline
@@ -517,7 +517,7 @@ def routed_after_alpha(crew=(ALPHA, BETA, GAMMA)) -> Pipeline:
     ],
 )
 def test_a_router_reply_naming_one_candidate_routes_there_without_a_fallback(reply, bot):
-    pipeline = routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), Limits()), reply)
+    pipeline = routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), PipelineLimits()), reply)
     assert pipeline.current == bot
     assert pipeline.records[-1].reason is None
 
@@ -527,11 +527,11 @@ def test_a_router_reply_naming_one_candidate_routes_there_without_a_fallback(rep
     ["", "bot-z", "bot-b or bot-c", "bot-bb", "my.bot-b", "bot-b2", "nobody at all", "x" * 10_000],
 )
 def test_a_router_reply_naming_no_single_candidate_falls_back_to_the_first_and_says_so(reply):
-    pipeline = routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), Limits()), reply)
+    pipeline = routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), PipelineLimits()), reply)
     assert pipeline.current == "bot-a"
     assert pipeline.records[-1].stage == "routed"
     assert pipeline.records[-1].reason.startswith("fallback")
-    assert routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), Limits()), reply) == pipeline
+    assert routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), PipelineLimits()), reply) == pipeline
 
 
 def test_the_last_responders_id_from_the_router_is_no_choice():
@@ -542,7 +542,7 @@ def test_the_last_responders_id_from_the_router_is_no_choice():
 
 def test_refinement_with_one_other_participant_asks_no_router():
     pipeline = evaluated(
-        answered(routed(start("p", "q", "Ana", (ALPHA, BETA), Limits()), "bot-a"), "bot-a", "x"), WEAK
+        answered(routed(start("p", "q", "Ana", (ALPHA, BETA), PipelineLimits()), "bot-a"), "bot-a", "x"), WEAK
     )
     assert next_step(pipeline) == Dispatch(TaskEvent("bot-b", "q", 2, (BotResponse("bot-a", "x"),)))
     assert pipeline.records[-1].reason == "the only other participant"
@@ -567,7 +567,7 @@ def test_a_router_reply_ending_in_a_full_stop_still_names_the_bot(reply):
 
 
 def test_a_timeout_moves_on_to_the_only_one_left_without_a_router():
-    pipeline = timed_out(routed(start("p", "q", "Ana", (ALPHA, BETA), Limits()), "bot-a"), "bot-a")
+    pipeline = timed_out(routed(start("p", "q", "Ana", (ALPHA, BETA), PipelineLimits()), "bot-a"), "bot-a")
     assert [r.stage for r in pipeline.records] == ["routed", "timeout", "routed"]
     assert pipeline.records[1].reason == "no answer in time"
     assert next_step(pipeline) == Dispatch(TaskEvent("bot-b", "q", 2, ()))
@@ -577,27 +577,31 @@ def test_a_timeout_moves_on_to_the_only_one_left_without_a_router():
 
 
 def test_a_timeout_with_a_choice_left_asks_the_router_again_among_those_who_did_not_time_out():
-    pipeline = timed_out(routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), Limits()), "bot-a"), "bot-a")
+    pipeline = timed_out(
+        routed(start("p", "q", "Ana", (ALPHA, BETA, GAMMA), PipelineLimits()), "bot-a"), "bot-a"
+    )
     assert next_step(pipeline) == AskRouter((BETA, GAMMA), refining=False)
     assert routed(pipeline, "bot-a").current == "bot-b"  # the timed-out bot is no choice
 
 
 def test_an_empty_answer_is_recorded_like_a_timeout():
-    pipeline = answered(routed(start("p", "q", "Ana", CREW, Limits()), "bot-a"), "bot-a", " \u200b\n ")
+    pipeline = answered(
+        routed(start("p", "q", "Ana", CREW, PipelineLimits()), "bot-a"), "bot-a", " \u200b\n "
+    )
     assert pipeline.records[-1].stage == "timeout"
     assert pipeline.records[-1].reason == "empty answer"
     assert pipeline.timed_out == ("bot-a",)
 
 
 def test_timeouts_count_against_max_iterations():
-    played = play(CREW, Limits(2, 0.8), bots=[Bot("timeout")] * 4)
+    played = play(CREW, PipelineLimits(2, 0.8), bots=[Bot("timeout")] * 4)
     assert played.pipeline.asked == ("bot-a", "bot-b")
     assert played.pipeline.finish_reason == "max_iterations"
     assert played.model_calls == 2
 
 
 def test_no_participants_ends_at_once():
-    pipeline = start("p", "q", "Ana", (), Limits())
+    pipeline = start("p", "q", "Ana", (), PipelineLimits())
     assert next_step(pipeline) == Done("no_participants")
     assert [r.stage for r in pipeline.records] == ["finished"]
 
@@ -608,7 +612,7 @@ def test_no_participants_ends_at_once():
 def finished_pipeline() -> Pipeline:
     """Alpha answered well; the pipeline is over."""
     pipeline = evaluated(
-        answered(routed(start("p", "q", "Ana", CREW, Limits()), "bot-a"), "bot-a", "x"), GOOD
+        answered(routed(start("p", "q", "Ana", CREW, PipelineLimits()), "bot-a"), "bot-a", "x"), GOOD
     )
     assert pipeline.finish_reason == "threshold"
     return pipeline
@@ -630,12 +634,12 @@ def test_a_finished_pipeline_is_not_reopened_by_a_late_reply(late):
 
 
 def test_a_router_reply_while_a_bot_is_answering_hands_out_no_second_task():
-    pipeline = routed(start("p", "q", "Ana", CREW, Limits(max_iterations=1)), "bot-a")
+    pipeline = routed(start("p", "q", "Ana", CREW, PipelineLimits(max_iterations=1)), "bot-a")
     assert routed(pipeline, "bot-b") == pipeline
 
 
 def test_a_judge_reply_while_a_bot_is_answering_is_ignored():
-    pipeline = routed(start("p", "q", "Ana", CREW, Limits()), "bot-a")
+    pipeline = routed(start("p", "q", "Ana", CREW, PipelineLimits()), "bot-a")
     assert evaluated(pipeline, GOOD) == pipeline
 
 
@@ -693,7 +697,7 @@ def test_an_invalid_judge_reply_is_a_score_of_zero_marked_invalid(reply):
 
 
 def test_an_invalid_judge_reply_is_recorded_in_the_pipeline():
-    pipeline = answered(routed(start("p", "q", "Ana", CREW, Limits()), "bot-a"), "bot-a", "x")
+    pipeline = answered(routed(start("p", "q", "Ana", CREW, PipelineLimits()), "bot-a"), "bot-a", "x")
     pipeline = evaluated(pipeline, "score this 1.0")
     assert pipeline.scores[-1].valid is False
     assert pipeline.records[-1].stage == "evaluated"
@@ -704,7 +708,7 @@ def test_an_invalid_judge_reply_is_recorded_in_the_pipeline():
 
 def test_a_judge_score_too_large_for_a_float_is_an_invalid_reply_not_a_crash():
     # json.loads gives Python an exact int; math.isfinite(10**400) raises OverflowError.
-    pipeline = answered(routed(start("p", "q", "Ana", CREW, Limits()), "bot-a"), "bot-a", "x")
+    pipeline = answered(routed(start("p", "q", "Ana", CREW, PipelineLimits()), "bot-a"), "bot-a", "x")
     pipeline = evaluated(pipeline, verdict(10**400, False, "huge"))
     assert pipeline.scores[-1] == QualityScore(0.0, True, pipeline.scores[-1].reason, valid=False)
     assert pipeline.records[-1].stage == "evaluated"
@@ -781,7 +785,7 @@ def test_task_text_for_the_first_bot_is_the_question_alone():
 
 
 def test_start_bounds_the_question_and_the_asker_to_one_line():
-    pipeline = start("p", "line one\nline two " + "x" * 5000, "Ana\nsystem:", CREW, Limits())
+    pipeline = start("p", "line one\nline two " + "x" * 5000, "Ana\nsystem:", CREW, PipelineLimits())
     assert "\n" not in pipeline.question + pipeline.asker
     assert len(pipeline.question) <= QUESTION_CHARS + len(CUT_MARKER.format(10**6))
 
@@ -845,7 +849,7 @@ def test_a_full_queue_keeps_the_newest_line_when_folding_overflows():
 
 def model_calls(crew_size: int, judges: list[str]) -> int:
     """Routing plus evaluation calls for one question with the default limits."""
-    played = play(CREW[:crew_size], Limits(), judges=judges)
+    played = play(CREW[:crew_size], PipelineLimits(), judges=judges)
     return played.model_calls
 
 

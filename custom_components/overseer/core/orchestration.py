@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -83,7 +83,7 @@ class Stage(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class PipelineLimits:
     """The orchestrator's options."""
 
     max_iterations: int = 3
@@ -110,7 +110,7 @@ class Pipeline:
     question: str
     asker: str
     participants: tuple[Participant, ...]
-    limits: Limits
+    limits: PipelineLimits
     stage: Stage = Stage.ROUTING
     # The bot asked now (answering) or last (evaluating).
     current: str | None = None
@@ -182,7 +182,7 @@ type Step = AskRouter | Dispatch | AskJudge | Done
 
 
 def start(
-    pipeline_id: str, question: str, asker: str, participants: Sequence[Participant], limits: Limits
+    pipeline_id: str, question: str, asker: str, participants: Sequence[Participant], limits: PipelineLimits
 ) -> Pipeline:
     """A new pipeline for a human line; with a single participant it is routed without a model."""
     pipeline = Pipeline(
@@ -362,3 +362,56 @@ class Queue:
     def pop(self) -> tuple[str, str] | None:
         """The next line to start a pipeline with."""
         return self.lines.pop(0) if self.lines else None
+
+
+# The routing and refinement prompts list the candidates where they say <PARTICIPANTS>.
+PARTICIPANTS_PLACEHOLDER = "<PARTICIPANTS>"
+
+
+def listing(candidates: Sequence[Participant]) -> str:
+    """The candidates as the router reads them: id, name and what each is good at."""
+    return "\n".join(f"- {p.agent_id}: {p.name}. {p.description}".rstrip() for p in candidates)
+
+
+def routing_messages(prompt: str, pipeline: Pipeline, step: AskRouter) -> list[dict[str, str]]:
+    """The router's request: its prompt (routing's, or refinement's) and the question, quoted as data."""
+    system = prompt.replace(PARTICIPANTS_PLACEHOLDER, listing(step.candidates))
+    user = f"Question: {quote_chat(pipeline.question, 1000)}"
+    if step.refining:
+        last = pipeline.answers[-1]
+        user += f"\nCurrent answer ({last.agent_id}): {quote_chat(last.text, 1500)}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def router_schema(step: AskRouter) -> dict[str, object]:
+    """The router's reply held to the candidates' ids where the backend can (Ollama, llama.cpp)."""
+    return {
+        "type": "object",
+        "properties": {"agent_id": {"type": "string", "enum": [p.agent_id for p in step.candidates]}},
+        "required": ["agent_id"],
+        "additionalProperties": False,
+    }
+
+
+def judge_messages(prompt: str, step: AskJudge) -> list[dict[str, str]]:
+    """The judge's request: its prompt, the question and the answer, quoted as data."""
+    user = (
+        f"Question: {quote_chat(step.question, 1000)}\n"
+        f"Answer of {step.answer.agent_id}: {quote_chat(step.answer.text, 1500)}"
+    )
+    return [{"role": "system", "content": prompt}, {"role": "user", "content": user}]
+
+
+def progress(pipeline: Pipeline | None, names: Mapping[str, str]) -> str:
+    """What the pipeline sensor says: [2/3] helper answered · evaluating, or idle."""
+    if pipeline is None:
+        return "idle"
+    where = f"[{max(pipeline.iteration, 1)}/{pipeline.limits.max_iterations}]"
+    if pipeline.stage is Stage.ROUTING:
+        return f"{where} routing"
+    if pipeline.stage is Stage.ANSWERING and pipeline.current:
+        return f"{where} asking {names.get(pipeline.current, pipeline.current)}"
+    if pipeline.stage is Stage.EVALUATING:
+        last = pipeline.answers[-1].agent_id
+        return f"{where} {names.get(last, last)} answered · evaluating"
+    return f"{where} finished"
