@@ -47,7 +47,7 @@ from .runtime import (
 from .services import async_setup_services
 from .settings import Settings
 from .store import OverseerStore
-from .triage import load_knowledge
+from .triage import Briefing, load_knowledge
 from .websocket import async_register_websocket
 
 PLATFORMS = [Platform.CONVERSATION, Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
@@ -163,7 +163,7 @@ async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry)
         state,
         store,
         prompts,
-        (system_prompt(triage_prompt, settings.name), knowledge),
+        Briefing(system_prompt(triage_prompt, settings.name), knowledge),
         phrase,
     )
     entry.runtime_data = OverseerRuntimeData(coordinator)

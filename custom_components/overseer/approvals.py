@@ -62,7 +62,7 @@ class ApprovalDesk:
         changed: Callable[[], None],
         phrase: Phrase,
     ) -> None:
-        """Share the room's persisted state; decided is set by the incident desk."""
+        """Share the room's persisted state; whoever needs to hear of answers registers for them."""
         self._phrase = phrase
         self._hass = hass
         self._settings = settings
@@ -70,7 +70,7 @@ class ApprovalDesk:
         self._executor = executor
         self._now = now
         self._changed = changed
-        self.on_decided: Decided = lambda _: None
+        self._decided: list[Decided] = []
         self._room = settings.name
 
     @callback
@@ -268,7 +268,14 @@ class ApprovalDesk:
             self._hass.async_create_background_task(
                 self._async_notify_call(action, clear), f"overseer approval clear {action}"
             )
-        self.on_decided(approval)
+        for listener in list(self._decided):
+            listener(approval)
+
+    @callback
+    def async_on_decided(self, listener: Decided) -> CALLBACK_TYPE:
+        """Call listener with every approval once answered, expired or run; returns the unregister."""
+        self._decided.append(listener)
+        return lambda: self._decided.remove(listener)
 
     def _put(self, approval: Approval) -> None:
         """Keep it (bounded), tell automations and the entities."""

@@ -60,10 +60,12 @@ class OverseerCoordinator:
         self.inputs = RoomInputs(hass, entry.entry_id, settings, state, self.gate, self.now)
         self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed, self.now)
-        parts = TriageParts(self.executor, provider, self.health, *triage)
+        parts = TriageParts(self.executor, provider, self.health, triage)
         self.incidents = IncidentDesk(
             hass, entry.entry_id, settings, state, self.world, self.now, self._changed, parts, phrase
         )
+        # The room's approvals, for the services, the entities and the card.
+        self.approvals = self.incidents.approvals
         self._parts = CycleParts(
             hass,
             settings,

@@ -78,7 +78,6 @@ class IncidentDesk:
         # A due triage put off once for someone waiting for an answer goes next.
         self._deferred = False
         self.approvals = ApprovalDesk(hass, settings, state, triage.executor, now, changed, phrase)
-        self.approvals.on_decided = self._approval_decided
         self.triage = Triage(settings, state, triage, self.approvals, self.put, now)
         for incident in list(state.incidents.values()):
             if incident.status is IncidentStatus.TRIAGING:  # Home Assistant stopped mid-call
@@ -91,7 +90,10 @@ class IncidentDesk:
 
         Before it has started, assets are still loading and would read as offline.
         """
-        stoppers: list[CALLBACK_TYPE] = [self.approvals.async_listen()]
+        stoppers: list[CALLBACK_TYPE] = [
+            self.approvals.async_listen(),
+            self.approvals.async_on_decided(self._approval_decided),
+        ]
 
         @callback
         def start(_: HomeAssistant) -> None:

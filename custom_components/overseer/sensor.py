@@ -153,7 +153,7 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         key="pending_approvals",
         translation_key="pending_approvals",
         state_class=SensorStateClass.MEASUREMENT,
-        value_fn=lambda coordinator: len(coordinator.incidents.approvals.pending()),
+        value_fn=lambda coordinator: len(coordinator.approvals.pending()),
     ),
 )
 

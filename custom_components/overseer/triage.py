@@ -58,8 +58,14 @@ ASKABLE = WAITING | {Refusal.NEEDS_APPROVAL}
 ERROR_CHARS = 200
 
 type Documents = tuple[tuple[str, str], ...]
-# The triage prompt and the knowledge sections, read from files at setup.
-type Briefing = tuple[str, Documents]
+
+
+@dataclass(frozen=True, slots=True)
+class Briefing:
+    """What triage is told, read from files at setup: its system prompt and the knowledge sections."""
+
+    prompt: str
+    knowledge: Documents
 
 
 def load_knowledge(config_dir: Path) -> Documents:
@@ -88,8 +94,7 @@ class TriageParts:
     provider: Provider
     # The model's health: an unreachable model backs triage off with the chat loop.
     health: ModelHealthCoordinator
-    prompt: str
-    knowledge: Documents
+    briefing: Briefing
 
 
 class Triage:
@@ -129,12 +134,15 @@ class Triage:
     async def _async_triage(self, incident_id: str) -> None:
         incident = self._state.incidents[incident_id]
         self._outcomes = []
-        knowledge = score_knowledge(self._parts.knowledge, incident)
+        knowledge = score_knowledge(self._parts.briefing.knowledge, incident)
         request = build_request(incident, self._state.incidents.values(), knowledge)
         body = json.dumps(request, ensure_ascii=False)
         sources = ", ".join(f"{item['source']} ({item['score']})" for item in request["knowledge"])
         self._put(started(incident, self._now(), f"{len(body)} chars; knowledge: {sources or 'none'}"))
-        messages = [{"role": "system", "content": self._parts.prompt}, {"role": "user", "content": body}]
+        messages = [
+            {"role": "system", "content": self._parts.briefing.prompt},
+            {"role": "user", "content": body},
+        ]
         health = self._parts.health
         try:
             # A conversation agent has no deadline of its own: the single flight must not hang.
