@@ -4,7 +4,7 @@ A consequential intent that policy allows waits here for a person. Only an appro
 approvers option, else any administrator) may answer, once, before it expires, through the
 `overseer.approve` / `overseer.deny` services, a notification's buttons (their action ids carry
 an unguessable nonce; the pressing user is checked) or the card. An approved call goes through
-the executor again, so policy decides at that instant. Every refusal is audited.
+the executor again, so policy decides at that instant. Every refused answer is audited.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from . import events
 from .const import DOMAIN, EVENT_MOBILE_ACTION, LOGGER
 from .core.approvals import (
     MAX_PENDING,
+    AnswerRefused,
     Approval,
     ApprovalStatus,
-    Refused,
+    answer_refused,
     decided,
     overdue,
     pending,
-    prune,
-    refusal,
+    prune_approvals,
 )
 from .core.audit import Outcome
 from .core.incidents import Incident
@@ -198,13 +198,13 @@ class ApprovalDesk:
         now = self._now()
         # Read after the await: another answer may have come in meanwhile, and one use is all.
         approval = self._state.approvals.get(approval_id)
-        why = refusal(approval, now)
-        if why is not Refused.NOT_FOUND and not approver:
-            why = Refused.NOT_APPROVER
+        why = answer_refused(approval, now)
+        if why is not AnswerRefused.NOT_FOUND and not approver:
+            why = AnswerRefused.NOT_APPROVER
         if why is not None:
             if approval is not None:
                 self._audit(approval, why.value, user)
-                if why is Refused.EXPIRED:
+                if why is AnswerRefused.EXPIRED:
                     self.expire(approval_id)
             status = approval.status.value if approval else ""
             raise ServiceValidationError(
@@ -279,7 +279,7 @@ class ApprovalDesk:
 
     def _put(self, approval: Approval) -> None:
         """Keep it (bounded), tell automations and the entities."""
-        self._state.approvals = prune({**self._state.approvals, approval.approval_id: approval})
+        self._state.approvals = prune_approvals({**self._state.approvals, approval.approval_id: approval})
         events.approval(self._hass, approval)
         self._changed()
 

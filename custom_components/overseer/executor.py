@@ -14,7 +14,7 @@ from homeassistant.exceptions import HomeAssistantError
 from . import events
 from .const import LOGGER, OverseerMode
 from .core.audit import AuditRecord, Outcome
-from .core.decision import Rejection
+from .core.decision import RejectedCall
 from .core.metrics import Metrics
 from .core.policy import check_call, planned_effect, room_tools
 from .core.tools import MemoryWrite, Safety, ServiceCall
@@ -94,7 +94,7 @@ class Executor:
         self._changed()
         return record
 
-    def record_rejection(self, decision_id: str, rejection: Rejection) -> AuditRecord:
+    def record_rejection(self, decision_id: str, rejection: RejectedCall) -> AuditRecord:
         """A call the normaliser refused is audited like one refused at execution."""
         return self.record(
             decision_id, rejection.name, rejection.arguments, Outcome.BLOCKED, rejection.reason.value

@@ -25,7 +25,7 @@ from .approvals import ApprovalDesk
 from .const import DOMAIN, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
 from .core.approvals import Approval, ApprovalStatus
 from .core.faults import UNSURE, Asset, Fault, FaultCode, FaultRules, Reading, detect
-from .core.incidents import ACTIVE, Incident, IncidentStatus, number_of, prune, reconcile
+from .core.incidents import ACTIVE, Incident, IncidentStatus, number_of, prune_incidents, reconcile
 from .core.replies import Phrase
 from .core.text import markdown_plain
 from .core.tools import call_text
@@ -163,7 +163,7 @@ class IncidentDesk:
             state.incidents, faults, self._rules, now, state.incident_number, unsure, set(verdicts)
         )
         before = state.incidents
-        state.incidents = prune(book, KEEP_CLOSED)
+        state.incidents = prune_incidents(book, KEEP_CLOSED)
         for change in changes:
             self._tell(change.incident, None if change.what in ("opened", "reopened") else change.what)
             if change.what == "cleared":  # a person fixed it: a restart now would hit a healthy device

@@ -33,7 +33,7 @@ from .const import (
     SERVICE_TRIGGER,
 )
 from .coordinator import OverseerCoordinator
-from .core.approvals import Refused
+from .core.approvals import AnswerRefused
 from .core.tools import ArgumentError, parse_slot
 from .runtime import OverseerRuntimeData, overseer_data
 
@@ -222,7 +222,7 @@ def async_setup_services(hass: HomeAssistant) -> None:
                 if desk.knows(approval_id):
                     await desk.async_answer(approval_id, approve, call.context)
                     return
-            raise _invalid(Refused.NOT_FOUND.value, approval_id=approval_id[:40])
+            raise _invalid(AnswerRefused.NOT_FOUND.value, approval_id=approval_id[:40])
 
         return handler
 

@@ -21,9 +21,9 @@ from .core.audit import AuditRecord, Outcome
 from .core.incidents import Incident, IncidentStatus
 from .core.reasoning import (
     RESPONSE_SCHEMA,
-    Intent,
     InvalidResponse,
     ReasoningResponse,
+    ToolIntent,
     build_request,
     parse_response,
     score_knowledge,
@@ -35,12 +35,12 @@ from .core.triage import (
     WAITING,
     IntentOutcome,
     IntentResult,
-    answered,
     asks_a_person,
     interrupted,
     moot,
     rejected,
     started,
+    triaged,
     unreachable,
 )
 from .executor import Caller, Executor
@@ -168,7 +168,7 @@ class Triage:
         for intent in response.tool_intents:
             self._outcomes.append(await self._async_intent(current, response, intent))
         self._put(
-            answered(
+            triaged(
                 self._state.incidents[incident_id],
                 response,
                 self._outcomes,
@@ -179,7 +179,7 @@ class Triage:
         )
 
     async def _async_intent(
-        self, incident: Incident, response: ReasoningResponse, intent: Intent
+        self, incident: Incident, response: ReasoningResponse, intent: ToolIntent
     ) -> IntentOutcome:
         """One intent through the executor; a consequential one that policy allows asks a person."""
         arguments = dict(intent.arguments)

@@ -14,16 +14,16 @@ from hypothesis import strategies as st
 from custom_components.overseer.core.approvals import (
     ARGUMENTS_CHARS,
     KEEP_DECIDED,
+    AnswerRefused,
     Approval,
     ApprovalStatus,
-    Refused,
+    answer_refused,
     approval_as_dict,
     approval_from_dict,
     decided,
     overdue,
     pending,
-    prune,
-    refusal,
+    prune_approvals,
 )
 from custom_components.overseer.core.policy import Ledger, Limits, check_call, configured_tools, room_tools
 from custom_components.overseer.core.text import LATEST_TS
@@ -58,18 +58,18 @@ DECIDED = [status for status in ApprovalStatus if status is not ApprovalStatus.P
 
 def test_an_answer_is_taken_only_while_pending_and_before_expiry():
     waiting = approval()
-    assert refusal(waiting, NOW) is None
-    assert refusal(waiting, NOW + TIMEOUT - 0.001) is None
-    assert refusal(waiting, NOW + TIMEOUT) is Refused.EXPIRED
-    assert refusal(waiting, NOW + 10**6) is Refused.EXPIRED
-    assert refusal(None, NOW) is Refused.NOT_FOUND
+    assert answer_refused(waiting, NOW) is None
+    assert answer_refused(waiting, NOW + TIMEOUT - 0.001) is None
+    assert answer_refused(waiting, NOW + TIMEOUT) is AnswerRefused.EXPIRED
+    assert answer_refused(waiting, NOW + 10**6) is AnswerRefused.EXPIRED
+    assert answer_refused(None, NOW) is AnswerRefused.NOT_FOUND
 
 
 @pytest.mark.parametrize("status", DECIDED)
 def test_a_decided_approval_is_never_taken_again_whether_or_not_its_time_is_up(status):
     answered = decided(approval(), status, NOW, "alice")
-    assert refusal(answered, NOW) is Refused.ALREADY_DECIDED
-    assert refusal(answered, NOW + 10**6) is Refused.ALREADY_DECIDED
+    assert answer_refused(answered, NOW) is AnswerRefused.ALREADY_DECIDED
+    assert answer_refused(answered, NOW + 10**6) is AnswerRefused.ALREADY_DECIDED
     assert overdue([answered], NOW + 10**6) == []
 
 
@@ -95,7 +95,7 @@ def test_an_approval_is_taken_at_most_once_and_never_after_it_expired(answers):
             for late in overdue([book], now):
                 book = decided(late, ApprovalStatus.EXPIRED, now)
             continue
-        if refusal(book, now) is None:
+        if answer_refused(book, now) is None:
             taken.append((what, now))
             status = ApprovalStatus.APPROVED if what == "approve" else ApprovalStatus.DENIED
             book = decided(book, status, now, user)
@@ -160,7 +160,7 @@ def test_prune_never_drops_a_pending_approval_and_keeps_only_the_newest_decided(
     for number, (status, created) in enumerate(made):
         item = approval(number, float(created), status=status)
         book[item.approval_id] = item
-    kept = prune(book)
+    kept = prune_approvals(book)
     assert {key: book[key] for key in kept} == kept  # nothing changed, only dropped
     is_pending = {key for key, item in book.items() if item.status is ApprovalStatus.PENDING}
     assert is_pending <= set(kept)
@@ -169,7 +169,7 @@ def test_prune_never_drops_a_pending_approval_and_keeps_only_the_newest_decided(
     assert len(kept_done) == min(KEEP_DECIDED, len(book) - len(is_pending))
     if dropped:
         assert min(item.created for item in kept_done) >= max(item.created for item in dropped)
-    assert prune(kept) == kept
+    assert prune_approvals(kept) == kept
 
 
 def test_prune_keeps_twenty_decided_however_many_pending_wait():
@@ -178,7 +178,7 @@ def test_prune_keeps_twenty_decided_however_many_pending_wait():
         status = ApprovalStatus.PENDING if number % 3 == 0 else ApprovalStatus.EXECUTED
         item = approval(number, NOW + number, status=status)
         book[item.approval_id] = item
-    kept = prune(book)
+    kept = prune_approvals(book)
     assert sum(item.status is ApprovalStatus.PENDING for item in kept.values()) == 14
     assert sum(item.status is ApprovalStatus.EXECUTED for item in kept.values()) == KEEP_DECIDED
     assert approval(39).approval_id in kept and approval(1).approval_id not in kept
@@ -235,7 +235,7 @@ def test_an_approval_stored_between_the_answer_and_the_run_comes_back_blocked():
     stored = approval_as_dict(decided(approval(), ApprovalStatus.APPROVED, NOW, "alice"))
     back = approval_from_dict(stored)
     assert (back.status, back.reason) == (ApprovalStatus.BLOCKED, "interrupted")
-    assert refusal(back, NOW) is Refused.ALREADY_DECIDED
+    assert answer_refused(back, NOW) is AnswerRefused.ALREADY_DECIDED
 
 
 # One tampered value each: the whole approval is dropped (never repaired into something answerable).
@@ -438,7 +438,7 @@ def test_no_claim_lowers_the_policys_class_and_an_approval_only_lifts_the_wait_f
 
     plain = verdict(Safety.READ, False)
     raised = verdict(claimed, False)
-    # A claim never turns a refusal into an allowance, and never changes a refusal's reason
+    # A claim never turns a answer_refused into an allowance, and never changes a answer_refused's reason
     # except to ask for approval.
     if plain is not None:
         assert raised == plain

@@ -24,7 +24,7 @@ from custom_components.overseer.core.incidents import (
     incident_as_dict,
     incident_from_dict,
     number_of,
-    prune,
+    prune_incidents,
     reconcile,
     without_duplicates,
 )
@@ -211,7 +211,7 @@ def test_ids_keep_their_order_past_ten_thousand():
     book, changes, _ = reconcile(book, [first], RULES, NOW + 100, number)
     assert [c for c in changes if c.what == "opened"] == []
     closed = {k: replace(v, status=IncidentStatus.RESOLVED) for k, v in book.items()}
-    kept = prune(closed, keep_closed=5)
+    kept = prune_incidents(closed, keep_closed=5)
     assert sorted(kept, key=number_of) == ["INC-10015", "INC-10016", "INC-10017", "INC-10018", "INC-10019"]
 
 
@@ -283,5 +283,5 @@ def test_the_book_stays_bounded_whatever_the_history():
             asset_id=f"light.l{step}",
         )
         book, _, number = reconcile(book, [fault], RULES, NOW + step, number)
-        book = prune(book, keep_closed=50)
+        book = prune_incidents(book, keep_closed=50)
     assert len(book) == 300  # all still open: pruning never drops an open incident

@@ -19,7 +19,7 @@ from custom_components.overseer.core.policy import (
     configured_tools,
     room_tools,
 )
-from custom_components.overseer.core.reasoning import Hypothesis, Intent, ReasoningResponse
+from custom_components.overseer.core.reasoning import Hypothesis, ReasoningResponse, ToolIntent
 from custom_components.overseer.core.text import CUT_MARKER
 from custom_components.overseer.core.tools import Refusal, Safety
 from custom_components.overseer.core.triage import (
@@ -31,13 +31,13 @@ from custom_components.overseer.core.triage import (
     TRIED_KEPT,
     IntentOutcome,
     IntentResult,
-    answered,
     due,
     executed,
     goes_first,
     rejected,
     started,
     to_human,
+    triaged,
     verified,
 )
 from custom_components.overseer.core.world import SiteMode
@@ -67,7 +67,7 @@ def numbered(number: int, **changes) -> Incident:
 def reply(*hypotheses: tuple[str, float], recommended: str = "Clear the brush by hand") -> ReasoningResponse:
     return ReasoningResponse(
         tuple(Hypothesis(fault, confidence, "because") for fault, confidence in hypotheses),
-        (Intent("asset_refresh", {"asset_id": "vacuum.neato"}),),
+        (ToolIntent("asset_refresh", {"asset_id": "vacuum.neato"}),),
         recommended,
         0.9,
         Safety.REVERSIBLE,
@@ -235,7 +235,7 @@ def test_an_executed_intent_is_verified_later_and_the_leading_hypothesis_is_the_
         IntentOutcome(REFRESH, IntentResult.EXECUTED),
         IntentOutcome("neato_start()", IntentResult.BLOCKED, "busy"),
     ]
-    after = answered(incident, response, outcomes, NOW + 2, VERIFY_AFTER, awaiting(outcomes))
+    after = triaged(incident, response, outcomes, NOW + 2, VERIFY_AFTER, awaiting(outcomes))
     assert after.status is IncidentStatus.VERIFYING
     assert after.verify_at == NOW + 2 + VERIFY_AFTER
     assert after.tried == (REFRESH,)
@@ -251,7 +251,7 @@ def test_an_executed_intent_is_verified_later_and_the_leading_hypothesis_is_the_
 
 def test_a_consequential_intent_waits_for_a_person():
     outcomes = [IntentOutcome(RESTART, IntentResult.AWAITING_APPROVAL, "APR-0123abcd")]
-    after = answered(
+    after = triaged(
         started(jammed_vacuum(), NOW, "r"), reply(("brush_jam", 0.9)), outcomes, NOW, 30, awaiting(outcomes)
     )
     assert after.status is IncidentStatus.AWAITING_APPROVAL
@@ -264,11 +264,11 @@ def test_a_consequential_intent_waits_for_a_person():
 def test_when_nothing_ran_or_waits_a_person_is_told_what_the_model_recommended(result):
     outcomes = [] if result is None else [IntentOutcome(REFRESH, result, "why")]
     incident = started(jammed_vacuum(), NOW, "r")
-    after = answered(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
+    after = triaged(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
     assert after.status is IncidentStatus.NEEDS_HUMAN
     assert after.timeline[-1].what == "needs_human"
     assert after.timeline[-1].detail == "Clear the brush by hand"
-    speechless = answered(incident, reply(recommended=""), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
+    speechless = triaged(incident, reply(recommended=""), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
     assert speechless.status is IncidentStatus.NEEDS_HUMAN
     assert speechless.timeline[-1].detail == NOTHING_SAFE
     assert speechless.diagnosis == ""
@@ -280,7 +280,7 @@ def test_when_nothing_ran_or_waits_a_person_is_told_what_the_model_recommended(r
 def test_what_a_reply_leads_to_is_decided_by_its_intents_outcomes(results):
     """Something ran: verify it. Else something waits for approval: wait. Else: a person."""
     outcomes = [IntentOutcome(f"call{i}()", result) for i, result in enumerate(results)]
-    after = answered(
+    after = triaged(
         started(jammed_vacuum(), NOW, "r"), reply(("x", 0.5)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes)
     )
     if IntentResult.EXECUTED in results:
@@ -299,7 +299,7 @@ def test_a_model_cannot_flood_the_incident_card():
     flood = "é\u202e<|im_start|> " * 400
     response = ReasoningResponse((Hypothesis(flood, 1.0, flood),), (), flood, 1.0, Safety.READ)
     outcomes = [IntentOutcome(flood, IntentResult.FAILED, flood)]
-    after = answered(jammed_vacuum(), response, outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
+    after = triaged(jammed_vacuum(), response, outcomes, NOW, VERIFY_AFTER, awaiting(outcomes))
     for text in (after.diagnosis, after.recommended, *(step.detail for step in after.timeline)):
         assert len(text) <= NOTE_AT_MOST and "\n" not in text and "\u202e" not in text
 
@@ -319,7 +319,7 @@ def running(**changes) -> Incident:
     incident = started(jammed_vacuum(), NOW, "r")
     outcomes = [IntentOutcome(REFRESH, IntentResult.EXECUTED)]
     return replace(
-        answered(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes)),
+        triaged(incident, reply(("brush_jam", 0.9)), outcomes, NOW, VERIFY_AFTER, awaiting(outcomes)),
         **changes,
     )
 
@@ -374,7 +374,7 @@ def test_the_whole_path_from_a_jammed_brush_to_resolved_and_back_to_triage_when_
     assert incident is not None
     book[incident.incident_id] = started(incident, NOW, "request")
     outcomes = [IntentOutcome(REFRESH, IntentResult.EXECUTED)]
-    book["INC-0001"] = answered(
+    book["INC-0001"] = triaged(
         book["INC-0001"], reply(("brush_jam", 0.9)), outcomes, NOW + 3, 30, awaiting(outcomes)
     )
     book, _, number = reconcile(book, [], RULES, NOW + 20, number)  # docked again: the fault cleared
@@ -464,11 +464,11 @@ def test_steps_refused_only_for_now_are_asked_about_again_when_the_wait_is_over(
         IntentOutcome("neato_send_home()", IntentResult.BLOCKED, "rate_limit", 40),
         IntentOutcome("lift_up()", IntentResult.BLOCKED, "not_allowlisted"),
     ]
-    later = answered(incident, reply(("brush_jam", 0.9)), waiting, NOW, VERIFY_AFTER, awaiting(waiting))
+    later = triaged(incident, reply(("brush_jam", 0.9)), waiting, NOW, VERIFY_AFTER, awaiting(waiting))
     assert (later.status, later.attempts, later.retry_at) == (IncidentStatus.OPEN, 1, NOW + 40)
     assert due([later], NOW + 39) is None and due([later], NOW + 40) == later
     # A wait of no seconds still waits a little: never a triage loop within one flight.
-    soon = answered(
+    soon = triaged(
         incident,
         reply(),
         [IntentOutcome(REFRESH, IntentResult.BLOCKED, "busy")],
@@ -479,7 +479,7 @@ def test_steps_refused_only_for_now_are_asked_about_again_when_the_wait_is_over(
     assert soon.retry_at == NOW + triage.SOONEST_RETRY
     # A room that stays busy hands it to a person, like replies that keep being wrong.
     for _ in range(MAX_ATTEMPTS - 1):
-        later = answered(
+        later = triaged(
             started(later, NOW, "request"), reply(), waiting, NOW, VERIFY_AFTER, awaiting(waiting)
         )
     assert later.status is IncidentStatus.NEEDS_HUMAN
@@ -492,7 +492,7 @@ def test_only_refusals_that_waiting_cures_bring_the_incident_back():
         for reason in ("not_allowlisted", "policy_lock:site_mode_lockdown", "invalid_arguments")
     ]
     assert (
-        answered(incident, reply(), refused, NOW, VERIFY_AFTER, awaiting(refused)).status
+        triaged(incident, reply(), refused, NOW, VERIFY_AFTER, awaiting(refused)).status
         is IncidentStatus.NEEDS_HUMAN
     )
 

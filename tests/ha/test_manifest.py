@@ -14,7 +14,7 @@ from homeassistant.const import __version__ as HA_VERSION
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from custom_components.overseer.core.approvals import Refused
+from custom_components.overseer.core.approvals import AnswerRefused
 from custom_components.overseer.select import SELECTS
 from custom_components.overseer.sensor import SENSORS
 from custom_components.overseer.services import (
@@ -104,7 +104,7 @@ def test_every_translation_key_the_code_uses_exists():
             assert EXPECTATIONS.get(validator) in STRINGS["exceptions"], str(key)
     for key in re.findall(r'errors\[[^]]+\] = "(\w+)"', code):
         assert key in STRINGS["config"]["error"] or key in STRINGS["options"]["error"], key
-    for refused in Refused:  # an approval answer that is not taken says why
+    for refused in AnswerRefused:  # an approval answer that is not taken says why
         assert refused.value in STRINGS["exceptions"], refused
     for key in ("model_unreachable", "agent_can_control", "incident_needs_human"):
         assert key in STRINGS["issues"]

@@ -37,7 +37,7 @@ class ApprovalStatus(StrEnum):
     BLOCKED = "blocked"
 
 
-class Refused(StrEnum):
+class AnswerRefused(StrEnum):
     """Why an answer to an approval was not taken."""
 
     NOT_FOUND = "approval_not_found"
@@ -66,14 +66,14 @@ class Approval:
     decided_name: str = ""
 
 
-def refusal(approval: Approval | None, now: float) -> Refused | None:
+def answer_refused(approval: Approval | None, now: float) -> AnswerRefused | None:
     """Why an answer to this approval cannot be taken now (who answers is the shell's check)."""
     if approval is None:
-        return Refused.NOT_FOUND
+        return AnswerRefused.NOT_FOUND
     if approval.status is not ApprovalStatus.PENDING:
-        return Refused.ALREADY_DECIDED
+        return AnswerRefused.ALREADY_DECIDED
     if now >= approval.expires:
-        return Refused.EXPIRED
+        return AnswerRefused.EXPIRED
     return None
 
 
@@ -109,7 +109,7 @@ def decided(
     )
 
 
-def prune(approvals: Mapping[str, Approval]) -> dict[str, Approval]:
+def prune_approvals(approvals: Mapping[str, Approval]) -> dict[str, Approval]:
     """Every pending approval and the newest decided ones."""
     done = sorted(
         (a for a in approvals.values() if a.status is not ApprovalStatus.PENDING), key=lambda a: a.created

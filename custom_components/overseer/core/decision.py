@@ -60,7 +60,7 @@ class Intent:
 
 
 @dataclass(frozen=True, slots=True)
-class Rejection:
+class RejectedCall:
     """A tool call refused before execution, kept for the audit log."""
 
     name: str
@@ -75,7 +75,7 @@ class Decision:
     mode: Mode
     intents: tuple[Intent, ...] = ()
     chat: str | None = None
-    rejections: tuple[Rejection, ...] = ()
+    rejections: tuple[RejectedCall, ...] = ()
     notes: tuple[str, ...] = ()
 
 
@@ -93,7 +93,7 @@ def normalise(
     notes: list[str] = [NOTE_CALLS_IGNORED] if reply.calls_cut else []
     intents: list[Intent] = []
     rejections = [
-        Rejection(
+        RejectedCall(
             show(call.name),
             call.shown,
             Refusal.INVALID_ARGUMENTS if call.name in known else Refusal.NOT_ALLOWLISTED,
@@ -106,12 +106,12 @@ def normalise(
     for call in reply.tool_calls:
         spec = TOOLS.get(call.name)
         if spec is None or call.name not in known:
-            rejections.append(Rejection(show(call.name), show(call.arguments), Refusal.NOT_ALLOWLISTED))
+            rejections.append(RejectedCall(show(call.name), show(call.arguments), Refusal.NOT_ALLOWLISTED))
             continue
         try:
             clean = spec.validate(call.arguments, vocabulary)
         except ArgumentError as err:
-            rejections.append(Rejection(call.name, show(call.arguments), err.reason))
+            rejections.append(RejectedCall(call.name, show(call.arguments), err.reason))
             if spec.speaks is not None and near_miss is None:
                 near_miss = next(
                     (v for v in call.arguments.values() if isinstance(v, str) and v.strip()), None
@@ -122,7 +122,7 @@ def normalise(
             said = said if said is not None else clean[spec.speaks]
             continue
         if len(intents) >= rules.max_tool_calls:
-            rejections.append(Rejection(call.name, show(clean), Refusal.MAX_TOOL_CALLS))
+            rejections.append(RejectedCall(call.name, show(clean), Refusal.MAX_TOOL_CALLS))
             continue
         intents.append(Intent(call.name, clean))
     chat = _chat_line(said if said is not None else reply.text, name, rules, notes)

@@ -35,7 +35,7 @@ TIMELINE_SIZE = 30
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class TimelineStep:
     """One line of an incident's timeline."""
 
     ts: float
@@ -70,7 +70,7 @@ class Incident:
     # When the fault was last seen cleared (None while it holds).
     cleared_at: float | None = None
     reopened: int = 0
-    timeline: tuple[Step, ...] = ()
+    timeline: tuple[TimelineStep, ...] = ()
     # Filled in when it is resolved: evidence for the next incident of this asset or kind.
     root_cause: str = ""
     resolution: str = ""
@@ -87,7 +87,7 @@ class Incident:
 
     def noted(self, ts: float, what: str, detail: str = "") -> Incident:
         """The incident with one more step in its (bounded) timeline."""
-        return replace(self, timeline=(*self.timeline, Step(ts, what, detail))[-TIMELINE_SIZE:])
+        return replace(self, timeline=(*self.timeline, TimelineStep(ts, what, detail))[-TIMELINE_SIZE:])
 
     def summary(self) -> str:
         """One line for the chat loop's STATE_UPDATE."""
@@ -260,7 +260,7 @@ def incident_from_dict(data: Any) -> Incident | None:
         )
         cleared, closed, verify = data.get("cleared_at"), data.get("closed_at"), data.get("verify_at")
         steps = tuple(
-            Step(stored_time(s["ts"]), _stored_text(s["what"]), _stored_text(s.get("detail")))
+            TimelineStep(stored_time(s["ts"]), _stored_text(s["what"]), _stored_text(s.get("detail")))
             for s in list(data.get("timeline") or ())[-TIMELINE_SIZE:]
         )
         return Incident(
@@ -306,7 +306,7 @@ def next_incident_number(incidents: Iterable[str]) -> int:
     return max((number_of(key) for key in incidents), default=0) + 1
 
 
-def prune(incidents: Mapping[str, Incident], keep_closed: int) -> dict[str, Incident]:
+def prune_incidents(incidents: Mapping[str, Incident], keep_closed: int) -> dict[str, Incident]:
     """Every open incident and the newest resolved ones: bounded whatever the history."""
     closed = sorted(
         (i for i in incidents.values() if i.status not in ACTIVE), key=lambda i: number_of(i.incident_id)

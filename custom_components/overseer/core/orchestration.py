@@ -178,7 +178,7 @@ class Done:
     reason: str
 
 
-type Step = AskRouter | Dispatch | AskJudge | Done
+type NextStep = AskRouter | Dispatch | AskJudge | Done
 
 
 def start(
@@ -195,7 +195,7 @@ def start(
     return pipeline
 
 
-def next_step(pipeline: Pipeline) -> Step:
+def next_step(pipeline: Pipeline) -> NextStep:
     """What the shell does now."""
     if pipeline.stage is Stage.FINISHED:
         return Done(pipeline.finish_reason)

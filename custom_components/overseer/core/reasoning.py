@@ -94,7 +94,7 @@ class Hypothesis:
 
 
 @dataclass(frozen=True, slots=True)
-class Intent:
+class ToolIntent:
     """A tool the model would like to run; the policy decides."""
 
     name: str
@@ -106,7 +106,7 @@ class ReasoningResponse:
     """A reply that validated."""
 
     hypotheses: tuple[Hypothesis, ...]
-    tool_intents: tuple[Intent, ...]
+    tool_intents: tuple[ToolIntent, ...]
     recommended_action: str
     confidence: float
     safety_class: Safety
@@ -296,7 +296,7 @@ def parse_response(text: str) -> ReasoningResponse:
         arguments = {
             _text(key, "an argument's name"): _argument(value) for key, value in i["arguments"].items()
         }
-        parsed_intents.append(Intent(name, arguments))
+        parsed_intents.append(ToolIntent(name, arguments))
     try:
         safety = Safety(top["safety_class"])
     except ValueError:

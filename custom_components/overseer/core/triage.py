@@ -95,7 +95,7 @@ def rejected(incident: Incident, now: float, reason: str) -> Incident:
     return _later(noted, now, wait, f"no usable triage after {incident.attempts + 1} tries")
 
 
-def answered(
+def triaged(
     incident: Incident,
     response: ReasoningResponse,
     outcomes: Sequence[IntentOutcome],
@@ -105,7 +105,7 @@ def answered(
 ) -> Incident:
     """A valid reply whose intents went through policy: verify, wait for a person, or ask one.
 
-    approvals_pending is the approval book now: one may have been answered while the intents ran
+    approvals_pending is the approval book now: one may have been triaged while the intents ran
     (and if it ran its step, the incident is verifying already).
     """
     leading = max(response.hypotheses, key=lambda hypothesis: hypothesis.confidence, default=None)
