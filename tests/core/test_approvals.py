@@ -438,7 +438,7 @@ def test_no_claim_lowers_the_policys_class_and_an_approval_only_lifts_the_wait_f
 
     plain = verdict(Safety.READ, False)
     raised = verdict(claimed, False)
-    # A claim never turns a answer_refused into an allowance, and never changes a answer_refused's reason
+    # A claim never turns a refusal into an allowance, and never changes a refusal's reason
     # except to ask for approval.
     if plain is not None:
         assert raised == plain
