@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,15 +15,10 @@ from homeassistant.config_entries import (
     OptionsFlow,
 )
 from homeassistant.const import CONF_API_KEY, CONF_MODEL, CONF_NAME, CONF_URL
-from homeassistant.core import HomeAssistant, callback
-from homeassistant.data_entry_flow import section
+from homeassistant.core import callback
 from homeassistant.helpers.selector import (
     EntitySelector,
     EntitySelectorConfig,
-    NumberSelector,
-    NumberSelectorConfig,
-    NumberSelectorMode,
-    SelectOptionDict,
     SelectSelector,
     SelectSelectorConfig,
     SelectSelectorMode,
@@ -38,27 +32,11 @@ from .const import (
     BACKEND_CONVERSATION,
     BACKEND_OLLAMA,
     BACKEND_OPENAI,
+    BUILTIN_AGENT,
     CONF_AGENT_ID,
-    CONF_ALIASES,
-    CONF_APPROVAL_NOTIFY,
-    CONF_APPROVAL_TOOLS,
-    CONF_APPROVERS,
-    CONF_ASSET_ENTITIES,
     CONF_BACKEND,
-    CONF_CHALLENGE_PHRASES,
-    CONF_FALLBACK_LINE,
     CONF_KIND,
-    CONF_LIFT_COVER,
-    CONF_LIFT_DOWN_SCRIPT,
-    CONF_LIFT_UP_SCRIPT,
-    CONF_LIGHT_ENTITIES,
-    CONF_PARTICIPANTS,
     CONF_ROOM,
-    CONF_ROVER_ENTITIES,
-    CONF_STATE_ENTITIES,
-    CONF_VACUUM_CLEAR_ERRORS_SCRIPT,
-    CONF_VACUUM_ENTITY,
-    COOLDOWN_OPTIONS,
     DEFAULT_NAME,
     DEFAULT_OLLAMA_URL,
     DEFAULT_OPENAI_URL,
@@ -66,18 +44,14 @@ from .const import (
     KIND_ORCHESTRATOR,
     KIND_OVERSEER,
     LOGGER,
-    NUMBER_DEFAULTS,
-    NUMBER_RANGES,
-    ORCHESTRATOR_DEFAULTS,
 )
-from .core.gate import DEFAULT_CHALLENGES
-from .core.tools import TOOL_SPECS
+from .options_flow import OrchestratorOptionsFlow, OverseerOptionsFlow
 from .providers import InvalidAuth, ModelError, ModelTimeout
 from .providers.ollama import async_list_models
 from .providers.openai import async_list_models as async_list_openai_models
 from .roster import is_overseer_agent
 from .runtime import RoomConfigEntry, is_orchestrator
-from .settings import resolve_name, room_key, split_words
+from .settings import resolve_name, room_key
 
 BACKENDS = [BACKEND_OLLAMA, BACKEND_OPENAI, BACKEND_CONVERSATION]
 KINDS = [KIND_OVERSEER, KIND_ORCHESTRATOR]
@@ -90,10 +64,6 @@ def _error_key(err: ModelError) -> str:
     if isinstance(err, ModelTimeout):
         return "timeout"
     return "cannot_connect"
-
-
-# The built-in agent runs intents itself: it is not a model and would bypass the guardrails.
-BUILTIN_AGENT = "conversation.home_assistant"
 
 
 def _identity_schema(defaults: Mapping[str, Any], with_room: bool) -> vol.Schema:
@@ -334,280 +304,3 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         room = self._data[CONF_ROOM]
         title = f"{room} orchestrator" if self._data.get(CONF_KIND) == KIND_ORCHESTRATOR else room
         return self.async_create_entry(title=title, data=self._data)
-
-
-def _number(key: str) -> NumberSelector:
-    """A whole-number box with the option's range and unit."""
-    low, high, unit = NUMBER_RANGES[key]
-    config = NumberSelectorConfig(min=low, max=high, step=1, mode=NumberSelectorMode.BOX)
-    if unit:
-        config["unit_of_measurement"] = unit
-    return NumberSelector(config)
-
-
-def _entities(multiple: bool, *domains: str) -> EntitySelector:
-    """An entity picker, optionally limited to some domains."""
-    config = EntitySelectorConfig(multiple=multiple)
-    if domains:
-        config["domain"] = list(domains)
-    return EntitySelector(config)
-
-
-SECTIONS: dict[str, dict[str, Any]] = {
-    "room": {
-        CONF_ROVER_ENTITIES: _entities(True),
-        CONF_LIFT_COVER: _entities(False, "cover"),
-        CONF_LIFT_UP_SCRIPT: _entities(False, "script"),
-        CONF_LIFT_DOWN_SCRIPT: _entities(False, "script"),
-        CONF_VACUUM_ENTITY: _entities(False, "vacuum"),
-        CONF_VACUUM_CLEAR_ERRORS_SCRIPT: _entities(False, "script"),
-        CONF_LIGHT_ENTITIES: _entities(True, "light", "switch", "input_boolean"),
-        CONF_STATE_ENTITIES: _entities(True),
-        CONF_ASSET_ENTITIES: _entities(True),
-    },
-    "addressing": {
-        CONF_ALIASES: TextSelector(TextSelectorConfig(multiple=True)),
-        CONF_CHALLENGE_PHRASES: TextSelector(TextSelectorConfig(multiple=True)),
-        CONF_FALLBACK_LINE: TextSelector(),
-    },
-    "guardrails": {
-        **{
-            key: _number(key)
-            for key in (
-                *COOLDOWN_OPTIONS,
-                "action_budget",
-                "action_window",
-                "max_tool_calls",
-            )
-        },
-        CONF_APPROVAL_TOOLS: SelectSelector(
-            SelectSelectorConfig(
-                options=[spec.name for spec in TOOL_SPECS if spec.group is not None], multiple=True
-            )
-        ),
-    },
-    "timing": {
-        key: _number(key)
-        for key in ("gate_interval", "heartbeat", "min_gap", "stale_after", "request_timeout")
-    },
-    "transcript": {
-        key: _number(key)
-        for key in ("transcript_turns", "transcript_minutes", "min_human_messages", "bot_messages")
-    },
-    "incidents": {
-        # The choices are this Home Assistant's people and notify actions: see _choices.
-        CONF_APPROVERS: SelectSelector(SelectSelectorConfig(options=[], multiple=True)),
-        CONF_APPROVAL_NOTIFY: SelectSelector(SelectSelectorConfig(options=[], multiple=True)),
-        **{key: _number(key) for key in ("approval_timeout", "verify_after")},
-    },
-}
-NOTIFY_ACTION = re.compile(r"notify\.[a-z0-9_]+")
-
-
-async def _choices(hass: HomeAssistant) -> dict[str, SelectSelector]:
-    """The approvers and notify pickers, listing who and what exists now."""
-    # Deactivated users stay listed (and can never approve), so a saved choice stays valid.
-    users = [user for user in await hass.auth.async_get_users() if not user.system_generated]
-    services = sorted(f"notify.{name}" for name in hass.services.async_services_for_domain("notify"))
-    return {
-        CONF_APPROVERS: SelectSelector(
-            SelectSelectorConfig(
-                options=[
-                    SelectOptionDict(
-                        value=user.id,
-                        label=(user.name or user.id) + ("" if user.is_active else " (inactive)"),
-                    )
-                    for user in users
-                ],
-                multiple=True,
-            )
-        ),
-        # A phone's notify action may not exist yet when the form is filled in.
-        CONF_APPROVAL_NOTIFY: SelectSelector(
-            SelectSelectorConfig(options=services, multiple=True, custom_value=True)
-        ),
-    }
-
-
-LIST_OPTIONS = {
-    CONF_APPROVAL_TOOLS,
-    CONF_APPROVERS,
-    CONF_APPROVAL_NOTIFY,
-    CONF_ASSET_ENTITIES,
-    CONF_ROVER_ENTITIES,
-    CONF_LIGHT_ENTITIES,
-    CONF_STATE_ENTITIES,
-    CONF_ALIASES,
-    CONF_CHALLENGE_PHRASES,
-}
-
-
-def _options_schema(options: Mapping[str, Any], choices: Mapping[str, SelectSelector]) -> vol.Schema:
-    """Every option in its section, pre-filled with the current value or the default."""
-    defaults: dict[str, Any] = {
-        **NUMBER_DEFAULTS,
-        CONF_CHALLENGE_PHRASES: list(DEFAULT_CHALLENGES),
-        **options,
-    }
-    schema: dict[Any, Any] = {}
-    for name, fields in SECTIONS.items():
-        inner = {
-            vol.Optional(key, description={"suggested_value": defaults.get(key)}): choices.get(key, selector)
-            for key, selector in fields.items()
-        }
-        schema[vol.Required(name)] = section(
-            vol.Schema(inner), {"collapsed": name not in ("room", "guardrails")}
-        )
-    return vol.Schema(schema)
-
-
-def _flatten(user_input: Mapping[str, Any]) -> dict[str, Any]:
-    """Sections are for display; options are stored flat, as the contract names them."""
-    options: dict[str, Any] = {}
-    for name, fields in SECTIONS.items():
-        values = user_input.get(name) or {}
-        for key in fields:
-            value = values.get(key)
-            if key in NUMBER_DEFAULTS:
-                options[key] = int(value) if value is not None else NUMBER_DEFAULTS[key]
-            elif key in LIST_OPTIONS:
-                options[key] = (
-                    list(split_words(value))
-                    if key in (CONF_ALIASES, CONF_CHALLENGE_PHRASES)
-                    else list(value or [])
-                )
-            elif value:
-                options[key] = value
-    return options
-
-
-def _validate(options: Mapping[str, Any]) -> dict[str, str]:
-    """Combinations no single field can check."""
-    errors: dict[str, str] = {}
-    if options.get(CONF_LIFT_COVER) and (
-        options.get(CONF_LIFT_UP_SCRIPT) or options.get(CONF_LIFT_DOWN_SCRIPT)
-    ):
-        errors["base"] = "lift_cover_and_scripts"
-    elif options["min_human_messages"] + options["bot_messages"] > options["transcript_turns"]:
-        errors["base"] = "transcript_too_small"
-    elif options.get(CONF_VACUUM_CLEAR_ERRORS_SCRIPT) and not options.get(CONF_VACUUM_ENTITY):
-        errors["base"] = "clear_errors_without_vacuum"
-    elif not all(NOTIFY_ACTION.fullmatch(str(action)) for action in options.get(CONF_APPROVAL_NOTIFY, ())):
-        errors["base"] = "invalid_notify_action"
-    return errors
-
-
-class OverseerOptionsFlow(OptionsFlow):
-    """The room's entities, guardrails, timing and transcript bounds."""
-
-    async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """One form, in sections; nothing is saved unless all of it is valid."""
-        errors: dict[str, str] = {}
-        if user_input is not None:
-            options = _flatten(user_input)
-            errors = _validate(options)
-            if not errors:
-                return self.async_create_entry(data=options)
-            shown: Mapping[str, Any] = options
-        else:
-            shown = self.config_entry.options
-        return self.async_show_form(
-            step_id="init", data_schema=_options_schema(shown, await _choices(self.hass)), errors=errors
-        )
-
-
-ORCHESTRATOR_LIMITS: dict[str, Any] = {
-    "max_iterations": NumberSelector(NumberSelectorConfig(min=1, max=5, step=1, mode=NumberSelectorMode.BOX)),
-    "quality_threshold": NumberSelector(
-        NumberSelectorConfig(min=0, max=1, step=0.05, mode=NumberSelectorMode.SLIDER)
-    ),
-    "delegation_timeout": NumberSelector(
-        NumberSelectorConfig(min=5, max=600, step=1, mode=NumberSelectorMode.BOX, unit_of_measurement="s")
-    ),
-}
-
-
-class OrchestratorOptionsFlow(OptionsFlow):
-    """Who takes part (conversation agents), then a name and a description for each; the limits."""
-
-    def __init__(self) -> None:
-        """The agents chosen on the first step, named on the second."""
-        self._chosen: list[str] = []
-        self._limits: dict[str, Any] = {}
-
-    async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """An options flow starts at init; the orchestrator's form has a step (and strings) of its own."""
-        return await self.async_step_orchestrator(user_input)
-
-    async def async_step_orchestrator(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """The participants and the pipeline's limits."""
-        options = self.config_entry.options
-        errors: dict[str, str] = {}
-        if user_input is not None:
-            chosen = list(dict.fromkeys(user_input.get("agents") or []))
-            if not chosen:
-                errors["agents"] = "no_participants"
-            elif any(not conversation_agent_exists(self.hass, agent_id) for agent_id in chosen):
-                errors["agents"] = "agent_not_found"
-            else:
-                self._chosen = chosen
-                self._limits = {key: user_input[key] for key in ORCHESTRATOR_LIMITS}
-                return await self.async_step_participants()
-        current = [p["agent_id"] for p in options.get(CONF_PARTICIPANTS, []) if isinstance(p, dict)]
-        defaults = {**ORCHESTRATOR_DEFAULTS, **options}
-        schema = vol.Schema(
-            {
-                vol.Required("agents", default=current): EntitySelector(
-                    EntitySelectorConfig(
-                        domain="conversation", multiple=True, exclude_entities=[BUILTIN_AGENT]
-                    )
-                ),
-                **{
-                    vol.Required(key, default=defaults[key]): selector
-                    for key, selector in ORCHESTRATOR_LIMITS.items()
-                },
-            }
-        )
-        return self.async_show_form(step_id="orchestrator", data_schema=schema, errors=errors)
-
-    async def async_step_participants(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """A name (as it appears in chat) and a description (what it is good at) for each agent."""
-        options = self.config_entry.options
-        known = {p["agent_id"]: p for p in options.get(CONF_PARTICIPANTS, []) if isinstance(p, dict)}
-        if user_input is not None:
-            participants = [
-                {
-                    "agent_id": agent_id,
-                    "name": str(user_input.get(f"name_{index}") or "").strip()
-                    or _agent_name(self.hass, agent_id),
-                    "description": str(user_input.get(f"description_{index}") or "").strip(),
-                }
-                for index, agent_id in enumerate(self._chosen)
-            ]
-            return self.async_create_entry(
-                data={
-                    CONF_PARTICIPANTS: participants,
-                    "max_iterations": int(self._limits["max_iterations"]),
-                    "quality_threshold": float(self._limits["quality_threshold"]),
-                    "delegation_timeout": int(self._limits["delegation_timeout"]),
-                }
-            )
-        fields: dict[Any, Any] = {}
-        for index, agent_id in enumerate(self._chosen):
-            before = known.get(agent_id, {})
-            name = before.get("name") or _agent_name(self.hass, agent_id)
-            fields[vol.Required(f"name_{index}", default=name)] = TextSelector()
-            fields[vol.Optional(f"description_{index}", default=before.get("description", ""))] = (
-                TextSelector()
-            )
-        return self.async_show_form(
-            step_id="participants",
-            data_schema=vol.Schema(fields),
-            description_placeholders={"agents": ", ".join(self._chosen)},
-        )
-
-
-def _agent_name(hass: HomeAssistant, agent_id: str) -> str:
-    """An agent's friendly name, as a starting point for its name in chat."""
-    state = hass.states.get(agent_id)
-    return str(state.name if state else agent_id.partition(".")[2].replace("_", " "))

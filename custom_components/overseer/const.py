@@ -6,7 +6,6 @@ import logging
 from enum import StrEnum
 from typing import Final
 
-from .core.tools import DEFAULT_COOLDOWNS, CooldownGroup, cooldown_option
 from .core.world import Target
 
 LOGGER = logging.getLogger(__package__)
@@ -29,6 +28,8 @@ BACKEND_OPENAI: Final = "openai"
 BACKEND_CONVERSATION: Final = "conversation"
 DEFAULT_OLLAMA_URL: Final = "http://localhost:11434"
 DEFAULT_OPENAI_URL: Final = "http://127.0.0.1:8000/v1"
+# The built-in agent runs intents itself: it is not a model and would bypass the guardrails.
+BUILTIN_AGENT: Final = "conversation.home_assistant"
 
 # entry.options: room entities
 CONF_ROVER_ENTITIES: Final = "rover_entities"
@@ -52,51 +53,8 @@ CONF_APPROVAL_TOOLS: Final = "approval_tools"
 CONF_APPROVERS: Final = "approvers"
 CONF_APPROVAL_NOTIFY: Final = "approval_notify"
 
-# entry.options: numbers, with the contract's defaults
-COOLDOWN_OPTIONS: Final = tuple(cooldown_option(group) for group in CooldownGroup)
-NUMBER_DEFAULTS: Final[dict[str, int]] = {
-    **{cooldown_option(group): seconds for group, seconds in DEFAULT_COOLDOWNS.items()},
-    "action_budget": 3,
-    "action_window": 300,
-    "gate_interval": 2,
-    "heartbeat": 30,
-    "stale_after": 90,
-    "transcript_turns": 30,
-    "transcript_minutes": 10,
-    "min_human_messages": 5,
-    "bot_messages": 2,
-    "max_tool_calls": 1,
-    "min_gap": 15,
-    "request_timeout": 60,
-    "approval_timeout": 600,
-    "verify_after": 30,
-}
-# (minimum, maximum, unit) for each number in the options flow.
-NUMBER_RANGES: Final[dict[str, tuple[int, int, str | None]]] = {
-    **{option: (0, 3600, "s") for option in COOLDOWN_OPTIONS},
-    "action_budget": (0, 100, None),
-    "action_window": (10, 86400, "s"),
-    "gate_interval": (1, 60, "s"),
-    "heartbeat": (10, 3600, "s"),
-    "stale_after": (5, 3600, "s"),
-    "transcript_turns": (1, 200, None),
-    "transcript_minutes": (1, 240, "min"),
-    "min_human_messages": (0, 50, None),
-    "bot_messages": (0, 10, None),
-    "max_tool_calls": (1, 5, None),
-    "min_gap": (0, 3600, "s"),
-    "request_timeout": (5, 600, "s"),
-    "approval_timeout": (60, 86400, "s"),
-    "verify_after": (5, 3600, "s"),
-}
-
 # entry.options of an orchestrator
 CONF_PARTICIPANTS: Final = "participants"
-ORCHESTRATOR_DEFAULTS: Final[dict[str, float]] = {
-    "max_iterations": 3,
-    "quality_threshold": 0.8,
-    "delegation_timeout": 30,
-}
 
 # Ollama request settings (the same meaning as in core's ollama integration).
 OLLAMA_NUM_CTX: Final = 8192

@@ -33,26 +33,19 @@ from .const import (
     DEFAULT_NAME,
     DEFAULT_OLLAMA_URL,
     DEFAULT_ROOM,
-    NUMBER_DEFAULTS,
-    ORCHESTRATOR_DEFAULTS,
 )
 from .core.context import TranscriptBounds
 from .core.decision import DecisionRules
-from .core.gate import DEFAULT_CHALLENGES, GateConfig
+from .core.gate import GateConfig
 from .core.orchestration import Participant, PipelineLimits
 from .core.policy import Limits
 from .core.text import fold, one_line
 from .core.tools import CooldownGroup, cooldown_option
 from .core.world import Role
+from .options import ORCHESTRATOR_OPTIONS, OVERSEER_OPTIONS, read_all
 
 # The colour names light.turn_on accepts, from Home Assistant itself.
 LIGHT_COLOUR_NAMES = frozenset(COLORS)
-
-
-def split_words(value: Any) -> tuple[str, ...]:
-    """Aliases and phrases arrive as a list or a comma-separated string."""
-    items = value if isinstance(value, list | tuple) else str(value or "").split(",")
-    return tuple(word for item in items if (word := one_line(str(item), 60)))
 
 
 def resolve_name(data: Mapping[str, Any]) -> str:
@@ -103,10 +96,9 @@ class Settings:
 
     @classmethod
     def from_entry(cls, data: Mapping[str, Any], options: Mapping[str, Any]) -> Settings:
-        """Read entry.data and entry.options, filling the contract's defaults."""
-        number = {key: options.get(key, default) for key, default in NUMBER_DEFAULTS.items()}
+        """Read entry.data and entry.options (through the options table, with its defaults)."""
+        value = read_all(OVERSEER_OPTIONS, options)
         name = resolve_name(data)
-        phrases = options.get(CONF_CHALLENGE_PHRASES)
         return cls(
             name=name,
             room=room_key(data.get(CONF_ROOM)),
@@ -115,44 +107,44 @@ class Settings:
             model=str(data.get(CONF_MODEL, "")),
             api_key=str(data.get(CONF_API_KEY, "")),
             agent_id=str(data.get(CONF_AGENT_ID, "")),
-            rover_entities=tuple(options.get(CONF_ROVER_ENTITIES, ())),
-            lift_cover=options.get(CONF_LIFT_COVER) or None,
-            lift_up_script=options.get(CONF_LIFT_UP_SCRIPT) or None,
-            lift_down_script=options.get(CONF_LIFT_DOWN_SCRIPT) or None,
-            vacuum_entity=options.get(CONF_VACUUM_ENTITY) or None,
-            vacuum_clear_errors_script=options.get(CONF_VACUUM_CLEAR_ERRORS_SCRIPT) or None,
-            light_entities=tuple(options.get(CONF_LIGHT_ENTITIES, ())),
-            state_entities=tuple(options.get(CONF_STATE_ENTITIES, ())),
-            asset_entities=tuple(options.get(CONF_ASSET_ENTITIES, ())),
-            approvers=tuple(options.get(CONF_APPROVERS, ())),
-            approval_notify=tuple(options.get(CONF_APPROVAL_NOTIFY, ())),
-            approval_timeout=number["approval_timeout"],
-            verify_after=number["verify_after"],
+            rover_entities=value[CONF_ROVER_ENTITIES],
+            lift_cover=value[CONF_LIFT_COVER],
+            lift_up_script=value[CONF_LIFT_UP_SCRIPT],
+            lift_down_script=value[CONF_LIFT_DOWN_SCRIPT],
+            vacuum_entity=value[CONF_VACUUM_ENTITY],
+            vacuum_clear_errors_script=value[CONF_VACUUM_CLEAR_ERRORS_SCRIPT],
+            light_entities=value[CONF_LIGHT_ENTITIES],
+            state_entities=value[CONF_STATE_ENTITIES],
+            asset_entities=value[CONF_ASSET_ENTITIES],
+            approvers=value[CONF_APPROVERS],
+            approval_notify=value[CONF_APPROVAL_NOTIFY],
+            approval_timeout=value["approval_timeout"],
+            verify_after=value["verify_after"],
             gate=GateConfig(
                 name=name,
-                aliases=split_words(options.get(CONF_ALIASES)),
-                challenge_phrases=split_words(phrases) if phrases is not None else DEFAULT_CHALLENGES,
-                heartbeat=number["heartbeat"],
-                min_gap=number["min_gap"],
+                aliases=value[CONF_ALIASES],
+                challenge_phrases=value[CONF_CHALLENGE_PHRASES],
+                heartbeat=value["heartbeat"],
+                min_gap=value["min_gap"],
             ),
             limits=Limits(
-                cooldowns={group: number[cooldown_option(group)] for group in CooldownGroup},
-                action_budget=int(number["action_budget"]),
-                action_window=number["action_window"],
-                consequential=frozenset(options.get(CONF_APPROVAL_TOOLS, ())),
+                cooldowns={group: value[cooldown_option(group)] for group in CooldownGroup},
+                action_budget=int(value["action_budget"]),
+                action_window=value["action_window"],
+                consequential=frozenset(value[CONF_APPROVAL_TOOLS]),
                 colour_names=LIGHT_COLOUR_NAMES,
             ),
             bounds=TranscriptBounds(
-                turns=int(number["transcript_turns"]),
-                minutes=number["transcript_minutes"],
-                min_human=int(number["min_human_messages"]),
-                bot_messages=int(number["bot_messages"]),
+                turns=int(value["transcript_turns"]),
+                minutes=value["transcript_minutes"],
+                min_human=int(value["min_human_messages"]),
+                bot_messages=int(value["bot_messages"]),
             ),
-            rules=DecisionRules(max_tool_calls=int(number["max_tool_calls"])),
-            gate_interval=number["gate_interval"],
-            stale_after=number["stale_after"],
-            request_timeout=number["request_timeout"],
-            fallback_line=one_line(str(options.get(CONF_FALLBACK_LINE) or ""), 280),
+            rules=DecisionRules(max_tool_calls=int(value["max_tool_calls"])),
+            gate_interval=value["gate_interval"],
+            stale_after=value["stale_after"],
+            request_timeout=value["request_timeout"],
+            fallback_line=value[CONF_FALLBACK_LINE],
         )
 
     def watched(self) -> dict[str, Role]:
@@ -192,10 +184,10 @@ class OrchestratorSettings:
                 name = one_line(str(item.get("name") or agent_id.partition(".")[2] or agent_id), 40)
                 description = one_line(str(item.get("description") or ""), PARTICIPANT_DESCRIPTION_CHARS)
                 participants.append(Participant(agent_id, name, description))
-        values = {**ORCHESTRATOR_DEFAULTS, **{k: v for k, v in options.items() if k in ORCHESTRATOR_DEFAULTS}}
+        value = read_all(ORCHESTRATOR_OPTIONS, options)
         limits = PipelineLimits(
-            int(values["max_iterations"]),
-            float(values["quality_threshold"]),
-            float(values["delegation_timeout"]),
+            int(value["max_iterations"]),
+            float(value["quality_threshold"]),
+            float(value["delegation_timeout"]),
         )
         return cls(tuple(participants), limits)
