@@ -271,7 +271,7 @@ def megabytes(size: float) -> str:
     return f"{size / 1e6:.1f} MB"
 
 
-async def test_bench_fault_storm(hass, freezer, ollama_stub, room, capsys):  # noqa: F811
+async def test_bench_fault_storm(hass, hass_storage, freezer, ollama_stub, room, capsys):  # noqa: F811
     rng = random.Random(SEED)
     room_devices = devices()
     by_entity = {entity_id: d for d in room_devices for entity_id in d.normal}
@@ -367,6 +367,8 @@ async def test_bench_fault_storm(hass, freezer, ollama_stub, room, capsys):  # n
     sizes: list[tuple[float, int]] = [(0.0, state_size(coordinator))]
     most_active = most_book = most_audit = most_approvals = 0
     triage_requests = chat_requests = store_writes = 0
+    # Bytes written, by document: the room's (what guards it) and its book (audit and incidents).
+    written: Counter[str] = Counter()
     # The harness's mock store keeps every write's data in its call list, and the stub every
     # request: both are emptied as the storm goes, so what stays traced is Home Assistant's.
     write_data = storage.Store._async_write_data
@@ -391,6 +393,10 @@ async def test_bench_fault_storm(hass, freezer, ollama_stub, room, capsys):  # n
             most_audit = max(most_audit, len(state.audit))
             most_approvals = max(most_approvals, len(state.approvals))
             store_writes += write_data.call_count
+            # What each write put on the disk: the document as the store serialises it.
+            for call in write_data.call_args_list:
+                key = call.args[0].key
+                written["book" if key.endswith(".book") else "room"] += len(json.dumps(hass_storage[key]))
             write_data.reset_mock()
             triage = sum(1 for payload in ollama_stub.requests if is_triage(payload))
             triage_requests += triage
@@ -494,7 +500,10 @@ async def test_bench_fault_storm(hass, freezer, ollama_stub, room, capsys):  # n
             f"  executions {len(executed_at)}; most in any {WINDOW} s window {most} (budget {BUDGET})\n"
             f"  persisted state: {sizes[0][1]:,} chars at the start, {middle[1]:,} at "
             f"{middle[0] / 60:.0f} min, {sizes[-1][1]:,} at the end, most {max(s for _, s in sizes):,}; "
-            f"{store_writes} store writes; book at most {most_book} incidents (active + {KEEP_CLOSED} "
+            f"{store_writes} store writes, {written.total() / hours / 1e6:.1f} MB written per simulated hour "
+            f"({written['room'] / hours / 1e6:.2f} MB the room's document, "
+            f"{written['book'] / hours / 1e6:.2f} MB its book); "
+            f"book at most {most_book} incidents (active + {KEEP_CLOSED} "
             f"closed), audit {most_audit}/{AUDIT_SIZE}, approvals {most_approvals}/{KEPT_APPROVALS}\n"
             f"  memory allocated since the storm began and still held (tracemalloc): "
             f"{megabytes(traced[0][1])} at {traced[0][0] / 60:.0f} min, {megabytes(traced_middle[1])} at "

@@ -122,7 +122,7 @@ class OverseerCoordinator:
         self._unsubscribe = []
         await self.health.async_shutdown()
         await self._async_cancel_decision()
-        await self._store.async_save(self.state.as_dict())
+        await self._store.async_save(self.state)
         self._notify()
 
     async def _async_cancel_decision(self) -> None:
@@ -137,7 +137,7 @@ class OverseerCoordinator:
     @callback
     def _changed(self) -> None:
         """Persist soon and tell the entities and the card."""
-        self._store.schedule_save(self.state.as_dict)
+        self._store.schedule_save(self.state)
         self._notify()
 
     @callback

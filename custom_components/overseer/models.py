@@ -47,20 +47,29 @@ class RoomState:
     incident_number: int = 1
     approvals: dict[str, Approval] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
-        """Plain JSON for the store."""
+    def critical_dict(self) -> dict[str, Any]:
+        """Plain JSON of what must survive a crash at once: what guards the room and what it remembers."""
         return {
             "memory": list(self.memory.slots),
-            "audit": self.audit.as_list(),
             "ledger": self.ledger.as_dict(),
             "site_mode": self.controls.site_mode.value,
             "lights_locked_on": self.controls.lights_locked_on,
             "mode": self.mode.value,
             "dry_run": self.dry_run,
-            "incidents": [incident_as_dict(incident) for incident in self.incidents.values()],
             "incident_number": self.incident_number,
             "approvals": [approval_as_dict(approval) for approval in self.approvals.values()],
         }
+
+    def book_dict(self) -> dict[str, Any]:
+        """Plain JSON of the history that may wait a little: the audit log and the incident book."""
+        return {
+            "audit": self.audit.as_list(),
+            "incidents": [incident_as_dict(incident) for incident in self.incidents.values()],
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON of the whole state (from_dict reads it back)."""
+        return {**self.critical_dict(), **self.book_dict()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RoomState:

@@ -10,6 +10,7 @@ from ..ollama_stub import call
 from .harness import ready_in, say, setup_overseer, tick
 
 STORAGE_KEY = "overseer.room1"
+BOOK_KEY = "overseer.room1.book"
 
 
 async def test_memory_audit_cooldowns_and_controls_survive_a_reload(hass, freezer, ollama_stub, room):
@@ -91,6 +92,54 @@ async def test_unload_writes_immediately_and_malformed_storage_falls_back(
     assert hass_storage[STORAGE_KEY]["data"]["memory"] == ["", "kept", ""]
 
 
+async def test_what_guards_the_room_is_written_within_a_second_and_the_history_within_minutes(
+    hass, hass_storage, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "alex", "overseer lift")
+    await tick(hass, freezer)
+    await tick(hass, freezer, 1)  # the critical document's delay
+    # A crash now keeps the cooldown and the budget: the lift cannot be raised again at once.
+    critical = hass_storage[STORAGE_KEY]["data"]
+    assert critical["ledger"]["cooldown_until"]["lift"] > 0 and len(critical["ledger"]["executed_at"]) == 1
+    assert "audit" not in critical and "incidents" not in critical  # the large part is apart
+    assert BOOK_KEY not in hass_storage  # the audit waits, with every change of the next minutes
+    for text in ("a", "b", "c"):  # a busy while: more changes
+        await hass.services.async_call("overseer", "memory_write", {"slot": 1, "text": text}, blocking=True)
+        await tick(hass, freezer, 5)
+    assert hass_storage[STORAGE_KEY]["data"]["memory"][0] == "c"
+    assert BOOK_KEY not in hass_storage
+    await tick(hass, freezer, 300)
+    assert [record["tool"] for record in hass_storage[BOOK_KEY]["data"]["audit"]] == ["lift_up"]
+
+
+async def test_a_room_saved_in_one_document_keeps_its_audit_and_incidents(
+    hass, hass_storage, freezer, ollama_stub, room
+):
+    started = dt_util.utcnow().timestamp()
+    hass_storage[STORAGE_KEY] = {
+        "version": 1,
+        "minor_version": 1,
+        "key": STORAGE_KEY,
+        "data": {
+            "memory": ["kept", "", ""],
+            "audit": [{"ts": started - 5, "tool": "neato_start", "outcome": "executed", "decision_id": "x"}],
+            "incidents": [],
+            "incident_number": 7,
+        },
+    }
+    entry = await setup_overseer(hass, ollama_stub)
+    coordinator = entry.runtime_data.coordinator
+    assert [record.tool for record in coordinator.state.audit.latest(5)] == ["neato_start"]
+    assert await hass.config_entries.async_unload(entry.entry_id)
+    # Split on the next write, nothing lost: the history in the book, the rest where it was.
+    assert [record["tool"] for record in hass_storage[BOOK_KEY]["data"]["audit"]] == ["neato_start"]
+    assert hass_storage[STORAGE_KEY]["data"]["memory"] == ["kept", "", ""]
+    assert hass_storage[STORAGE_KEY]["data"]["incident_number"] == 7
+    assert "audit" not in hass_storage[STORAGE_KEY]["data"]
+
+
 async def test_cooldown_sensor_says_when_the_group_is_ready_without_ticking(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     assert hass.states.get("sensor.arena_lights_cooldown").state == "unknown"  # never used yet
@@ -114,7 +163,7 @@ async def test_removing_the_entry_deletes_its_storage(hass, hass_storage, ollama
     await hass.services.async_call("overseer", "memory_write", {"slot": 1, "text": "x"}, blocking=True)
     assert await hass.config_entries.async_remove(entry.entry_id)
     await hass.async_block_till_done()
-    assert STORAGE_KEY not in hass_storage
+    assert STORAGE_KEY not in hass_storage and BOOK_KEY not in hass_storage
 
 
 async def test_a_prompt_copied_to_the_config_folder_wins_and_gets_the_name(

@@ -4,6 +4,7 @@ remembered is lost, and nothing lingers (the harness fails a test that leaves ta
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
 import pytest
@@ -101,12 +102,15 @@ async def test_a_restart_mid_cycle_keeps_what_was_stored(
     # Home Assistant stopping unloads nothing but flushes the stores: the final write.
     hass.bus.async_fire("homeassistant_final_write")
     await hass.async_block_till_done()
-    stored = hass_storage["overseer.room1"]["data"]
+    # Both documents: what guards the room, and the book (written at once, not a minute later).
+    documents = ("overseer.room1", "overseer.room1.book")
+    stored = {key: copy.deepcopy(hass_storage[key]["data"]) for key in documents}
     release.set()
     await hass.async_block_till_done(wait_background_tasks=True)
     # A fresh start from what the final write stored (a new coordinator) has all of it.
     assert await hass.config_entries.async_unload(entry.entry_id)
-    hass_storage["overseer.room1"]["data"] = stored
+    for key in documents:
+        hass_storage[key]["data"] = stored[key]
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     after = await status(client)
