@@ -142,13 +142,36 @@ def room_now(coordinator: OverseerCoordinator) -> tuple[str, str, str]:
     )
 
 
-class GuardedTool(llm.Tool):
-    """One room tool of the registry, run through the executor of the room's loaded overseer."""
+class _RoomTool(llm.Tool):
+    """A tool of one room: each call finds the room's overseer as loaded at that moment."""
 
     integration = DOMAIN
 
+    def __init__(self, entry_id: str) -> None:
+        """Bound to the room's entry, not to one loaded overseer: a reload keeps the tool working."""
+        self._entry_id = entry_id
+
+    async def async_call(
+        self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+    ) -> Any:
+        """The room's answer; a room that is gone says so."""
+        coordinator = loaded_coordinator(hass, self._entry_id)
+        if coordinator is None:
+            return _room_gone(self.name)
+        return await self._async_answer(coordinator, tool_input, llm_context)
+
+    async def _async_answer(
+        self, coordinator: OverseerCoordinator, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+    ) -> Any:
+        raise NotImplementedError
+
+
+class GuardedTool(_RoomTool):
+    """One room tool of the registry, run through the executor of the room's loaded overseer."""
+
     def __init__(self, spec: ToolSpec, words: Vocabulary, coordinator: OverseerCoordinator) -> None:
-        """Describe the tool from the registry and the room's policy; calls go to the room by entry id."""
+        """Describe the tool from the registry and the room's policy."""
+        super().__init__(coordinator.entry.entry_id)
         self.name = spec.name
         self.title = spec.title
         self.description = spec.description
@@ -159,15 +182,11 @@ class GuardedTool(llm.Tool):
             destructive=coordinator.settings.limits.safety(spec.name) is Safety.CONSEQUENTIAL,
             idempotent=spec.idempotent,
         )
-        self._entry_id = coordinator.entry.entry_id
 
-    async def async_call(
-        self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+    async def _async_answer(
+        self, coordinator: OverseerCoordinator, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
         """Check and run the call now; a refusal is an answer, never an exception."""
-        coordinator = loaded_coordinator(hass, self._entry_id)
-        if coordinator is None:
-            return _room_gone(self.name)
         platform = llm_context.platform or "agent"
         record = await coordinator.executor.async_execute(
             f"{platform}-{ulid_now()}",
@@ -180,26 +199,22 @@ class GuardedTool(llm.Tool):
         return _result(record)
 
 
-class RoomStateTool(llm.Tool):
+class RoomStateTool(_RoomTool):
     """The room as it is now: what a conversation's first-turn prompt can no longer say."""
 
     name = ROOM_STATE
     title = "Read the room"
     description = "The room's state now, and which of its tools are available or blocked and why."
-    integration = DOMAIN
 
     def __init__(self, entry_id: str) -> None:
-        """Read the room of this entry, whichever overseer is loaded for it at call time."""
+        """Read-only, idempotent and closed-world."""
+        super().__init__(entry_id)
         self.annotations = tool_annotations(read_only=True, destructive=False, idempotent=True)
-        self._entry_id = entry_id
 
-    async def async_call(
-        self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+    async def _async_answer(
+        self, coordinator: OverseerCoordinator, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
         """Read; nothing changes, so nothing is audited."""
-        coordinator = loaded_coordinator(hass, self._entry_id)
-        if coordinator is None:
-            return _room_gone(self.name)
         state_update, available, blocked = room_now(coordinator)
         return tool_result(
             {"success": True, "state": "\n".join((state_update, available, blocked))}, error=False

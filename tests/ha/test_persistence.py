@@ -13,6 +13,11 @@ STORAGE_KEY = "overseer.room1"
 BOOK_KEY = "overseer.room1.book"
 
 
+def document(data: dict) -> dict:
+    """The room's document as Home Assistant's store keeps it."""
+    return {"version": 1, "minor_version": 1, "key": STORAGE_KEY, "data": data}
+
+
 async def test_memory_audit_cooldowns_and_controls_survive_a_reload(hass, freezer, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("lift_up"))
@@ -50,11 +55,8 @@ async def test_memory_audit_cooldowns_and_controls_survive_a_reload(hass, freeze
 
 async def test_state_is_read_back_after_a_restart(hass, hass_storage, freezer, ollama_stub, room):
     started = dt_util.utcnow().timestamp()
-    hass_storage[STORAGE_KEY] = {
-        "version": 1,
-        "minor_version": 1,
-        "key": STORAGE_KEY,
-        "data": {
+    hass_storage[STORAGE_KEY] = document(
+        {
             "memory": ["one", "two", "three"],
             "audit": [{"ts": started - 5, "tool": "neato_start", "outcome": "executed", "decision_id": "x"}],
             "ledger": {"cooldown_until": {"neato": started + 100}, "executed_at": [started - 5]},
@@ -62,8 +64,8 @@ async def test_state_is_read_back_after_a_restart(hass, hass_storage, freezer, o
             "lights_locked_on": True,
             "mode": "control",
             "dry_run": False,
-        },
-    }
+        }
+    )
     await setup_overseer(hass, ollama_stub)
     assert hass.states.get("select.arena_site_mode").state == "lockdown"
     assert ready_in(hass, "sensor.arena_vacuum_cooldown") == 100
@@ -77,12 +79,7 @@ async def test_state_is_read_back_after_a_restart(hass, hass_storage, freezer, o
 async def test_unload_writes_immediately_and_malformed_storage_falls_back(
     hass, hass_storage, ollama_stub, room
 ):
-    hass_storage[STORAGE_KEY] = {
-        "version": 1,
-        "minor_version": 1,
-        "key": STORAGE_KEY,
-        "data": {"memory": "not a list", "site_mode": "chaos", "ledger": [1, 2]},
-    }
+    hass_storage[STORAGE_KEY] = document({"memory": "not a list", "site_mode": "chaos", "ledger": [1, 2]})
     entry = await setup_overseer(hass, ollama_stub)
     coordinator = entry.runtime_data.coordinator
     assert coordinator.state.memory.slots == ("", "", "")
@@ -118,17 +115,14 @@ async def test_a_room_saved_in_one_document_keeps_its_audit_and_incidents(
     hass, hass_storage, freezer, ollama_stub, room
 ):
     started = dt_util.utcnow().timestamp()
-    hass_storage[STORAGE_KEY] = {
-        "version": 1,
-        "minor_version": 1,
-        "key": STORAGE_KEY,
-        "data": {
+    hass_storage[STORAGE_KEY] = document(
+        {
             "memory": ["kept", "", ""],
             "audit": [{"ts": started - 5, "tool": "neato_start", "outcome": "executed", "decision_id": "x"}],
             "incidents": [],
             "incident_number": 7,
-        },
-    }
+        }
+    )
     entry = await setup_overseer(hass, ollama_stub)
     coordinator = entry.runtime_data.coordinator
     assert [record.tool for record in coordinator.state.audit.latest(5)] == ["neato_start"]
