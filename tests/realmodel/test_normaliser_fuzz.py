@@ -358,7 +358,7 @@ async def test_real_model_outputs_never_crash_or_stall_the_normaliser(hass, tiny
     assert all(waited < REQUEST_TIMEOUT + 5 for waited in runaways), f"the timeout did not hold: {runaways}"
     assert len(runaways) <= DECISIONS // 10, f"{len(runaways)} of {DECISIONS} replies never came"
     assert crashes == [], "the normaliser crashed"
-    assert len(wire) == DECISIONS  # one request per decision, each answer read
+    assert len(wire) == DECISIONS - len(runaways)  # one request per decision, each answer that came read
     assert problems == []
 
 
