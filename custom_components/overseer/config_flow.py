@@ -282,16 +282,17 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         return self.async_show_form(step_id="conversation", data_schema=schema, errors=errors)
 
     def _async_update_and_abort(self, entry: ConfigEntry, data: Mapping[str, Any]) -> ConfigFlowResult:
-        """Store the new data and finish: a loaded entry's update listener reloads it, once.
+        """Store the new data and finish, with the entry set up again once.
 
-        async_update_reload_and_abort would reload it a second time (and is reported beside an
-        update listener from 2026.6, an error from 2026.12). An entry that is not loaded has no
-        listener running, so it is set up again here.
+        A loaded entry's update listener reloads it when the data changed (async_update_reload_and_abort
+        would reload it a second time, reported beside an update listener from 2026.6, an error
+        from 2026.12). Otherwise the flow does it: an entry that is not loaded has no listener, and
+        the same key given again after a refusal must be tried again too.
         """
         # Read before the update: the listener starts eagerly and has begun unloading by its end.
         listening = entry.state is ConfigEntryState.LOADED
         changed = self.hass.config_entries.async_update_entry(entry, data=data)
-        if changed and not listening and entry.disabled_by is None:
+        if not (changed and listening) and entry.disabled_by is None:
             self.hass.config_entries.async_schedule_reload(entry.entry_id)
         reason = "reconfigure_successful" if self.source == SOURCE_RECONFIGURE else "reauth_successful"
         return self.async_abort(reason=reason)

@@ -56,7 +56,7 @@ class OverseerCoordinator:
         self._store = store
         self.gate = Gate(settings.gate, self.now())
         self.metrics = Metrics(started=self.now())
-        self.health = ModelHealthCoordinator(hass, entry, provider)
+        self.health = ModelHealthCoordinator(hass, entry, provider, self.now)
         self.inputs = RoomInputs(hass, entry.entry_id, settings, state, self.gate, self.now)
         self.controls = ControlPanel(state, self._changed)
         self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed, self.now)

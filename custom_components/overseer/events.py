@@ -1,8 +1,8 @@
 """The contract's events, one function each: every payload is built here and nowhere else.
 
 Automations and bridges rely on these names and fields (the README's "Automations" section
-lists them); a test fires each and compares its fields with the contract's. Optional fields
-are left out rather than sent empty.
+points here); a test fires each and compares its fields with the contract's. The contract's
+fields are always sent; optional ones are left out rather than sent empty.
 """
 
 from __future__ import annotations
@@ -27,10 +27,15 @@ from .core.orchestration import Record
 
 
 def _fire(
-    hass: HomeAssistant, event_type: str, payload: dict[str, Any], context: Context | None = None
+    hass: HomeAssistant,
+    event_type: str,
+    payload: dict[str, Any],
+    optional: dict[str, Any],
+    context: Context | None = None,
 ) -> None:
-    present = {key: value for key, value in payload.items() if value is not None}
-    hass.bus.async_fire(event_type, present, context=context)
+    """The payload as it is, and the optional fields that have a value."""
+    present = {key: value for key, value in optional.items() if value is not None}
+    hass.bus.async_fire(event_type, {**payload, **present}, context=context)
 
 
 def chat_message(
@@ -51,21 +56,15 @@ def chat_message(
     _fire(
         hass,
         EVENT_CHAT_MESSAGE,
-        {
-            "room": room,
-            "user": user,
-            "text": text,
-            "bot": bot,
-            "decision_id": decision_id,
-            "pipeline_id": pipeline_id,
-        },
+        {"user": user, "text": text, "bot": bot},
+        {"room": room, "decision_id": decision_id, "pipeline_id": pipeline_id},
         context,
     )
 
 
 def chat_typing(hass: HomeAssistant, *, room: str, user: str, typing: bool) -> None:
     """overseer_chat_typing: the overseer is (no longer) writing."""
-    _fire(hass, EVENT_CHAT_TYPING, {"room": room, "user": user, "bot": True, "typing": typing})
+    _fire(hass, EVENT_CHAT_TYPING, {"room": room, "user": user, "bot": True, "typing": typing}, {})
 
 
 def decision(
@@ -88,8 +87,8 @@ def decision(
             "mode": mode,
             "latency_ms": latency_ms,
             "stale": stale,
-            "stale_reason": stale_reason,
         },
+        {"stale_reason": stale_reason},
     )
 
 
@@ -103,8 +102,8 @@ def action(hass: HomeAssistant, record: AuditRecord) -> None:
             "tool": record.tool,
             "arguments": record.arguments,
             "outcome": record.outcome.value,
-            "reason": record.reason or None,
         },
+        {"reason": record.reason or None},
     )
 
 
@@ -117,9 +116,8 @@ def incident(hass: HomeAssistant, incident: Incident, reason: str | None) -> Non
             "incident_id": incident.incident_id,
             "asset_id": incident.asset_id,
             "status": incident.status.value,
-            "fault": incident.code.value,
-            "reason": reason or None,
         },
+        {"fault": incident.code.value, "reason": reason or None},
     )
 
 
@@ -134,8 +132,8 @@ def approval(hass: HomeAssistant, approval: Approval) -> None:
             "tool": approval.tool,
             "arguments": dict(approval.arguments),
             "status": approval.status.value,
-            "reason": approval.reason or None,
         },
+        {"reason": approval.reason or None},
     )
 
 
@@ -148,8 +146,6 @@ def pipeline(hass: HomeAssistant, pipeline_id: str, record: Record) -> None:
             "pipeline_id": pipeline_id,
             "stage": record.stage,
             "iteration": record.iteration,
-            "bot": record.bot,
-            "score": record.score,
-            "reason": record.reason or None,
         },
+        {"bot": record.bot, "score": record.score, "reason": record.reason or None},
     )

@@ -8,6 +8,7 @@ row raise a repair issue.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from enum import StrEnum
 
@@ -16,7 +17,6 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import ConfigEntryAuthFailed
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
-from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN, FAILURES_BEFORE_REPAIR, ISSUE_MODEL_UNREACHABLE, LOGGER, MAX_BACKOFF
 from .providers import CannotConnect, InvalidAuth, ModelError, ModelNotFound, ModelTimeout, Provider
@@ -52,8 +52,11 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
 
     config_entry: ConfigEntry
 
-    def __init__(self, hass: HomeAssistant, entry: ConfigEntry, provider: Provider) -> None:
+    def __init__(
+        self, hass: HomeAssistant, entry: ConfigEntry, provider: Provider, now: Callable[[], float]
+    ) -> None:
         """Start as unknown: nothing has been asked yet."""
+        self._now = now
         super().__init__(
             hass,
             LOGGER,
@@ -112,7 +115,7 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
         """A decision's model call failed: the seconds to wait (doubling); a repair if it keeps failing."""
         self.failures += 1
         delay = min(backoff_from * 2**self.failures, MAX_BACKOFF)
-        self.retry_at = dt_util.utcnow().timestamp() + delay
+        self.retry_at = self._now() + delay
         self._failed(err)
         if self.failures >= FAILURES_BEFORE_REPAIR:
             ir.async_create_issue(

@@ -23,7 +23,7 @@ from homeassistant.helpers.start import async_at_started
 from . import events
 from .approvals import ApprovalDesk
 from .const import DOMAIN, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
-from .core.approvals import Approval, ApprovalStatus
+from .core.approvals import Approval, ApprovalStatus, decided, pending
 from .core.faults import UNSURE, Asset, Fault, FaultCode, FaultRules, Reading, detect
 from .core.incidents import ACTIVE, Incident, IncidentStatus, number_of, prune_incidents, reconcile
 from .core.replies import Phrase
@@ -45,6 +45,8 @@ from .triage import Triage, TriageParts
 
 CHECK_EVERY = timedelta(seconds=5)
 KEEP_CLOSED = 50
+# Why an approval whose incident the book lost in a crash was not asked again.
+INCIDENT_LOST = "its incident was not kept across a restart"
 # The attributes the fault rules read; nothing else of an asset's state is kept.
 READ_ATTRIBUTES = ("battery_level", "status", "error", "device_class")
 
@@ -83,6 +85,13 @@ class IncidentDesk:
             if incident.status is IncidentStatus.TRIAGING:  # Home Assistant stopped mid-call
                 back = replace(incident, status=IncidentStatus.OPEN).noted(now(), "interrupted", "restart")
                 state.incidents[incident.incident_id] = back
+        # The approvals are written within a second, the incident book within minutes: after a
+        # crash an approval may wait for an incident the book no longer has. Nobody is asked to
+        # approve a step that nothing would verify; a fault still there opens a new incident.
+        for approval in pending(state.approvals.values()):
+            if approval.incident_id not in state.incidents:
+                lost = decided(approval, ApprovalStatus.EXPIRED, now(), reason=INCIDENT_LOST)
+                state.approvals[approval.approval_id] = lost
 
     @callback
     def async_track(self) -> CALLBACK_TYPE:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import voluptuous as vol
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
@@ -43,8 +44,13 @@ API_PROMPT = (
 TRIGGER = "llm_api"
 JSON_TYPES: dict[str, Any] = {"string": str, "integer": int}
 ROOM_STATE = "room_state"
-# What an agent reads when the room it was given is no longer loaded.
+# What an agent reads when the room it was given is reloading, or no longer loaded.
+ROOM_RELOADING = "this room's overseer is starting again: try again in a few seconds"
 ROOM_GONE = "this room's overseer is not loaded now: start a new conversation to get its tools"
+# States an entry passes through on its way back.
+_COMING_BACK = frozenset(
+    {ConfigEntryState.SETUP_IN_PROGRESS, ConfigEntryState.UNLOAD_IN_PROGRESS, ConfigEntryState.SETUP_RETRY}
+)
 
 
 API_ID_PREFIX = "overseer-"
@@ -92,16 +98,12 @@ def _result(record: AuditRecord) -> Any:
     return tool_result(result, error=True)
 
 
-def _room_gone(tool: str) -> Any:
-    """The refusal for a room that is unloaded, reloading or removed."""
+def _room_gone(hass: HomeAssistant, entry_id: str, tool: str) -> Any:
+    """The refusal for a room that is reloading (try again soon) or unloaded or removed (start again)."""
+    entry = hass.config_entries.async_get_entry(entry_id)
+    note = ROOM_RELOADING if entry is not None and entry.state in _COMING_BACK else ROOM_GONE
     return tool_result(
-        {
-            "success": False,
-            "tool": tool,
-            "outcome": "blocked",
-            "error": Refusal.NOT_AVAILABLE,
-            "note": ROOM_GONE,
-        },
+        {"success": False, "tool": tool, "outcome": "blocked", "error": Refusal.NOT_AVAILABLE, "note": note},
         error=True,
     )
 
@@ -157,7 +159,7 @@ class _RoomTool(llm.Tool):
         """The room's answer; a room that is gone says so."""
         coordinator = loaded_coordinator(hass, self._entry_id)
         if coordinator is None:
-            return _room_gone(self.name)
+            return _room_gone(hass, self._entry_id, self.name)
         return await self._async_answer(coordinator, tool_input, llm_context)
 
     async def _async_answer(

@@ -195,9 +195,6 @@ ORCHESTRATOR_OPTIONS: tuple[Option, ...] = (
     _number("delegation_timeout", "limits", 30, 5, 600, "s"),
 )
 
-OPTIONS: Mapping[str, Option] = {option.key: option for option in (*OVERSEER_OPTIONS, *ORCHESTRATOR_OPTIONS)}
-
-
 def sections(table: tuple[Option, ...]) -> dict[str, tuple[Option, ...]]:
     """The table's options by section, in order."""
     found: dict[str, list[Option]] = {}

@@ -75,7 +75,11 @@ class OverseerStore:
         book = await self._book.store.async_load()
         data = critical if isinstance(critical, dict) else {}
         if isinstance(book, dict):
-            data = {**data, **{key: book[key] for key in BOOK_KEYS if key in book}}
+            return {**data, **{key: book[key] for key in BOOK_KEYS if key in book}}
+        if any(key in data for key in BOOK_KEYS):
+            # Written before the main document drops it (a second after the first change): the
+            # history must never be in neither document.
+            await self._book.async_save({key: data[key] for key in BOOK_KEYS if key in data})
         return data
 
     @callback

@@ -19,7 +19,7 @@ from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from .const import DOMAIN, status_signal
 from .core.replies import Phrase
 from .phrases import async_phrases
-from .runtime import OrchestratorRuntimeData
+from .runtime import orchestrator_of
 from .status import SCHEMA_OFF, build_status, orchestrator_status
 
 # A language tag as the frontend has them (en, de, pt-BR, zh-Hant); anything else is ignored.
@@ -39,8 +39,8 @@ def _status(hass: HomeAssistant, entry_id: str, phrase: Phrase) -> dict[str, Any
     if entry is None or entry.domain != DOMAIN:
         return None
     if entry.state is ConfigEntryState.LOADED:
-        if isinstance(entry.runtime_data, OrchestratorRuntimeData):
-            return orchestrator_status(entry.runtime_data.orchestrator)
+        if (orchestrator := orchestrator_of(entry)) is not None:
+            return orchestrator_status(orchestrator)
         return build_status(entry.runtime_data.coordinator, phrase)
     return {
         "schema": SCHEMA_OFF,

@@ -8,9 +8,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from awesomeversion import AwesomeVersion
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant import loader
 from homeassistant.config_entries import ConfigEntry, ConfigEntryState
+from homeassistant.const import __version__ as HA_VERSION
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
@@ -119,13 +121,18 @@ def llm_context(platform: str) -> llm.LLMContext:
     return llm.LLMContext(**{f.name: values[f.name] for f in fields(llm.LLMContext)})
 
 
+# From this release LLM tools return llm.ToolResult and carry ToolAnnotations: the tests expect
+# them by the version, so that a rename in Home Assistant fails here instead of passing quietly.
+TOOL_RESULTS = AwesomeVersion(HA_VERSION) >= AwesomeVersion("2026.10.0")
+
+
 def tool_answer(result: Any) -> dict[str, Any]:
     """What a guardrails tool answered, as the calling agent's model reads it.
 
     From 2026.10 Home Assistant hands back an llm.ToolResult, whose error flag core's agents
     pass to their model: it must be set for every call that did not run.
     """
-    if not hasattr(llm, "ToolResult"):
+    if not TOOL_RESULTS:
         assert isinstance(result, dict), result
         return result
     assert isinstance(result, llm.ToolResult), result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from awesomeversion import AwesomeVersion
 from homeassistant.const import __version__ as HA_VERSION
 from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -10,11 +11,13 @@ from custom_components.overseer.compat import (
     agent_llm_apis,
     async_converse,
     conversation_agent_exists,
+    conversation_busy_errors,
     tool_annotations,
     tool_result,
 )
 
 from .agents import AGENT_ID, async_setup_agent
+from .harness import TOOL_RESULTS
 
 
 async def test_async_converse_asks_in_a_fresh_conversation_with_keywords_only(hass, agent_flow):
@@ -56,7 +59,7 @@ async def test_agent_llm_apis_for_an_agent_registered_by_entry_id(hass):
 
 def test_tool_result_is_home_assistants_where_it_has_one():
     result = tool_result({"success": False, "error": "cooldown"}, error=True)
-    if hasattr(llm, "ToolResult"):  # 2026.10+: the error flag reaches the agent's model
+    if TOOL_RESULTS:  # 2026.10+: the error flag reaches the agent's model
         assert result == llm.ToolResult(data={"success": False, "error": "cooldown"}, error=True)
     else:
         assert result == {"success": False, "error": "cooldown"}
@@ -64,9 +67,19 @@ def test_tool_result_is_home_assistants_where_it_has_one():
 
 def test_tool_annotations_are_closed_world_where_home_assistant_has_them():
     annotations = tool_annotations(read_only=True, destructive=False, idempotent=True)
-    if hasattr(llm, "ToolAnnotations"):
+    if TOOL_RESULTS:
         assert annotations == llm.ToolAnnotations(
             read_only=True, destructive=False, idempotent=True, open_world=False
         )
     else:
         assert annotations is None
+
+
+def test_a_busy_conversation_is_caught_only_where_home_assistant_raises_it():
+    from homeassistant.components import conversation
+
+    caught = conversation_busy_errors()
+    if AwesomeVersion(HA_VERSION) >= AwesomeVersion("2026.11.0"):  # the release run's end-to-end test
+        assert caught == (conversation.ConversationBusyError,)
+    else:  # two turns of one conversation run side by side: nothing to catch
+        assert caught == ()

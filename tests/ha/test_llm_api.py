@@ -14,7 +14,7 @@ from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
 from ..ollama_stub import call
-from .harness import OPTIONS, llm_context, set_select, setup_overseer, tool_answer
+from .harness import OPTIONS, TOOL_RESULTS, llm_context, set_select, setup_overseer, tool_answer
 
 API_ID = "overseer-room1"
 # The harness room's tools that act on it, in the registry's order.
@@ -152,7 +152,7 @@ async def test_a_core_agent_given_the_api_is_held_to_the_cooldown(hass, ollama_s
         for message in request["messages"]
         if message["role"] == "tool"
     ]
-    if hasattr(llm, "ToolResult"):
+    if TOOL_RESULTS:
         assert [result["error"] for result in tool_results] == [False, True]
         tool_results = [result["data"] for result in tool_results]
     assert tool_results[0]["outcome"] == "executed"
@@ -212,6 +212,19 @@ async def test_an_instance_kept_after_the_room_is_unloaded_says_to_start_again(h
     assert room["cover.open_cover"] == []
 
 
+async def test_an_instance_used_while_the_room_reloads_says_to_try_again_shortly(hass, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    instance = await room_api(hass)
+    reloading = hass.async_create_task(hass.config_entries.async_reload(entry.entry_id))
+    answer = await use(hass, instance, "lift_up")
+    assert (answer["error"], answer["note"]) == (
+        "not_available",
+        "this room's overseer is starting again: try again in a few seconds",
+    )
+    assert await reloading
+    assert (await use(hass, instance, "lift_up"))["outcome"] == "executed"  # and then it works
+
+
 async def test_room_state_reads_the_room_now_while_the_prompt_keeps_its_first_turn(hass, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     instance = await room_api(hass)
@@ -231,7 +244,7 @@ async def test_tools_carry_annotations_from_the_registry_and_the_policy(hass, ol
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "approval_tools": ["lift_down"]})
     tools = {tool.name: tool for tool in (await room_api(hass)).tools}
     assert (tools["lift_up"].title, tools["room_state"].title) == ("Raise the lift", "Read the room")
-    if not hasattr(llm, "ToolAnnotations"):  # before 2026.10 tools had none
+    if not TOOL_RESULTS:  # before 2026.10 tools had no annotations
         assert all(tool.annotations is None for tool in tools.values())
         return
     shown = {

@@ -134,6 +134,20 @@ async def test_a_room_saved_in_one_document_keeps_its_audit_and_incidents(
     assert "audit" not in hass_storage[STORAGE_KEY]["data"]
 
 
+async def test_an_upgrade_never_leaves_the_history_in_neither_document(
+    hass, hass_storage, freezer, ollama_stub, room
+):
+    started = dt_util.utcnow().timestamp()
+    audit = [{"ts": started - 5, "tool": "neato_start", "outcome": "executed", "decision_id": "x"}]
+    hass_storage[STORAGE_KEY] = document({"memory": ["kept", "", ""], "audit": audit})
+    await setup_overseer(hass, ollama_stub)
+    await hass.services.async_call("overseer", "memory_write", {"slot": 2, "text": "new"}, blocking=True)
+    await tick(hass, freezer, 1)  # the main document is rewritten without the history
+    assert "audit" not in hass_storage[STORAGE_KEY]["data"]
+    # A crash now must not lose it: the book was written before the main document dropped it.
+    assert [record["tool"] for record in hass_storage[BOOK_KEY]["data"]["audit"]] == ["neato_start"]
+
+
 async def test_cooldown_sensor_says_when_the_group_is_ready_without_ticking(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     assert hass.states.get("sensor.arena_lights_cooldown").state == "unknown"  # never used yet

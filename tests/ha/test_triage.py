@@ -6,11 +6,15 @@ import pytest
 from homeassistant.core import Context
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import issue_registry as ir
+from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import (
     async_capture_events,
     async_fire_time_changed,
     async_mock_service,
 )
+
+from custom_components.overseer.core.approvals import Approval, ApprovalStatus, approval_as_dict
+from custom_components.overseer.incidents import INCIDENT_LOST
 
 from ..ollama_stub import call, reasoning
 from .harness import OPTIONS, say, set_select, setup_overseer, status, tick
@@ -484,3 +488,30 @@ async def test_an_unreachable_model_backs_triage_off_without_spending_its_tries(
         await tick(hass, freezer, 5)
     [incident] = (await status(await hass_ws_client(hass)))["incidents"]
     assert incident["status"] == "resolved" and "rejected" not in [s["what"] for s in incident["timeline"]]
+
+
+async def test_an_approval_whose_incident_a_crash_lost_is_not_asked_again(
+    hass, hass_storage, freezer, ollama_stub, room, hass_admin_user
+):
+    # Approvals are written within a second, the incident book within minutes: a crash between
+    # the two leaves a restart waiting for an incident nobody keeps any more.
+    now = dt_util.utcnow().timestamp()
+    orphan = Approval(
+        "APR-0badc0de", "n" * 32, "INC-0009", "asset_restart", {"asset_id": "vacuum.neato"}, now, now + 600
+    )
+    hass_storage["overseer.room1"] = {
+        "version": 1,
+        "minor_version": 1,
+        "key": "overseer.room1",
+        "data": {"approvals": [approval_as_dict(orphan)], "incident_number": 10},
+    }
+    await setup_overseer(hass, ollama_stub)
+    notifications = hass.data.get("persistent_notification", {})
+    assert not any("APR-0badc0de" in key for key in notifications)  # nobody is asked
+    assert hass.states.get("sensor.arena_pending_approvals").state == "0"
+    with pytest.raises(ServiceValidationError):
+        await approve(hass, hass_admin_user, "APR-0badc0de")
+    assert room["homeassistant.reload_config_entry"] == []
+    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    lost = coordinator.state.approvals["APR-0badc0de"]
+    assert (lost.status, lost.reason) == (ApprovalStatus.EXPIRED, INCIDENT_LOST)
