@@ -195,6 +195,7 @@ ORCHESTRATOR_OPTIONS: tuple[Option, ...] = (
     _number("delegation_timeout", "limits", 30, 5, 600, "s"),
 )
 
+
 def sections(table: tuple[Option, ...]) -> dict[str, tuple[Option, ...]]:
     """The table's options by section, in order."""
     found: dict[str, list[Option]] = {}
