@@ -43,7 +43,7 @@ def set_site_mode(ha, option: str) -> None:
 
 
 def assist(ha, text: str, conversation_id: str | None = None) -> str:
-    """Say something to the overseer's agent as the Assist dialog does; its spoken reply."""
+    """Say something to the overseer's agent through the conversation API; its spoken reply."""
     payload = {"text": text, "agent_id": "conversation.arena_agent"}
     if conversation_id:
         payload["conversation_id"] = conversation_id
