@@ -50,7 +50,7 @@ PROMPT = (Path(__file__).parents[2] / "custom_components/overseer/prompts/system
 NAME = "Overseer"
 # As long as a user's request_timeout may well be (the option's default is 60 s).
 REQUEST_TIMEOUT = 120
-DECISIONS = 50
+DECISIONS = 30
 PEOPLE = ("alex", "sam", "jo", "kim", "Overseer")
 OWN_LINE = "Chaos has standards."
 LINES = (
