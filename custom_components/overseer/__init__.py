@@ -14,6 +14,7 @@ from homeassistant.helpers import llm
 from homeassistant.helpers.typing import ConfigType
 from homeassistant.loader import async_get_integration
 
+from .approvals import ApprovalDesk
 from .compat import agent_llm_apis, async_register_frontend_module
 from .const import (
     BACKEND_CONVERSATION,
@@ -24,9 +25,16 @@ from .const import (
     ISSUE_MODEL_UNREACHABLE,
     OverseerMode,
 )
-from .coordinator import OverseerCoordinator
+from .coordinator import LoopParts, OverseerCoordinator
 from .core.context import system_prompt
+from .core.gate import Gate
+from .core.metrics import Metrics
+from .core.replies import Phrase
 from .cycle import ASKER
+from .executor import Executor
+from .health import ModelHealthCoordinator
+from .incidents import IncidentDesk
+from .inputs import RoomInputs
 from .llm_api import GuardrailsAPI, is_guardrails_api
 from .models import RoomState
 from .orchestrator import ORCHESTRATOR_PROMPTS, Orchestrator
@@ -46,8 +54,9 @@ from .runtime import (
 )
 from .services import async_setup_services
 from .settings import Settings
+from .signals import RoomSignals
 from .store import OverseerStore
-from .triage import Briefing, load_knowledge
+from .triage import Briefing, Triage, TriageParts, load_knowledge
 from .websocket import async_register_websocket
 
 PLATFORMS = [Platform.CONVERSATION, Platform.SELECT, Platform.SENSOR, Platform.SWITCH]
@@ -155,23 +164,53 @@ async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry)
     triage_prompt = await hass.async_add_executor_job(load_prompt, config_dir, TRIAGE_PROMPT)
     knowledge = await hass.async_add_executor_job(load_knowledge, config_dir)
     _check_agent(hass, entry, settings)
-    coordinator = OverseerCoordinator(
+    entry.runtime_data = _build_overseer(
         hass,
         entry,
         settings,
-        make_provider(hass, settings),
         state,
         store,
         prompts,
         Briefing(system_prompt(triage_prompt, settings.name), knowledge),
         phrase,
     )
-    entry.runtime_data = OverseerRuntimeData(coordinator)
+    coordinator = entry.runtime_data.coordinator
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(llm.async_register_api(hass, GuardrailsAPI(hass, coordinator)))
     coordinator.async_start()
     entry.async_on_unload(entry.add_update_listener(_async_reload))
     return True
+
+
+def _build_overseer(
+    hass: HomeAssistant,
+    entry: OverseerConfigEntry,
+    settings: Settings,
+    state: RoomState,
+    store: OverseerStore,
+    prompts: dict[OverseerMode, str],
+    briefing: Briefing,
+    phrase: Phrase,
+) -> OverseerRuntimeData:
+    """The room's parts side by side, sharing its state, clock and change signal."""
+    now = OverseerCoordinator.now
+    provider = make_provider(hass, settings)
+    signals = RoomSignals(hass, entry.entry_id, store, state)
+    gate = Gate(settings.gate, now())
+    metrics = Metrics(started=now())
+    inputs = RoomInputs(hass, entry.entry_id, settings, state, gate, now)
+    executor = Executor(hass, settings, state, metrics, inputs.world, signals.changed, now)
+    health = ModelHealthCoordinator(hass, entry, provider, now)
+    approvals = ApprovalDesk(hass, settings, state, executor, now, signals.changed, phrase)
+    incidents = IncidentDesk(
+        hass, entry.entry_id, settings, state, inputs.world, now, signals.changed, approvals
+    )
+    triage = Triage(
+        settings, state, TriageParts(executor, provider, health, briefing), approvals, incidents.put, now
+    )
+    parts = LoopParts(gate, metrics, inputs, executor, health, incidents, triage, signals)
+    coordinator = OverseerCoordinator(hass, entry, settings, provider, state, prompts, parts)
+    return OverseerRuntimeData(coordinator, health, incidents, approvals, triage)
 
 
 async def _async_reload(hass: HomeAssistant, entry: RoomConfigEntry) -> None:

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
-from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
 from . import events
-from .const import LOGGER, OverseerMode, Phase, status_signal
+from .const import LOGGER, OverseerMode, Phase
 from .controls import ControlPanel
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
-from .core.replies import Phrase
 from .core.world import World
 from .cycle import Cycle, CycleParts, async_run_cycle
 from .executor import Executor
@@ -27,14 +26,27 @@ from .incidents import IncidentDesk
 from .inputs import RoomInputs
 from .models import RoomState
 from .providers import ModelError, Provider
-from .room import build_world
 from .settings import Settings
-from .store import OverseerStore
-from .triage import Briefing, TriageParts
+from .signals import RoomSignals
+from .triage import Triage
+
+
+@dataclass(frozen=True, slots=True)
+class LoopParts:
+    """What the loop drives, built beside it in setup (and held by the entry's runtime data)."""
+
+    gate: Gate
+    metrics: Metrics
+    inputs: RoomInputs
+    executor: Executor
+    health: ModelHealthCoordinator
+    incidents: IncidentDesk
+    triage: Triage
+    signals: RoomSignals
 
 
 class OverseerCoordinator:
-    """Owns one room's clock, state and the single in-flight decision."""
+    """Owns one room's clock and the single in-flight decision; the room's parts it drives."""
 
     def __init__(
         self,
@@ -43,29 +55,23 @@ class OverseerCoordinator:
         settings: Settings,
         provider: Provider,
         state: RoomState,
-        store: OverseerStore,
         prompts: dict[OverseerMode, str],
-        triage: Briefing,
-        phrase: Phrase,
+        parts: LoopParts,
     ) -> None:
         """Wire the pure core to this room's Home Assistant state."""
         self.hass = hass
         self.entry = entry
         self.settings = settings
         self.state = state
-        self._store = store
-        self.gate = Gate(settings.gate, self.now())
-        self.metrics = Metrics(started=self.now())
-        self.health = ModelHealthCoordinator(hass, entry, provider, self.now)
-        self.inputs = RoomInputs(hass, entry.entry_id, settings, state, self.gate, self.now)
-        self.controls = ControlPanel(state, self._changed)
-        self.executor = Executor(hass, settings, state, self.metrics, self.world, self._changed, self.now)
-        parts = TriageParts(self.executor, provider, self.health, triage)
-        self.incidents = IncidentDesk(
-            hass, entry.entry_id, settings, state, self.world, self.now, self._changed, parts, phrase
-        )
-        # The room's approvals, for the services, the entities and the card.
-        self.approvals = self.incidents.approvals
+        self.gate = parts.gate
+        self.metrics = parts.metrics
+        self.inputs = parts.inputs
+        self.executor = parts.executor
+        self._health = parts.health
+        self._incidents = parts.incidents
+        self._triage = parts.triage
+        self._signals = parts.signals
+        self.controls = ControlPanel(state, parts.signals.changed)
         self._parts = CycleParts(
             hass,
             settings,
@@ -98,8 +104,8 @@ class OverseerCoordinator:
         """Listen to the room, check the model in the background and start the gate timer."""
         self._unsubscribe = [
             *self.inputs.async_listen(),
-            self.health.async_add_listener(self._notify),
-            self.incidents.async_track(),
+            self._health.async_add_listener(self._signals.notify),
+            self._incidents.async_track(),
             async_track_time_interval(
                 self.hass,
                 self._tick,
@@ -110,9 +116,9 @@ class OverseerCoordinator:
         ]
         self.running = True
         self.entry.async_create_background_task(
-            self.hass, self.health.async_refresh(), f"overseer model check {self.entry.title}"
+            self.hass, self._health.async_refresh(), f"overseer model check {self.entry.title}"
         )
-        self._notify()
+        self._signals.notify()
 
     async def async_stop(self) -> None:
         """Stop listening, cancel the in-flight decision and write everything down."""
@@ -120,10 +126,10 @@ class OverseerCoordinator:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe = []
-        await self.health.async_shutdown()
+        await self._health.async_shutdown()
         await self._async_cancel_decision()
-        await self._store.async_save(self.state)
-        self._notify()
+        await self._signals.async_flush()
+        self._signals.notify()
 
     async def _async_cancel_decision(self) -> None:
         """Cancel the decision in flight, if any, and wait until it is gone."""
@@ -134,17 +140,6 @@ class OverseerCoordinator:
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
-    @callback
-    def _changed(self) -> None:
-        """Persist soon and tell the entities and the card."""
-        self._store.schedule_save(self.state)
-        self._notify()
-
-    @callback
-    def _notify(self) -> None:
-        """Entities and status subscribers follow this one signal."""
-        async_dispatcher_send(self.hass, status_signal(self.entry.entry_id))
-
     # Controls that need the loop: the mode flip and the trigger service
 
     async def async_set_mode(self, mode: OverseerMode) -> None:
@@ -154,7 +149,7 @@ class OverseerCoordinator:
         await self._async_cancel_decision()
         self.state.mode = mode
         self.phase = Phase.IDLE
-        self._changed()
+        self._signals.changed()
 
     @callback
     def request_decision(self) -> None:
@@ -174,14 +169,16 @@ class OverseerCoordinator:
         # ending, a spent action leaving the window, new chat for the card's live tail.
         shown = (*self.state.ledger.visible(now, self.settings.limits), self.inputs.received)
         if shown != self._shown:
-            self._notify()
+            self._signals.notify()
         self._shown = shown
         if self.state.mode is OverseerMode.OFF:
             return
-        held = self.busy or now < self.health.retry_at
+        held = self.busy or now < self._health.retry_at
         # Triage shares the single flight; the desk says when it is triage's turn.
-        if not held and (triage := self.incidents.take_triage(now, self.gate.addressed_pending)):
-            self._task = self.entry.async_create_background_task(self.hass, triage, "overseer triage")
+        if not held and (incident_id := self._incidents.take_triage(now, self.gate.addressed_pending)):
+            self._task = self.entry.async_create_background_task(
+                self.hass, self._triage.async_run(incident_id), "overseer triage"
+            )
             return
         trigger = self.gate.tick(now, busy=held)
         if trigger is None:
@@ -194,19 +191,12 @@ class OverseerCoordinator:
 
     def world(self) -> World:
         """The room as it is now."""
-        return build_world(
-            self.hass,
-            self.settings,
-            self.state.controls,
-            self.state.memory.slots,
-            self.inputs.active_people(),
-            self.incidents.summaries(),
-        )
+        return self.inputs.world()
 
     def _set_phase(self, phase: Phase) -> None:
         """Move to a loop phase and show it."""
         self.phase = phase
-        self._notify()
+        self._signals.notify()
 
     async def _async_decide(self, trigger: Trigger) -> None:
         """One decision cycle; whatever goes wrong, the loop survives."""
@@ -226,12 +216,12 @@ class OverseerCoordinator:
 
     def _model_answered(self) -> None:
         """Forget past failures as soon as the model replies."""
-        self.health.record_success()
+        self._health.record_success()
         self.last_error = None
 
     def _model_failed(self, cycle: Cycle, err: ModelError) -> None:
         """Back off exponentially and keep the question for when the model answers again."""
-        delay = self.health.record_failure(err, self.settings.gate_interval)
+        delay = self._health.record_failure(err, self.settings.gate_interval)
         self.gate.requeue(cycle.trigger)
         self.metrics.record_failure(self.now(), cycle.latency or 0.0)
         self.last_error = f"{type(err).__name__}: {err}"[:300]

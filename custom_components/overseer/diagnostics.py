@@ -41,10 +41,11 @@ async def async_get_config_entry_diagnostics(hass: HomeAssistant, entry: RoomCon
     if (orchestrator := orchestrator_of(entry)) is not None:
         # The orchestration log: routes, scores, reasons and timings; what people said redacted.
         return {"entry": settings, "status": async_redact_data(orchestrator_status(orchestrator), TO_REDACT)}
-    coordinator = cast(OverseerRuntimeData, entry.runtime_data).coordinator
+    data = cast(OverseerRuntimeData, entry.runtime_data)
+    coordinator = data.coordinator
     return {
         "entry": settings,
-        "status": async_redact_data(build_status(coordinator), TO_REDACT),
+        "status": async_redact_data(build_status(data), TO_REDACT),
         "audit_records": len(coordinator.state.audit),
         "transcript_lines": len(coordinator.inputs.transcript),
     }

@@ -10,10 +10,9 @@ newest closed ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
 
 from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
@@ -25,8 +24,7 @@ from .approvals import ApprovalDesk
 from .const import DOMAIN, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
 from .core.approvals import Approval, ApprovalStatus, decided, pending
 from .core.faults import UNSURE, Asset, Fault, FaultCode, FaultRules, Reading, detect
-from .core.incidents import ACTIVE, Incident, IncidentStatus, number_of, prune_incidents, reconcile
-from .core.replies import Phrase
+from .core.incidents import ACTIVE, Incident, IncidentStatus, prune_incidents, reconcile
 from .core.text import markdown_plain
 from .core.tools import call_text
 from .core.triage import (
@@ -41,7 +39,6 @@ from .core.triage import (
 from .core.world import World
 from .models import RoomState
 from .settings import Settings
-from .triage import Triage, TriageParts
 
 CHECK_EVERY = timedelta(seconds=5)
 KEEP_CLOSED = 50
@@ -52,7 +49,7 @@ READ_ATTRIBUTES = ("battery_level", "status", "error", "device_class")
 
 
 class IncidentDesk:
-    """Checks the room's assets, keeps its incidents and hands them to triage and approvals."""
+    """Checks the room's assets, keeps its incidents and says when one is triage's turn."""
 
     def __init__(
         self,
@@ -63,8 +60,7 @@ class IncidentDesk:
         world: Callable[[], World],
         now: Callable[[], float],
         changed: Callable[[], None],
-        triage: TriageParts,
-        phrase: Phrase,
+        approvals: ApprovalDesk,
     ) -> None:
         """Share the room's persisted state; changed() persists it and refreshes the entities."""
         self._hass = hass
@@ -79,8 +75,7 @@ class IncidentDesk:
         self._started = now()
         # A due triage put off once for someone waiting for an answer goes next.
         self._deferred = False
-        self.approvals = ApprovalDesk(hass, settings, state, triage.executor, now, changed, phrase)
-        self.triage = Triage(settings, state, triage, self.approvals, self.put, now)
+        self._approvals = approvals
         for incident in list(state.incidents.values()):
             if incident.status is IncidentStatus.TRIAGING:  # Home Assistant stopped mid-call
                 back = replace(incident, status=IncidentStatus.OPEN).noted(now(), "interrupted", "restart")
@@ -100,8 +95,8 @@ class IncidentDesk:
         Before it has started, assets are still loading and would read as offline.
         """
         stoppers: list[CALLBACK_TYPE] = [
-            self.approvals.async_listen(),
-            self.approvals.async_on_decided(self._approval_decided),
+            self._approvals.async_listen(),
+            self._approvals.async_on_decided(self._approval_decided),
         ]
 
         @callback
@@ -125,20 +120,8 @@ class IncidentDesk:
 
         return stop
 
-    @property
-    def active(self) -> list[Incident]:
-        """The incidents still being handled, oldest first."""
-        return sorted(
-            (i for i in self._state.incidents.values() if i.status in ACTIVE),
-            key=lambda i: number_of(i.incident_id),
-        )
-
-    def summaries(self) -> tuple[str, ...]:
-        """One line per active incident, for the chat loop's STATE_UPDATE."""
-        return tuple(incident.summary() for incident in self.active)
-
-    def take_triage(self, now: float, addressed_pending: bool) -> Coroutine[Any, Any, None] | None:
-        """The triage to run in the free flight, if one is due and it is triage's turn.
+    def take_triage(self, now: float, addressed_pending: bool) -> str | None:
+        """The incident to triage in the free flight, if one is due and it is triage's turn.
 
         Triage acts on the room: only the control overseer runs it.
         """
@@ -152,7 +135,7 @@ class IncidentDesk:
             self._deferred = True
             return None
         self._deferred = False
-        return self.triage.async_run(incident.incident_id)
+        return incident.incident_id
 
     @callback
     def check(self, _: datetime | None = None) -> None:
@@ -176,13 +159,13 @@ class IncidentDesk:
         for change in changes:
             self._tell(change.incident, None if change.what in ("opened", "reopened") else change.what)
             if change.what == "cleared":  # a person fixed it: a restart now would hit a healthy device
-                for approval in self.approvals.pending(change.incident.incident_id):
-                    self.approvals.expire(approval.approval_id, "fault cleared")
+                for approval in self._approvals.pending(change.incident.incident_id):
+                    self._approvals.expire(approval.approval_id, "fault cleared")
             elif change.what == "reopened" and (escalated := relapsed(change.incident, now)) is not None:
                 self.put(escalated)
-        self.approvals.expire_overdue()
+        self._approvals.expire_overdue()
         for incident in list(state.incidents.values()):
-            pending = bool(self.approvals.pending(incident.incident_id))
+            pending = bool(self._approvals.pending(incident.incident_id))
             checked = verified(incident, now, pending)
             if checked is None and not pending:  # an approval answered, expired or lost elsewhere
                 checked = nothing_to_approve(incident, now)
@@ -211,7 +194,7 @@ class IncidentDesk:
         if approval.status is ApprovalStatus.EXECUTED:
             call = call_text(approval.tool, approval.arguments)
             incident = executed(incident, [call], now, self._settings.verify_after)
-        elif not self.approvals.pending(incident.incident_id):
+        elif not self._approvals.pending(incident.incident_id):
             incident = nothing_to_approve(incident, now) or incident
         self.put(incident)
 
@@ -219,8 +202,8 @@ class IncidentDesk:
         """The contract's event, and the incident's repair issue kept in step with its status."""
         events.incident(self._hass, incident, reason)
         if incident.status is IncidentStatus.RESOLVED:
-            for approval in self.approvals.pending(incident.incident_id):
-                self.approvals.expire(approval.approval_id, "incident resolved")
+            for approval in self._approvals.pending(incident.incident_id):
+                self._approvals.expire(approval.approval_id, "incident resolved")
         self._sync_repair(incident)
 
     def _sync_repair(self, incident: Incident) -> None:

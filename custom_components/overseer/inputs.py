@@ -1,4 +1,4 @@
-"""What comes into a room: chat lines from the bus and changes of the watched entities."""
+"""What comes into a room: chat lines from the bus, changes of the watched entities, the room now."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from .chat import parse_chat_event
 from .const import DOMAIN, EVENT_CHAT_MESSAGE, TRANSCRIPT_BUFFER, OverseerMode
 from .core.context import ChatLine
 from .core.gate import Gate
+from .core.incidents import active_incidents
 from .core.text import fold
-from .core.world import Role, rover_field, world_event
+from .core.world import Role, World, rover_field, world_event
 from .models import RoomState
+from .room import build_world
 from .roster import takes_part
 from .settings import Settings
 
@@ -124,3 +126,14 @@ class RoomInputs:
             if not line.bot:
                 people.setdefault(line.user, None)
         return tuple(people)[:MAX_ACTIVE_PEOPLE]
+
+    def world(self) -> World:
+        """The room as it is now, with who is about and what is still wrong."""
+        return build_world(
+            self._hass,
+            self._settings,
+            self._state.controls,
+            self._state.memory.slots,
+            self.active_people(),
+            tuple(incident.summary() for incident in active_incidents(self._state.incidents)),
+        )

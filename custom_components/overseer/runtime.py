@@ -11,16 +11,28 @@ from typing import cast
 
 from homeassistant.config_entries import ConfigEntry, ConfigEntryState
 
+from .approvals import ApprovalDesk
 from .const import CONF_KIND, KIND_ORCHESTRATOR
 from .coordinator import OverseerCoordinator
+from .health import ModelHealthCoordinator
+from .incidents import IncidentDesk
 from .orchestrator import Orchestrator
+from .triage import Triage
 
 
 @dataclass
 class OverseerRuntimeData:
-    """What a loaded overseer entry holds."""
+    """What a loaded overseer entry holds: its loop and the parts built beside it.
+
+    The coordinator drives the others (starts and stops them, gives triage its turn in the single
+    flight); readers take each part from here.
+    """
 
     coordinator: OverseerCoordinator
+    health: ModelHealthCoordinator
+    incidents: IncidentDesk
+    approvals: ApprovalDesk
+    triage: Triage
 
 
 @dataclass

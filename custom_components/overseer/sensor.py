@@ -26,12 +26,15 @@ from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN, Phase, status_signal
 from .coordinator import OverseerCoordinator
+from .core.approvals import pending
 from .core.decision import Mode
 from .core.gate import TriggerKind
+from .core.incidents import active_incidents
 from .core.policy import configured_groups
 from .core.tools import CooldownGroup
 from .core.world import World
 from .entity import OverseerEntity, existing
+from .health import ModelHealthCoordinator
 from .orchestrator import Orchestrator
 from .runtime import OverseerRuntimeData, RoomConfigEntry, orchestrator_of
 
@@ -147,13 +150,13 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         key="open_incidents",
         translation_key="open_incidents",
         state_class=SensorStateClass.MEASUREMENT,
-        value_fn=lambda coordinator: len(coordinator.incidents.active),
+        value_fn=lambda coordinator: len(active_incidents(coordinator.state.incidents)),
     ),
     OverseerSensorDescription(
         key="pending_approvals",
         translation_key="pending_approvals",
         state_class=SensorStateClass.MEASUREMENT,
-        value_fn=lambda coordinator: len(coordinator.approvals.pending()),
+        value_fn=lambda coordinator: len(pending(coordinator.state.approvals.values())),
     ),
 )
 
@@ -165,10 +168,10 @@ async def async_setup_entry(
     if (orchestrator := orchestrator_of(entry)) is not None:
         async_add_entities([PipelineSensor(orchestrator)])
         return
-    coordinator = cast(OverseerRuntimeData, entry.runtime_data).coordinator
+    data = cast(OverseerRuntimeData, entry.runtime_data)
     async_add_entities(
-        OverseerSensor(coordinator, description)
-        for description in existing(hass, coordinator, SENSOR_DOMAIN, SENSORS)
+        OverseerSensor(data.coordinator, data.health, description)
+        for description in existing(hass, data.coordinator, SENSOR_DOMAIN, SENSORS)
     )
 
 
@@ -176,6 +179,16 @@ class OverseerSensor(OverseerEntity, SensorEntity):
     """One sensor of the room."""
 
     entity_description: OverseerSensorDescription
+
+    def __init__(
+        self,
+        coordinator: OverseerCoordinator,
+        health: ModelHealthCoordinator,
+        description: OverseerSensorDescription,
+    ) -> None:
+        """Bind to the room's loop, and to the model's health for the figures that need it."""
+        super().__init__(coordinator, description)
+        self._health = health
 
     @property
     def native_value(self) -> StateType | datetime:
@@ -185,7 +198,7 @@ class OverseerSensor(OverseerEntity, SensorEntity):
     @property
     def available(self) -> bool:
         """Model figures are unavailable while the model cannot be asked."""
-        return not self.entity_description.needs_model or self.coordinator.health.last_update_success
+        return not self.entity_description.needs_model or self._health.last_update_success
 
 
 class PipelineSensor(SensorEntity):

@@ -218,7 +218,7 @@ def async_setup_services(hass: HomeAssistant) -> None:
         async def handler(call: ServiceCall) -> None:
             approval_id = call.data[ATTR_APPROVAL_ID].strip()
             for data in _overseers(hass):
-                desk = data.coordinator.approvals
+                desk = data.approvals
                 if desk.knows(approval_id):
                     await desk.async_answer(approval_id, approve, call.context)
                     return

@@ -16,7 +16,6 @@ from typing import Any
 from homeassistant.util import dt as dt_util
 
 from .const import BACKEND_CONVERSATION, CONF_ROOM, RECENT_ACTIONS, OverseerMode, Phase
-from .coordinator import OverseerCoordinator
 from .core.approvals import Approval, approval_as_dict
 from .core.audit import Outcome
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
@@ -30,6 +29,7 @@ from .core.tools import TOOLS, CooldownGroup, call_text, tools_in
 from .core.world import SiteMode, World
 from .health import Health
 from .orchestrator import Orchestrator, Run
+from .runtime import OverseerRuntimeData
 
 SCHEMA_CONTROL = "overseer.v2"
 SCHEMA_COMMENTARY = "overseer.commentary"
@@ -99,8 +99,9 @@ class StatusSnapshot:
     approvals: tuple[Approval, ...]
 
 
-def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
+def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
     """Read the room once."""
+    coordinator, health = room.coordinator, room.health
     settings, state, cycle = coordinator.settings, coordinator.state, coordinator.last
     now = coordinator.now()
     # Only the control view shows the room's tools; the other views need not read the room.
@@ -129,8 +130,8 @@ def take_snapshot(coordinator: OverseerCoordinator) -> StatusSnapshot:
         mode=state.mode,
         running=coordinator.running,
         phase=coordinator.phase.value,
-        health=coordinator.health.health.value,
-        health_detail=coordinator.health.detail,
+        health=health.health.value,
+        health_detail=health.detail,
         dry_run=state.dry_run,
         site_mode=state.controls.site_mode,
         lights_locked_on=state.controls.lights_locked_on,
@@ -363,9 +364,9 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
     }
 
 
-def build_status(coordinator: OverseerCoordinator, phrase: Phrase | None = None) -> dict[str, Any]:
+def build_status(room: OverseerRuntimeData, phrase: Phrase | None = None) -> dict[str, Any]:
     """The room's status object now, its health banner worded by phrase (the reader's language)."""
-    return render(take_snapshot(coordinator), phrase)
+    return render(take_snapshot(room), phrase)
 
 
 def orchestrator_status(orchestrator: Orchestrator) -> dict[str, Any]:

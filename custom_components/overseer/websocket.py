@@ -41,7 +41,7 @@ def _status(hass: HomeAssistant, entry_id: str, phrase: Phrase) -> dict[str, Any
     if entry.state is ConfigEntryState.LOADED:
         if (orchestrator := orchestrator_of(entry)) is not None:
             return orchestrator_status(orchestrator)
-        return build_status(entry.runtime_data.coordinator, phrase)
+        return build_status(entry.runtime_data, phrase)
     return {
         "schema": SCHEMA_OFF,
         "entry_id": entry_id,

@@ -16,7 +16,7 @@ async def test_a_room_without_a_vacuum_has_no_vacuum_cooldown(hass, ollama_stub,
     keys = {e.translation_key for e in er.async_entries_for_config_entry(registry, entry.entry_id)}
     assert {"cooldown_lift", "cooldown_ha"} <= keys
     assert "cooldown_neato" not in keys
-    status = build_status(entry.runtime_data.coordinator)
+    status = build_status(entry.runtime_data)
     assert [group["group"] for group in status["groups"]] == ["lift", "ha"]
     assert set(status["cooldowns"]) == {"lift", "ha"}
     assert not any(name.startswith("neato_") for name in status["tools"])
@@ -24,7 +24,7 @@ async def test_a_room_without_a_vacuum_has_no_vacuum_cooldown(hass, ollama_stub,
 
 async def test_the_status_carries_each_tools_group_and_safety(hass, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub, options={**OPTIONS, "approval_tools": ["lift_down"]})
-    status = build_status(entry.runtime_data.coordinator)
+    status = build_status(entry.runtime_data)
     assert status["tools"]["lift_up"] == {"group": "lift", "safety": "reversible"}
     assert status["tools"]["lift_down"] == {"group": "lift", "safety": "consequential"}
     assert status["tools"]["chat_say"] == {"group": None, "safety": "read"}

@@ -19,7 +19,7 @@ OPENAI = {"backend": "openai", "api_key": "old-key"}
 
 
 def health(entry) -> str:
-    return build_status(entry.runtime_data.coordinator)["model"]["health"]
+    return build_status(entry.runtime_data)["model"]["health"]
 
 
 def reauth_flows(hass) -> list:

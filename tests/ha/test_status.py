@@ -20,7 +20,7 @@ async def test_control_status_has_everything_the_debug_card_shows(hass, freezer,
     ollama_stub.reply("Up.", call("lift_up"), call("self_destruct"))
     say(hass, "alex", "overseer lift")
     await tick(hass, freezer)
-    status = build_status(entry.runtime_data.coordinator)
+    status = build_status(entry.runtime_data)
     assert status["schema"] == "overseer.v2"
     assert status["enabled"] is True and status["running"] is True and status["phase"] == "posted"
     assert status["phases"] == PHASES
@@ -41,7 +41,7 @@ async def test_control_status_has_everything_the_debug_card_shows(hass, freezer,
 
 async def test_commentary_and_off_have_their_own_schemas(hass, freezer, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub)
-    coordinator = entry.runtime_data.coordinator
+    room = entry.runtime_data
     await hass.services.async_call(
         "select",
         "select_option",
@@ -51,7 +51,7 @@ async def test_commentary_and_off_have_their_own_schemas(hass, freezer, ollama_s
     ollama_stub.reply("Nice drift.")
     say(hass, "alex", "overseer comment")
     await tick(hass, freezer)
-    status = build_status(coordinator)
+    status = build_status(room)
     assert status["schema"] == "overseer.commentary"
     assert status["last_comment"] == "Nice drift."
     assert status["phase"] == "posted" and status["phases"] == PHASES
@@ -59,7 +59,7 @@ async def test_commentary_and_off_have_their_own_schemas(hass, freezer, ollama_s
     await hass.services.async_call(
         "select", "select_option", {"entity_id": "select.arena_overseer_mode", "option": "off"}, blocking=True
     )
-    off = build_status(coordinator)
+    off = build_status(room)
     assert off == {
         "schema": "overseer.off",
         "entry_id": "room1",
@@ -77,7 +77,7 @@ async def test_the_status_says_when_the_model_is_unreachable_before_any_decision
     await ollama_stub.stop()
     entry = await setup_overseer(hass, ollama_stub)
     await hass.async_block_till_done(wait_background_tasks=True)
-    model = build_status(entry.runtime_data.coordinator)["model"]
+    model = build_status(entry.runtime_data)["model"]
     assert model["health"] == "unreachable" and model["backend"] == "ollama"
     assert "connect" in model["detail"].lower()
     await ollama_stub.start(port)
@@ -86,10 +86,10 @@ async def test_the_status_says_when_the_model_is_unreachable_before_any_decision
 async def test_the_status_says_when_the_model_is_missing_and_when_it_is_fine(hass, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub, data={"model": "gone:latest"})
     await hass.async_block_till_done(wait_background_tasks=True)
-    assert build_status(entry.runtime_data.coordinator)["model"]["health"] == "model_not_found"
+    assert build_status(entry.runtime_data)["model"]["health"] == "model_not_found"
     other = await setup_overseer(hass, ollama_stub, data={"room": "Lab"}, entry_id="room2")
     await hass.async_block_till_done(wait_background_tasks=True)
-    assert build_status(other.runtime_data.coordinator)["model"] == {
+    assert build_status(other.runtime_data)["model"] == {
         "backend": "ollama",
         "model": "llama3.2:latest",
         "health": "ok",
@@ -104,5 +104,5 @@ async def test_every_unhealthy_model_has_banner_words_and_a_healthy_one_none(has
         assert (f"health_{health.value}" in strings) is (health.value not in QUIET_HEALTH), health
     entry = await setup_overseer(hass, ollama_stub, data={"model": "gone:latest"})
     await hass.async_block_till_done(wait_background_tasks=True)
-    model = build_status(entry.runtime_data.coordinator, lambda key: f"<{key}>")["model"]
+    model = build_status(entry.runtime_data, lambda key: f"<{key}>")["model"]
     assert model["health_text"] == "<health_model_not_found>"

@@ -55,6 +55,11 @@ def number_of(incident_id: str) -> int:
     return int(digits) if incident_id.startswith("INC-") and digits.isdigit() else 0
 
 
+def active_incidents(book: Mapping[str, Incident]) -> list[Incident]:
+    """The incidents still being handled, oldest first."""
+    return sorted((i for i in book.values() if i.status in ACTIVE), key=lambda i: number_of(i.incident_id))
+
+
 @dataclass(frozen=True, slots=True)
 class Incident:
     """One fault of one asset, from opening to close."""

@@ -1,0 +1,36 @@
+"""How a room's parts say that something changed: persisted soon, and the entities and card told."""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.dispatcher import async_dispatcher_send
+
+from .const import status_signal
+from .models import RoomState
+from .store import OverseerStore
+
+
+class RoomSignals:
+    """One room's change signal, shared by its loop, its desks and its controls."""
+
+    def __init__(self, hass: HomeAssistant, entry_id: str, store: OverseerStore, state: RoomState) -> None:
+        """Bind to the room's store and the state it persists."""
+        self._hass = hass
+        self._entry_id = entry_id
+        self._store = store
+        self._state = state
+
+    @callback
+    def changed(self) -> None:
+        """The state changed: persist it soon and tell the entities and the card."""
+        self._store.schedule_save(self._state)
+        self.notify()
+
+    @callback
+    def notify(self) -> None:
+        """Something shown changed (nothing to persist): entities and status subscribers follow."""
+        async_dispatcher_send(self._hass, status_signal(self._entry_id))
+
+    async def async_flush(self) -> None:
+        """Write everything down now (the room is stopping)."""
+        await self._store.async_save(self._state)
