@@ -143,10 +143,54 @@ def test_echoed_name_thinking_and_skip_variants_are_cleaned():
     assert decide("[SKIP]").mode is Mode.SKIP
 
 
-def test_tool_call_written_as_text_is_neither_chat_nor_action():
-    decision = decide('{"name": "lift_up", "arguments": {}}')
-    assert decision.mode is Mode.SKIP
-    assert NOTE_JSON_TEXT_DROPPED in decision.notes
+# Replies Qwen2.5-Coder (1.5B and 0.5B) wrote on llama.cpp's server in the demo check (issue 21):
+# their calls in the text, in the shapes their chat template taught them.
+SMALL_MODEL_TEXT_CALLS = [
+    ('{{"name": "chat_say", "arguments": {"text": "I\'m watching the lift."}}}', "chat_say"),
+    ('<tool_call>\n{"name": "chat_say", "arguments": {"text": "I\'m so bored."}}\n</tool_call>', "chat_say"),
+    ('{"name": "lift_up", "arguments": {}}', "lift_up"),
+    ('```json\n{"name": "lift_up", "arguments": {}}\n```', "lift_up"),
+]
+
+
+def test_a_small_models_calls_written_as_text_are_calls_under_the_same_checks():
+    for text, tool in SMALL_MODEL_TEXT_CALLS:
+        decision = decide(text)
+        if tool == "chat_say":  # the line, never the JSON
+            assert decision.mode is Mode.CHAT and decision.chat.startswith("I'm "), text
+        else:
+            assert [intent.name for intent in decision.intents] == [tool] and decision.chat is None, text
+    # The same strict checks as the structured channel: an unknown name is refused and audited,
+    # bad arguments too, and neither the JSON nor the refusal becomes a line.
+    unknown = decide('```json {"name": "chat_say(text)", "arguments": {"text": "Available tools"}}```')
+    assert unknown.mode is Mode.SKIP
+    assert [(r.name, r.reason) for r in unknown.rejections] == [("chat_say(text)", Refusal.NOT_ALLOWLISTED)]
+    shaped = decide('{"name": "lift_up", "arguments": {"type": "object"}}')
+    assert shaped.intents == () and shaped.rejections[0].reason is Refusal.INVALID_ARGUMENTS
+    # Words beside a call stay the line; a call the model wrote both ways is one call.
+    both = decide(
+        'Up it goes. <tool_call>{"name": "lift_up", "arguments": {}}</tool_call>', [call("lift_up")]
+    )
+    assert (both.mode, both.chat, len(both.intents), both.rejections) == (
+        Mode.ACTION_CHAT,
+        "Up it goes.",
+        1,
+        (),
+    )
+    # What a model only thought about is not a call; a cut-off call is neither a call nor a line.
+    assert decide('<think>{"name": "lift_up", "arguments": {}}</think>No.').intents == ()
+    cut = decide('{"name": "chat_say", "arguments": {"text": "I\'m so')
+    assert cut.mode is Mode.SKIP and NOTE_JSON_TEXT_DROPPED in cut.notes
+    # A JSON object that is no call is not read as one.
+    assert decide('{"name": "alex"} said hi').chat == '{"name": "alex"} said hi'
+
+
+def test_reading_calls_from_text_is_bounded():
+    looping = decide('{"name": "lift_up", "arguments": {}} ' * (MAX_CALLS + 10))
+    assert "calls_ignored" in looping.notes and looping.chat is None
+    assert len(looping.intents) + len(looping.rejections) == MAX_CALLS
+    # Braces that open no call make the reader give up soon, whatever follows.
+    assert decide('{"a": 1} ' * 20 + '{"name": "lift_up", "arguments": {}}').intents == ()
 
 
 def test_rambling_is_cut_at_a_word_boundary():

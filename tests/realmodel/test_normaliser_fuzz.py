@@ -134,13 +134,59 @@ def plain(text: str) -> str:
 
 
 def parses_as_json(text: str) -> bool:
+    """A JSON document, or one cut off before its end (a call the model did not finish)."""
     try:
         json.loads(text)
+    except json.JSONDecodeError as err:
+        return err.pos >= len(text.rstrip()) or err.msg.startswith("Unterminated string")
     except ValueError:
         return False
     except RecursionError:
         return True
     return True
+
+
+def written_calls(text: str) -> tuple[list[tuple[str, str]], str]:
+    """Calls written into the text as JSON objects with a name and arguments, and the words left.
+
+    Read by matching braces outside strings, then parsing each balanced span (its doubled outer
+    braces, as small models copy them from their template, taken off).
+    """
+    text = THINKING.sub(" ", text)
+    calls, words, depth, begin, quoted, escaped = [], [], 0, 0, False, False
+    last = 0
+    for index, char in enumerate(text):
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"' and depth:
+            quoted = True
+        elif char == "{":
+            begin = index if depth == 0 else begin
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                span = text[begin : index + 1]
+                if span.startswith("{{") and span.endswith("}}"):
+                    span = span[1:-1]
+                try:
+                    value = json.loads(span)
+                except (ValueError, RecursionError):
+                    continue
+                if (
+                    isinstance(value, dict)
+                    and isinstance(value.get("name"), str)
+                    and ("arguments" in value or "parameters" in value)
+                ):
+                    arguments = value.get("arguments", value.get("parameters"))
+                    calls.append(
+                        (value["name"], arguments if isinstance(arguments, str) else json.dumps(arguments))
+                    )
+                    words.append(text[last:begin])
+                    last = index + 1
+    words.append(text[last:])
+    left = re.sub(r"</?tool_call>|```(?:json)?", " ", "".join(words), flags=re.IGNORECASE)
+    return calls, left.strip() if calls else text
 
 
 def visible(text: str) -> str:
@@ -233,6 +279,13 @@ def judge(
         for call in message.get("tool_calls") or []
         if call.get("function") is not None
     ][:CALLS_READ]
+    # Calls written into the text count as calls (one written both ways, once); the words left
+    # are the text.
+    in_text, words = written_calls(text)
+    if in_text:
+        structured = {(name, json.dumps(json.loads(arguments or "{}"))) for name, arguments in calls}
+        calls = (calls + [call for call in in_text if call not in structured])[:CALLS_READ]
+        text = words
     # Every call is accounted for, each the way the contract says.
     expected_rejections: Counter[tuple[str, str]] = Counter()
     expected_intents: list[str] = []
@@ -393,7 +446,20 @@ KNOWN_REPLIES = {
     "skip": ({"content": "SKIP"}, [], "SKIP"),
     "none": ({"content": " none "}, [], "SKIP"),
     "thinking": ({"content": "<think>hmm</think> Right away."}, [], "CHAT"),
-    "json-text": ({"content": '{"name": "lift_up", "arguments": {}}'}, [], "SKIP"),
+    # Calls written as text (issue 21's real shapes) are calls; the JSON is never a line.
+    "json-text": ({"content": '{"name": "lift_up", "arguments": {}}'}, [], "ACTION"),
+    "doubled-braces": ({"content": '{{"name": "chat_say", "arguments": {"text": "I watch."}}}'}, [], "CHAT"),
+    "tool-call-tags": (
+        {"content": 'Up. <tool_call>{"name": "lift_up", "arguments": {}}</tool_call>'},
+        [],
+        "ACTION+CHAT",
+    ),
+    "both-ways": (
+        {"content": '{"name": "lift_up", "arguments": {}}', "tool_calls": [tool_call("lift_up", {})]},
+        [],
+        "ACTION",
+    ),
+    "cut-json-text": ({"content": '{"name": "chat_say", "arguments": {"text": "Hal'}, [], "SKIP"),
     "repeat": ({"content": OWN_LINE}, [OWN_LINE], "SKIP"),
     "rambling": ({"content": "word " * 120}, [], "CHAT"),
     "invisible": ({"content": "One.\nTwo.\tThree\u200b."}, [], "CHAT"),

@@ -19,6 +19,11 @@ MAX_CALLS = 32
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 _INVALID = object()
+# Braces that open no call before reading calls from a text stops.
+MAX_MISSES = 8
+# What small models wrap the calls they write into their text with: Qwen's tags, a code fence.
+_CALL_WRAPPING = re.compile(r"</?tool_call>|```(?:json)?", re.IGNORECASE)
+_DECODER = json.JSONDecoder()
 
 
 def _loads(text: str) -> Any:
@@ -64,6 +69,56 @@ def read_calls(raw_calls: Any) -> tuple[tuple[ToolCall, ...], tuple[MalformedCal
     return tuple(calls), tuple(malformed), len(raw_calls) > MAX_CALLS
 
 
+def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
+    """The calls a small model wrote into its text, the text without them, whether some were cut.
+
+    A call is a JSON object with a "name" and its "arguments" (or "parameters"), as Qwen and
+    other small local models write them: inside <tool_call> tags or a code fence or bare, and
+    with the doubled outer braces of their template's example ({{"name": ...}}). They are read
+    like calls from the structured channel, so the same strict checks judge them; a reply that
+    was only such calls leaves no text to post. Reading is bounded: at most MAX_CALLS calls,
+    and reading stops after a few braces that open no call (each try may read to the end).
+    """
+    calls: list[dict[str, Any]] = []
+    kept: list[str] = []
+    position = start = 0
+    misses = 0
+    while len(calls) < MAX_CALLS and misses < MAX_MISSES:
+        start = text.find("{", start)
+        if start == -1:
+            break
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            misses += 1
+            start += 1
+            continue
+        if not _looks_like_call(value):
+            misses += 1
+            start = end
+            continue
+        begin = start
+        if begin > position and text[begin - 1] == "{" and text.startswith("}", end):
+            begin, end = begin - 1, end + 1  # the template's doubled braces
+        calls.append(value)
+        kept.append(text[position:begin])
+        position = start = end
+    if not calls:
+        return text, [], False
+    # A reply that reached the bound of calls loops: what follows is more of them, not words.
+    cut = len(calls) == MAX_CALLS and "{" in text[position:]
+    kept.append("" if cut else text[position:])
+    return _CALL_WRAPPING.sub(" ", "".join(kept)).strip(), calls, cut
+
+
+def _looks_like_call(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("name"), str)
+        and ("arguments" in value or "parameters" in value)
+    )
+
+
 def raw_output(text: str, calls: Any) -> str:
     """The model's reply as one bounded string: text, then the tool calls as JSON."""
     parts = [text] if text else []
@@ -83,8 +138,17 @@ def typed_reply(
     """The typed reply for a text and a list of calls in any of the wire shapes."""
     content = text[:RAW_TEXT_CHARS] if isinstance(text, str) else ""
     calls, malformed, cut = read_calls(raw_calls)
+    # What the model only thought about is never a call.
+    rest, written, written_cut = calls_in_text(without_thinking(content))
+    if written:
+        text_calls, text_malformed, _ = read_calls(written)
+        # A model that wrote its call both ways meant one call.
+        new = [call for call in text_calls if call not in calls]
+        room = max(0, MAX_CALLS - len(calls))
+        cut = cut or written_cut or len(new) > room
+        calls, malformed = (*calls, *new[:room]), (*malformed, *text_malformed)
     return ModelReply(
-        text=content,
+        text=rest if written else content,
         tool_calls=calls,
         malformed=malformed,
         calls_cut=cut,
