@@ -490,7 +490,7 @@ async def test_nothing_usable_twice_gets_the_fallback_line(hass, freezer, ollama
     assert len(ollama_stub.requests) == 2
     await tick(hass, freezer, seconds=10)
     assert len(ollama_stub.requests) == 2  # bounded: the question is answered, not asked forever
-    metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data.coordinator)["metrics"]
+    metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
     assert metrics["addressed"] == {"asked_again": 1, "fallback": 1}
     assert metrics["addressed_answered_by_model"] == 0.0
 
