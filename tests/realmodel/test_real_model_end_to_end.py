@@ -178,12 +178,12 @@ def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(home_assistant,
 
 # The orchestrator with the tiny model as router and judge: last, as it takes the room's human
 # chat from the overseer (which then answers only when the orchestrator asks it).
+# Three questions (each about 25 s with the overseer answering on the tiny model): one for the
+# guide, one for the overseer, one either could take.
 ORCHESTRATED = (
     "where is rover 2?",
-    "what does the lift do?",
-    "who is driving right now?",
-    "is the vacuum running?",
     "turn the bench light on please",
+    "what does the lift do?",
 )
 PARTICIPANTS = [
     {"agent_id": "conversation.arena_agent", "name": "Overseer", "description": "the lift, lights, vacuum"},
