@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -111,7 +112,9 @@ class ManagedProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                raise RuntimeError(f"{command[0]} exited early; see {self.log_path}:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"{command[0]} {self.exit_description()}; see {self.log_path}:\n{self.log_tail()}"
+                )
             try:
                 if httpx.get(ready_url, timeout=2).status_code == 200:
                     return
@@ -124,6 +127,23 @@ class ManagedProcess:
     def running(self) -> bool:
         """The process was started and has not exited."""
         return self._process is not None and self._process.poll() is None
+
+    def exit_description(self) -> str | None:
+        """How the process ended ("was killed by SIGILL (Illegal instruction)"); None while it runs.
+
+        A model server built for another CPU dies on its first completion: that must read as what
+        it is, not as a model that never answers.
+        """
+        if self._process is None or (code := self._process.poll()) is None:
+            return None
+        if code < 0:
+            number = -code
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            return f"was killed by {name} ({signal.strsignal(number)})"
+        return f"exited with code {code}"
 
     def stop(self) -> None:
         """Stop gracefully, or kill after 30 s."""

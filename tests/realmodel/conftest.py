@@ -24,4 +24,10 @@ def tiny_model(request, loopback_module) -> Iterator[TinyModelServer]:  # noqa: 
     try:
         yield server
     finally:
+        ended = server.exit_description()
         server.stop()
+    # A server that died mid-module fails its tests in other words ("never settled"): say why.
+    if ended is not None:
+        pytest.fail(
+            f"The tiny model's server {ended} during {name}; see {server.log_path}:\n{server.log_tail()}"
+        )
