@@ -185,6 +185,35 @@ def test_a_small_models_calls_written_as_text_are_calls_under_the_same_checks():
     assert decide('{"name": "alex"} said hi').chat == '{"name": "alex"} said hi'
 
 
+def test_only_a_call_where_calls_are_written_is_one_and_its_json_is_never_a_line():
+    # Named inside a sentence, a call is words; its JSON does not reach the room either.
+    quoted = decide('I will not call {"name": "lift_up", "arguments": {}} today.')
+    assert (quoted.mode, quoted.intents) == (Mode.SKIP, ())
+    assert decide('Sure!\n{"name": "lift_up", "arguments": {}}').intents[0].name == "lift_up"
+    # Cut off in the new shapes: neither a call nor a line.
+    for text in (
+        '<tool_call>\n{"name": "chat_say", "arguments": {"text": "I\'m so',
+        '```json\n{"name": "lift_up", "arguments": {',
+        '{{"name": "chat_say", "arguments": {"text": "Hal',
+    ):
+        assert decide(text).mode is Mode.SKIP, text
+    # Doubled braces are no misses: nine doubled calls are nine calls, one run, none posted.
+    doubled = decide('{{"name": "lift_up", "arguments": {}}} ' * 9)
+    assert (len(doubled.intents), len(doubled.rejections), doubled.chat) == (1, 8, None)
+    # Reasoning whose block the template opened in the prompt leaves only its closing tag.
+    reasoned = decide('they want it up {"name": "lift_up", "arguments": {}} </think>Fine.')
+    assert (reasoned.intents, reasoned.chat) == ((), "Fine.")
+
+
+def test_a_conversation_agents_chat_field_is_words_even_when_it_names_a_call():
+    reply = json_decision_reply(
+        '{"chat": "Alex asked for {\\"name\\": \\"lift_up\\", \\"arguments\\": {}}.", "tool_calls": []}'
+    )
+    assert reply.tool_calls == ()
+    decision = normalise_reply(reply, ())
+    assert decision.intents == () and decision.mode is Mode.SKIP
+
+
 def test_reading_calls_from_text_is_bounded():
     looping = decide('{"name": "lift_up", "arguments": {}} ' * (MAX_CALLS + 10))
     assert "calls_ignored" in looping.notes and looping.chat is None

@@ -85,6 +85,8 @@ TOOL_NAMES = ROOM_TOOLS | {"chat_say", "memory_read", "memory_write"}
 CALL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 SKIP_WORDS = {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+# What only a call holds: its tag, or a name beside arguments.
+CALL_MARKS = re.compile(r'<tool_call>|"name"\s*:.*"(?:arguments|parameters)"', re.DOTALL | re.IGNORECASE)
 NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
 CUT = "…"
 INVISIBLE = ("Cc", "Cf", "Co", "Cn")
@@ -146,13 +148,29 @@ def parses_as_json(text: str) -> bool:
     return True
 
 
+def unthought(text: str) -> str:
+    """The text without thinking: whole blocks, and all before a closing tag that opened earlier."""
+    text = THINKING.sub(" ", text)
+    closing = text.casefold().rfind("</think>")
+    return (text[closing + len("</think>") :] if closing != -1 else text).strip()
+
+
+def canonical(arguments: str) -> str:
+    """A call's arguments in one spelling, to tell one call written twice; unreadable ones as sent."""
+    try:
+        return json.dumps(json.loads(arguments or "{}"))
+    except (ValueError, RecursionError):
+        return arguments
+
+
 def written_calls(text: str) -> tuple[list[tuple[str, str]], str]:
     """Calls written into the text as JSON objects with a name and arguments, and the words left.
 
     Read by matching braces outside strings, then parsing each balanced span (its doubled outer
-    braces, as small models copy them from their template, taken off).
+    braces, as small models copy them from their template, taken off). A span counts where a call
+    is written: nothing before it on its line but the previous call, a <tool_call> tag or a fence.
     """
-    text = THINKING.sub(" ", text)
+    text = unthought(text)
     calls, words, depth, begin, quoted, escaped = [], [], 0, 0, False, False
     last = 0
     for index, char in enumerate(text):
@@ -173,10 +191,12 @@ def written_calls(text: str) -> tuple[list[tuple[str, str]], str]:
                     value = json.loads(span)
                 except (ValueError, RecursionError):
                     continue
+                before = text[max(text.rfind("\n", 0, begin) + 1, last) : begin].strip().casefold()
                 if (
                     isinstance(value, dict)
                     and isinstance(value.get("name"), str)
                     and ("arguments" in value or "parameters" in value)
+                    and (not before or before.endswith(("<tool_call>", "```", "```json")))
                 ):
                     arguments = value.get("arguments", value.get("parameters"))
                     calls.append(
@@ -191,14 +211,14 @@ def written_calls(text: str) -> tuple[list[tuple[str, str]], str]:
 
 def visible(text: str) -> str:
     """What a model's text says once its thinking and an echo of its own name are gone."""
-    return NAME_ECHO.sub("", " ".join(THINKING.sub(" ", text).split())).strip()
+    return NAME_ECHO.sub("", " ".join(unthought(text).split())).strip()
 
 
 def says_something(text: str) -> bool:
     """Whether the text holds a line for the room (not empty, not a skip word, not JSON, not a call)."""
     seen = visible(text)
-    stripped = THINKING.sub(" ", text).strip()
-    if stripped.startswith(("{", "[")) and parses_as_json(stripped):
+    stripped = unthought(text)
+    if (stripped.startswith(("{", "[")) and parses_as_json(stripped)) or CALL_MARKS.search(stripped):
         return False
     if (call := CALL_AS_TEXT.fullmatch(plain(seen))) and call.group(1) in TOOL_NAMES:
         return False
@@ -283,7 +303,7 @@ def judge(
     # are the text.
     in_text, words = written_calls(text)
     if in_text:
-        structured = {(name, json.dumps(json.loads(arguments or "{}"))) for name, arguments in calls}
+        structured = {(name, canonical(arguments)) for name, arguments in calls}
         calls = (calls + [call for call in in_text if call not in structured])[:CALLS_READ]
         text = words
     # Every call is accounted for, each the way the contract says.
@@ -322,8 +342,8 @@ def judge(
             problems.append(f"the line {line!r} is not one visible line")
         if plain(line) in SKIP_WORDS or NAME_ECHO.match(line) or "<think" in line.casefold():
             problems.append(f"the line {line!r} is a skip word, an echo of the name or thinking")
-        if line.startswith(("{", "[")) and parses_as_json(line):
-            problems.append(f"the line {line!r} is JSON, not chat")
+        if (line.startswith(("{", "[")) and parses_as_json(line)) or CALL_MARKS.search(line):
+            problems.append(f"the line {line!r} is JSON or a call, not chat")
         if plain(line) in {plain(own) for own in own_lines}:
             problems.append(f"the line {line!r} repeats the overseer's own")
     elif says_something(source):
@@ -460,6 +480,26 @@ KNOWN_REPLIES = {
         "ACTION",
     ),
     "cut-json-text": ({"content": '{"name": "chat_say", "arguments": {"text": "Hal'}, [], "SKIP"),
+    "cut-tagged": (
+        {"content": '<tool_call>\n{"name": "chat_say", "arguments": {"text": "I\'m so'},
+        [],
+        "SKIP",
+    ),
+    "call-in-a-sentence": (
+        {"content": 'I will not call {"name": "lift_up", "arguments": {}} today.'},
+        [],
+        "SKIP",
+    ),
+    "opened-in-the-prompt": (
+        {"content": 'up {"name": "lift_up", "arguments": {}} </think>Fine.'},
+        [],
+        "CHAT",
+    ),
+    "bad-arguments-both-ways": (
+        {"content": '{"name": "lift_up", "arguments": {}}', "tool_calls": [tool_call("lift_up", "{oops")]},
+        [],
+        "ACTION",
+    ),
     "repeat": ({"content": OWN_LINE}, [OWN_LINE], "SKIP"),
     "rambling": ({"content": "word " * 120}, [], "CHAT"),
     "invisible": ({"content": "One.\nTwo.\tThree\u200b."}, [], "CHAT"),
@@ -540,6 +580,12 @@ WRONG = {
     "json-line": (
         "json-text",
         lambda d: replace(d, mode=Mode.CHAT, chat='{"name": "lift_up", "arguments": {}}'),
+    ),
+    "call-in-a-line": (
+        "call-in-a-sentence",
+        lambda d: replace(
+            d, mode=Mode.CHAT, chat='I will not call {"name": "lift_up", "arguments": {}} today.'
+        ),
     ),
     "repeated-line": ("repeat", lambda d: replace(d, mode=Mode.CHAT, chat=OWN_LINE)),
     "two-lines": ("invisible", lambda d: replace(d, chat="One.\nTwo.")),

@@ -24,6 +24,8 @@ NOTE_CALLS_IGNORED = "calls_ignored"
 NOTE_CHAT_SALVAGED = "chat_salvaged"
 NOTE_TOOL_TEXT_DROPPED = "tool_text_dropped"
 
+# A call's JSON or tag left in a line (cut off, or named inside a sentence): never posted.
+_CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
 # "functions.lift_up:", "lift_up()", "lift_up: {}": a call a small model wrote as text.
 _TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 
@@ -177,7 +179,7 @@ def _is_json(text: str) -> bool:
 def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> str | None:
     """The chat line to post, or None: no SKIP words, no echoed name, no rambling."""
     text = without_thinking(text[:RAW_TEXT_CHARS])
-    if text.startswith(("{", "[")) and _is_json(text):
+    if (text.startswith(("{", "[")) and _is_json(text)) or _CALL_JSON.search(text):
         # A small model wrote a tool call as text: it is not a chat line, and it is
         # never run either, since only the structured channel carries calls.
         notes.append(NOTE_JSON_TEXT_DROPPED)

@@ -92,11 +92,13 @@ def _defang(marker: str) -> str:
 
 
 _THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+# Templates that open the block in the prompt leave the reply only its closing tag.
+_THINKING_OPENED_BEFORE = re.compile(r"^.*</think>", re.DOTALL | re.IGNORECASE)
 
 
 def without_thinking(text: str) -> str:
     """A reasoning model's <think> blocks removed: they are never meant for the room."""
-    return _THINKING.sub(" ", text).strip()
+    return _THINKING_OPENED_BEFORE.sub(" ", _THINKING.sub(" ", text)).strip()
 
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!<>|~])")

@@ -76,8 +76,10 @@ def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
     other small local models write them: inside <tool_call> tags or a code fence or bare, and
     with the doubled outer braces of their template's example ({{"name": ...}}). They are read
     like calls from the structured channel, so the same strict checks judge them; a reply that
-    was only such calls leaves no text to post. Reading is bounded: at most MAX_CALLS calls,
-    and reading stops after a few braces that open no call (each try may read to the end).
+    was only such calls leaves no text to post. Only an object that stands where a call is
+    written counts (first on its line, or after the tag or fence). Reading is bounded: at most
+    MAX_CALLS calls, and it stops after a few braces that open no call (each try may read to
+    the end).
     """
     calls: list[dict[str, Any]] = []
     kept: list[str] = []
@@ -87,13 +89,16 @@ def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
         start = text.find("{", start)
         if start == -1:
             break
+        if text.startswith("{{", start):  # a doubled brace: the call, if any, opens at the next
+            start += 1
+            continue
         try:
             value, end = _DECODER.raw_decode(text, start)
         except (ValueError, RecursionError):
             misses += 1
             start += 1
             continue
-        if not _looks_like_call(value):
+        if not _looks_like_call(value) or not _opens_a_call(text, start, position):
             misses += 1
             start = end
             continue
@@ -109,6 +114,16 @@ def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
     cut = len(calls) == MAX_CALLS and "{" in text[position:]
     kept.append("" if cut else text[position:])
     return _CALL_WRAPPING.sub(" ", "".join(kept)).strip(), calls, cut
+
+
+def _opens_a_call(text: str, start: int, after: int) -> bool:
+    """The object stands where a call is written: first on its line, or after a tag or a fence.
+
+    Right after the call before it counts as first. A call named inside a sentence ("I will
+    not call {...} today") is words, not a call.
+    """
+    line = text[max(text.rfind("\n", 0, start) + 1, after) : start].rstrip("{").strip().casefold()
+    return not line or line.endswith(("<tool_call>", "```", "```json"))
 
 
 def _looks_like_call(value: Any) -> bool:
@@ -131,15 +146,22 @@ def typed_reply(
     text: Any,
     raw_calls: Any,
     *,
+    calls_in_words: bool = True,
     raw: str | None = None,
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
 ) -> ModelReply:
-    """The typed reply for a text and a list of calls in any of the wire shapes."""
+    """The typed reply for a text and a list of calls in any of the wire shapes.
+
+    calls_in_words: read calls a model wrote into the text (off where the format has a field for
+    them, so that words in the chat field stay words).
+    """
     content = text[:RAW_TEXT_CHARS] if isinstance(text, str) else ""
     calls, malformed, cut = read_calls(raw_calls)
     # What the model only thought about is never a call.
-    rest, written, written_cut = calls_in_text(without_thinking(content))
+    rest, written, written_cut = (
+        calls_in_text(without_thinking(content)) if calls_in_words else ("", [], False)
+    )
     if written:
         text_calls, text_malformed, _ = read_calls(written)
         # A model that wrote its call both ways meant one call.
@@ -177,4 +199,4 @@ def json_decision_reply(text: Any) -> ModelReply:
     calls = data.get("tool_calls", data.get("tools", data.get("actions")))
     if str(data.get("mode", "")).upper() == "SKIP":
         chat = None
-    return typed_reply(chat, calls, raw=raw)
+    return typed_reply(chat, calls, calls_in_words=False, raw=raw)
