@@ -19,7 +19,6 @@ from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, cal
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.util import dt as dt_util
 
-from . import events
 from .const import DOMAIN, EVENT_MOBILE_ACTION, LOGGER
 from .core.approvals import (
     MAX_PENDING,
@@ -37,6 +36,7 @@ from .core.incidents import Incident
 from .core.replies import Phrase
 from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
+from .events import fire_approval
 from .executor import Caller, Executor
 from .models import RoomState
 from .settings import Settings
@@ -280,7 +280,7 @@ class ApprovalDesk:
     def _put(self, approval: Approval) -> None:
         """Keep it (bounded), tell automations and the entities."""
         self._state.approvals = prune_approvals({**self._state.approvals, approval.approval_id: approval})
-        events.approval(self._hass, approval)
+        fire_approval(self._hass, approval)
         self._changed()
 
 

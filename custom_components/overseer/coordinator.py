@@ -13,13 +13,13 @@ from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
-from . import events
 from .const import LOGGER, OverseerMode, Phase
 from .controls import ControlPanel
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
 from .core.world import World
 from .cycle import Cycle, CycleParts, async_run_cycle
+from .events import fire_chat_typing
 from .executor import Executor
 from .health import ModelHealthCoordinator
 from .incidents import IncidentDesk
@@ -207,7 +207,7 @@ class OverseerCoordinator:
         except ModelError as err:
             self._model_failed(cycle, err)
         except asyncio.CancelledError:
-            events.chat_typing(self.hass, room=self.settings.room, user=self.settings.name, typing=False)
+            fire_chat_typing(self.hass, room=self.settings.room, user=self.settings.name, typing=False)
             raise
         except Exception as err:  # a bug must not stop the loop or Home Assistant
             LOGGER.exception("Decision %s failed unexpectedly", cycle.decision_id)

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 from homeassistant.core import HomeAssistant
 
-from . import events
 from .const import OverseerMode, Phase
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -27,6 +26,7 @@ from .core.policy import Availability, availability, configured_tools, tool_sche
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.world import World
+from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Executor
 from .models import RoomState
 from .providers import Provider
@@ -105,13 +105,13 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.model_input = summarise(messages)
     schemas = tool_schemas(cycle.tools.available, world, settings.limits)
     parts.set_phase(Phase.AWAITING_MODEL)
-    events.chat_typing(parts.hass, room=settings.room, user=settings.name, typing=True)
+    fire_chat_typing(parts.hass, room=settings.room, user=settings.name, typing=True)
     clock = time.monotonic()
     try:
         reply = await parts.provider.async_decide(messages, schemas)
     finally:
         cycle.latency = time.monotonic() - clock
-        events.chat_typing(parts.hass, room=settings.room, user=settings.name, typing=False)
+        fire_chat_typing(parts.hass, room=settings.room, user=settings.name, typing=False)
     cycle.reply = reply
     parts.model_answered()
     recent_bot = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
@@ -137,7 +137,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished) or posted
-    events.decision(
+    fire_decision(
         parts.hass,
         decision_id=cycle.decision_id,
         trigger=cycle.trigger.kind.value,
@@ -198,7 +198,7 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
 def _post(parts: CycleParts, line: str, decision_id: str) -> None:
     """One of the overseer's lines, where every bridge already listens."""
     settings = parts.settings
-    events.chat_message(
+    fire_chat_message(
         parts.hass, room=settings.room, user=settings.name, text=line, bot=True, decision_id=decision_id
     )
 

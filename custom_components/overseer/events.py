@@ -38,7 +38,7 @@ def _fire(
     hass.bus.async_fire(event_type, {**payload, **present}, context=context)
 
 
-def chat_message(
+def fire_chat_message(
     hass: HomeAssistant,
     *,
     user: str,
@@ -62,12 +62,12 @@ def chat_message(
     )
 
 
-def chat_typing(hass: HomeAssistant, *, room: str, user: str, typing: bool) -> None:
+def fire_chat_typing(hass: HomeAssistant, *, room: str, user: str, typing: bool) -> None:
     """overseer_chat_typing: the overseer is (no longer) writing."""
     _fire(hass, EVENT_CHAT_TYPING, {"room": room, "user": user, "bot": True, "typing": typing}, {})
 
 
-def decision(
+def fire_decision(
     hass: HomeAssistant,
     *,
     decision_id: str,
@@ -92,7 +92,7 @@ def decision(
     )
 
 
-def action(hass: HomeAssistant, record: AuditRecord) -> None:
+def fire_action(hass: HomeAssistant, record: AuditRecord) -> None:
     """overseer_action: one attempted call and how it ended."""
     _fire(
         hass,
@@ -107,7 +107,7 @@ def action(hass: HomeAssistant, record: AuditRecord) -> None:
     )
 
 
-def incident(hass: HomeAssistant, incident: Incident, reason: str | None) -> None:
+def fire_incident(hass: HomeAssistant, incident: Incident, reason: str | None) -> None:
     """overseer_incident: an incident opened or changed status."""
     _fire(
         hass,
@@ -121,7 +121,7 @@ def incident(hass: HomeAssistant, incident: Incident, reason: str | None) -> Non
     )
 
 
-def approval(hass: HomeAssistant, approval: Approval) -> None:
+def fire_approval(hass: HomeAssistant, approval: Approval) -> None:
     """overseer_approval: a call waits for a person, or what became of it."""
     _fire(
         hass,
@@ -137,7 +137,7 @@ def approval(hass: HomeAssistant, approval: Approval) -> None:
     )
 
 
-def pipeline(hass: HomeAssistant, pipeline_id: str, record: Record) -> None:
+def fire_pipeline(hass: HomeAssistant, pipeline_id: str, record: Record) -> None:
     """overseer_pipeline: one stage of an orchestrated question."""
     _fire(
         hass,

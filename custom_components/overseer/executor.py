@@ -11,7 +11,6 @@ import voluptuous as vol
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 
-from . import events
 from .const import LOGGER, OverseerMode
 from .core.audit import AuditRecord, Outcome
 from .core.decision import RejectedCall
@@ -19,6 +18,7 @@ from .core.metrics import Metrics
 from .core.policy import check_call, planned_effect, room_tools
 from .core.tools import MemoryWrite, Safety, ServiceCall
 from .core.world import World
+from .events import fire_action
 from .models import RoomState
 from .settings import Settings
 
@@ -90,7 +90,7 @@ class Executor:
             AuditRecord(now, decision_id, tool, arguments, outcome, reason, remaining, source, approval)
         )
         self._metrics.record_action(now, tool, outcome.value, reason)
-        events.action(self._hass, record)
+        fire_action(self._hass, record)
         self._changed()
         return record
 

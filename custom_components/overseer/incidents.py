@@ -19,7 +19,6 @@ from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.helpers.start import async_at_started
 
-from . import events
 from .approvals import ApprovalDesk
 from .const import DOMAIN, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
 from .core.approvals import Approval, ApprovalStatus, decided, pending
@@ -37,6 +36,7 @@ from .core.triage import (
     verified,
 )
 from .core.world import World
+from .events import fire_incident
 from .models import RoomState
 from .settings import Settings
 
@@ -200,7 +200,7 @@ class IncidentDesk:
 
     def _tell(self, incident: Incident, reason: str | None) -> None:
         """The contract's event, and the incident's repair issue kept in step with its status."""
-        events.incident(self._hass, incident, reason)
+        fire_incident(self._hass, incident, reason)
         if incident.status is IncidentStatus.RESOLVED:
             for approval in self._approvals.pending(incident.incident_id):
                 self._approvals.expire(approval.approval_id, "incident resolved")

@@ -9,7 +9,6 @@ from homeassistant.core import CALLBACK_TYPE, Context, Event, EventStateChangedD
 from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.event import async_track_state_change_event
 
-from . import events
 from .chat import parse_chat_event
 from .const import DOMAIN, EVENT_CHAT_MESSAGE, TRANSCRIPT_BUFFER, OverseerMode
 from .core.context import ChatLine
@@ -17,6 +16,7 @@ from .core.gate import Gate
 from .core.incidents import active_incidents
 from .core.text import fold
 from .core.world import Role, World, rover_field, world_event
+from .events import fire_chat_message
 from .models import RoomState
 from .room import build_world
 from .roster import takes_part
@@ -106,7 +106,7 @@ class RoomInputs:
 
         The caller's context goes with it: an orchestrator knows its own questions by it.
         """
-        events.chat_message(
+        fire_chat_message(
             self._hass, room=self._settings.room, user=user, text=text, bot=False, context=context
         )
         self.request_address(user)

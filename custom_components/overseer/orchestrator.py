@@ -24,7 +24,6 @@ from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
-from . import events
 from .chat import parse_chat_event
 from .compat import async_converse
 from .const import EVENT_CHAT_MESSAGE, LOGGER, status_signal
@@ -49,6 +48,7 @@ from .core.orchestration import (
     timed_out,
 )
 from .core.text import fold
+from .events import fire_chat_message, fire_pipeline
 from .providers import ModelError, Provider
 from .roster import from_dispatch, is_overseer_agent, note_dispatch, register_room
 from .settings import OrchestratorSettings, Settings
@@ -215,7 +215,7 @@ class Orchestrator:
         pipeline = answered(run.pipeline, task.agent_id, speech)
         if pipeline.answers != run.pipeline.answers and not is_overseer_agent(self.hass, task.agent_id):
             # An overseer posts its own line; any other bot's answer appears once, as that bot.
-            events.chat_message(
+            fire_chat_message(
                 self.hass,
                 room=self.settings.room,
                 user=self._names[task.agent_id],
@@ -228,7 +228,7 @@ class Orchestrator:
     def _tell(self, run: Run) -> None:
         """Every record not yet told is an overseer_pipeline event; the sensor and card follow."""
         for record in run.pipeline.records[run.told :]:
-            events.pipeline(self.hass, run.pipeline.pipeline_id, record)
+            fire_pipeline(self.hass, run.pipeline.pipeline_id, record)
         run.told = len(run.pipeline.records)
         self._notify()
 

@@ -20,7 +20,6 @@ from homeassistant.core import HomeAssistant, ServiceCall, callback
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import config_validation as cv
 
-from . import events
 from .const import (
     ATTR_APPROVAL_ID,
     ATTR_CONFIG_ENTRY_ID,
@@ -35,6 +34,7 @@ from .const import (
 from .coordinator import OverseerCoordinator
 from .core.approvals import AnswerRefused
 from .core.tools import ArgumentError, parse_slot
+from .events import fire_chat_message
 from .runtime import OverseerRuntimeData, overseer_data
 
 ATTR_USER = "user"
@@ -193,7 +193,7 @@ def async_setup_services(hass: HomeAssistant) -> None:
         room = None
         if call.data.get(ATTR_CONFIG_ENTRY_ID) is not None:
             room = _coordinators(hass, call, single=True)[0].settings.room
-        events.chat_message(
+        fire_chat_message(
             hass,
             user=call.data[ATTR_USER],
             text=call.data[ATTR_TEXT],

@@ -64,22 +64,22 @@ APPROVAL = Approval(
 )
 FIRED = {
     "overseer_chat_message": [
-        lambda hass: events.chat_message(hass, user="alex", text="hi", bot=False),
-        lambda hass: events.chat_message(
+        lambda hass: events.fire_chat_message(hass, user="alex", text="hi", bot=False),
+        lambda hass: events.fire_chat_message(
             hass, user="Overseer", text="Going up.", bot=True, room="arena", decision_id="d1"
         ),
-        lambda hass: events.chat_message(
+        lambda hass: events.fire_chat_message(
             hass, user="Rover guide", text="Docked.", bot=True, room="arena", pipeline_id="p1"
         ),
     ],
     "overseer_chat_typing": [
-        lambda hass: events.chat_typing(hass, room="arena", user="Overseer", typing=True)
+        lambda hass: events.fire_chat_typing(hass, room="arena", user="Overseer", typing=True)
     ],
     "overseer_decision": [
-        lambda hass: events.decision(
+        lambda hass: events.fire_decision(
             hass, decision_id="d1", trigger="direct_address", mode="CHAT", latency_ms=2100, stale=False
         ),
-        lambda hass: events.decision(
+        lambda hass: events.fire_decision(
             hass,
             decision_id="d2",
             trigger="heartbeat",
@@ -90,19 +90,19 @@ FIRED = {
         ),
     ],
     "overseer_action": [
-        lambda hass: events.action(hass, AuditRecord(1.0, "d1", "lift_up", {}, Outcome.EXECUTED)),
-        lambda hass: events.action(
+        lambda hass: events.fire_action(hass, AuditRecord(1.0, "d1", "lift_up", {}, Outcome.EXECUTED)),
+        lambda hass: events.fire_action(
             hass, AuditRecord(1.0, "d1", "lift_up", {}, Outcome.BLOCKED, "cooldown", 42)
         ),
     ],
     "overseer_incident": [
-        lambda hass: events.incident(hass, INCIDENT, None),
-        lambda hass: events.incident(hass, INCIDENT, "cleared by itself"),
+        lambda hass: events.fire_incident(hass, INCIDENT, None),
+        lambda hass: events.fire_incident(hass, INCIDENT, "cleared by itself"),
     ],
-    "overseer_approval": [lambda hass: events.approval(hass, APPROVAL)],
+    "overseer_approval": [lambda hass: events.fire_approval(hass, APPROVAL)],
     "overseer_pipeline": [
-        lambda hass: events.pipeline(hass, "p1", Record("finished", 2)),
-        lambda hass: events.pipeline(hass, "p1", Record("evaluated", 1, "helper", 0.0, "says nothing")),
+        lambda hass: events.fire_pipeline(hass, "p1", Record("finished", 2)),
+        lambda hass: events.fire_pipeline(hass, "p1", Record("evaluated", 1, "helper", 0.0, "says nothing")),
     ],
 }
 
@@ -130,8 +130,8 @@ async def test_optional_fields_are_left_out_not_sent_empty_and_a_line_keeps_its_
     lines = async_capture_events(hass, "overseer_chat_message")
     actions = async_capture_events(hass, "overseer_action")
     context = Context()
-    events.chat_message(hass, user="alex", text="hi", bot=False, context=context)
-    events.action(hass, AuditRecord(1.0, "d1", "lift_up", {}, Outcome.EXECUTED, reason=""))
+    events.fire_chat_message(hass, user="alex", text="hi", bot=False, context=context)
+    events.fire_action(hass, AuditRecord(1.0, "d1", "lift_up", {}, Outcome.EXECUTED, reason=""))
     await hass.async_block_till_done()
     assert lines[0].data == {"user": "alex", "text": "hi", "bot": False}
     assert lines[0].context is context  # an orchestrator knows its own questions by it
