@@ -5,12 +5,15 @@ from __future__ import annotations
 from datetime import timedelta
 from unittest.mock import patch
 
+import pytest
+
 from homeassistant.config_entries import SOURCE_REAUTH, SOURCE_USER, ConfigEntryState
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import issue_registry as ir
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.overseer.const import DOMAIN
+from custom_components.overseer.providers import SERVER_NOT_RUNNING
 from custom_components.overseer.status import build_status
 
 from .harness import MODEL, count_setups, say, setup_overseer, tick
@@ -60,16 +63,20 @@ async def test_a_model_that_goes_away_is_noticed_without_a_decision_and_checked_
     assert hass.states.get("sensor.arena_model_latency").state != "unavailable"
 
 
-async def test_failed_decisions_mark_the_model_unreachable_and_a_reply_clears_it(
-    hass, freezer, ollama_stub, room
+@pytest.mark.parametrize("backend", ["ollama", "openai"])
+async def test_a_model_server_that_stops_is_named_stopped_and_a_reply_clears_it(
+    hass, freezer, ollama_stub, room, backend
 ):
-    entry = await setup_overseer(hass, ollama_stub)
+    data = {"backend": "openai", "url": f"{ollama_stub.url}/v1"} if backend == "openai" else None
+    entry = await setup_overseer(hass, ollama_stub, data=data)
     url = ollama_stub.url
     await ollama_stub.stop()
     for _ in range(3):
         say(hass, "alex", "overseer are you there")
         await tick(hass, freezer, seconds=60)
     assert health(entry) == "unreachable"
+    # A server that crashed reads as stopped, not as a slow network.
+    assert build_status(entry.runtime_data)["model"]["detail"] == SERVER_NOT_RUNNING
     assert ir.async_get(hass).async_get_issue(DOMAIN, f"model_unreachable_{entry.entry_id}") is not None
     await ollama_stub.start(port=int(url.rsplit(":", 1)[1]))
     ollama_stub.reply("I am here.")

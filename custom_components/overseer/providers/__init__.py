@@ -27,6 +27,25 @@ class CannotConnect(ModelError):
     """The server, or the conversation agent, cannot be reached."""
 
 
+SERVER_NOT_RUNNING = "nothing answers there: the model server is not running (connection refused)"
+
+
+def cannot_connect(err: BaseException) -> CannotConnect:
+    """The failure to connect, saying so plainly when no server listens (it stopped, or never started).
+
+    Client libraries word a refused connection as "Connection error." or "[Errno 111]…"; a server
+    that crashed must not read like a slow network.
+    """
+    cause: BaseException | None = err
+    for _ in range(8):  # a cause chain is short; a cycle must not hang the loop
+        if cause is None:
+            break
+        if isinstance(cause, ConnectionRefusedError):
+            return CannotConnect(SERVER_NOT_RUNNING)
+        cause = cause.__cause__ or cause.__context__
+    return CannotConnect(str(err))
+
+
 class ModelTimeout(ModelError):
     """No answer in time."""
 

@@ -12,7 +12,14 @@ from homeassistant.util.ssl import get_default_context
 
 from ..const import OLLAMA_KEEP_ALIVE, OLLAMA_NUM_CTX
 from ..core.reply import ModelReply
-from . import MAX_OUTPUT_TOKENS, MAX_REASONING_TOKENS, BadResponse, CannotConnect, ModelNotFound, ModelTimeout
+from . import (
+    MAX_OUTPUT_TOKENS,
+    MAX_REASONING_TOKENS,
+    BadResponse,
+    ModelNotFound,
+    ModelTimeout,
+    cannot_connect,
+)
 from .wire import typed_reply
 
 LIST_TIMEOUT = 10
@@ -32,7 +39,7 @@ async def async_list_models(url: str) -> list[str]:
     except (TimeoutError, httpx.TimeoutException) as err:
         raise ModelTimeout("timed out listing models") from err
     except (ConnectionError, httpx.HTTPError, ollama.ResponseError, ValueError) as err:
-        raise CannotConnect(str(err)) from err
+        raise cannot_connect(err) from err
     return sorted(str(model.model) for model in response.models if model.model)
 
 
@@ -91,7 +98,7 @@ class OllamaProvider:
         except (TimeoutError, httpx.TimeoutException) as err:
             raise ModelTimeout(f"no answer within {self._timeout:.0f} s") from err
         except ConnectionError as err:
-            raise CannotConnect(str(err)) from err
+            raise cannot_connect(err) from err
         except ollama.ResponseError as err:
             error = ModelNotFound if err.status_code == 404 else BadResponse
             raise error(f"HTTP {err.status_code}: {err.error}") from err

@@ -22,6 +22,7 @@ from . import (
     ModelError,
     ModelNotFound,
     ModelTimeout,
+    cannot_connect,
 )
 from .wire import typed_reply
 
@@ -55,7 +56,7 @@ def _error(err: Exception) -> ModelError:
     if isinstance(err, openai.APITimeoutError | TimeoutError):
         return ModelTimeout("no answer in time")
     if isinstance(err, openai.APIConnectionError):
-        return CannotConnect(str(err))
+        return cannot_connect(err)
     if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
         return InvalidAuth(f"HTTP {err.status_code}: the server refused the API key")
     if isinstance(err, openai.NotFoundError):
