@@ -9,8 +9,8 @@ import time
 
 import httpx
 
+from .bundled_model import MODEL_ALIAS, ModelServer, installed
 from .hass_process import DEMO_CONFIG, DEMO_PASSWORD, DEMO_USER, HomeAssistantProcess
-from .tiny_model import MODEL_ALIAS, TinyModelServer, model_file
 
 PORT = int(os.environ.get("OVERSEER_DEMO_PORT", "8123"))
 MODEL_PORT = int(os.environ.get("MODEL_PORT", "8000"))
@@ -28,25 +28,25 @@ def main() -> int:
     """Pick a model, start Home Assistant, sign the demo user in, and wait."""
     ollama = os.environ.get("OLLAMA_URL", "http://localhost:11434")
     env: dict[str, str] = {}
-    model_server: TinyModelServer | None = None
+    model_server: ModelServer | None = None
     if ollama_answers(ollama):
         model_line = f"Ollama at {ollama} (OLLAMA_MODEL picks the model)"
-    elif model_file() is not None:
-        model_server = TinyModelServer(port=MODEL_PORT, log_path=DEMO_CONFIG / "tiny-model.log").start()
+    elif installed():
+        model_server = ModelServer(port=MODEL_PORT, log_path=DEMO_CONFIG / "model-server.log").start()
         env = {
             "OVERSEER_DEMO_BACKEND": "openai",
             "OVERSEER_DEMO_URL": model_server.url,
             "OVERSEER_DEMO_MODEL": MODEL_ALIAS,
         }
         model_line = (
-            f"no Ollama at {ollama}, so the bundled tiny model SmolLM2-135M at {model_server.url}.\n"
-            "  It is for trying things out: its judgement is poor. Start Ollama (or set OLLAMA_URL)\n"
-            "  and run scripts/develop again to use a real model."
+            f"no Ollama at {ollama}, so the bundled {model_server.model.title} at {model_server.url}.\n"
+            "  A small model on the CPU: it takes 10-30 s an answer. Start Ollama (or set OLLAMA_URL)\n"
+            "  and run scripts/develop again to use a bigger one."
         )
     else:
         model_line = (
             f"Ollama at {ollama}, which does not answer: the card will say so.\n"
-            "  scripts/model --install adds a tiny model for trying it out without Ollama."
+            "  scripts/model --install adds a bundled model for trying it out without Ollama."
         )
     process = HomeAssistantProcess(DEMO_CONFIG, port=PORT, env=env)
     print(f"Starting Home Assistant with the demo room (log: {process.log_path}) …", flush=True)
