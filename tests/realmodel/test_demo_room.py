@@ -1,17 +1,18 @@
 """The demo room as a newcomer meets it: the crowd on, the bundled model answering.
 
 The demo integration (config/custom_components/overseer_demo) sets the overseer up exactly as
-`scripts/develop` does, pointed at the real SmolLM2-135M, but without the room's orchestrator:
-this is the overseer answering the room by itself. Simulated time runs fast while the
-overseer waits for nothing and at the real pace while the model thinks, so the crowd and the
+`scripts/develop` does, pointed at the bundled Qwen2.5-Coder-1.5B, but without the room's
+orchestrator: this is the overseer answering the room by itself. Simulated time runs fast while
+the overseer waits for nothing and at the real pace while the model thinks, so the crowd and the
 rovers go on during every answer as they do in the demo. Someone asks the overseer something
-every half minute. Each question must get its own answer (a posted line, or the asked-for
-action), in order, by the time the room settles. Printed: the share of questions answered by
-the model's own line, how often the overseer spoke unprompted, the stale rate and why.
-
-Not asserted: an unprompted line. The 135M model mostly echoes the prompt's last message
-("blocked_tools: ...") once the transcript fills, which the chat rules rightly drop; it speaks
-unprompted in few runs (see the README's figures).
+every half minute. Asserted, as shares (never timings): every question gets its own answer (a
+posted line, or the asked-for action), in order, by the time the room settles; and at least
+OWN_LINE_SHARE of them by the model's own sensible line (not the fallback, not JSON or a call,
+not an echo of the prompt). A person asks the next question once the overseer has answered (or
+gave up waiting). Printed: those shares, the lines it spoke unprompted (not asserted: the
+bundled model spoke none in the measured runs), the tool calls' well-formed share and refusals,
+the median latency, and the server's tokens/s and prompt-cache reuse where it reports them.
+`scripts/bench --model URL` runs this check against any model.
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.overseer.const import Phase
-from devtools.tiny_model import MODEL_ALIAS, TinyModelServer
+from custom_components.overseer.core.context import closing_cue
+from custom_components.overseer.core.gate import Trigger, TriggerKind
+from devtools.bundled_model import server_counters
 
 from ..ha.harness import load_demo, status
+from .conftest import ModelEndpoint
 
 REPO = Path(__file__).parents[2]
 QUESTIONS = (
@@ -50,12 +54,26 @@ QUESTIONS = (
     "overseer turn the corner light off",
 )
 QUESTION_EVERY = 30.0
+# How long a person waits for an answer before asking the next question anyway.
+GIVE_UP_WAITING = 120.0
 FIRST_QUESTION = 10.0
 # Seconds of simulated time per step while the overseer waits for nothing, and of real time
 # (simulated alongside) while the model thinks.
 IDLE_STEP = 1.0
 THINKING_STEP = 0.25
 NAME = "Overseer"
+# The goal is 0.8. Qwen2.5-Coder-1.5B on two cores held 0.67-0.75 in the runs the README quotes
+# (it copies its own earlier lines and falls into "I'm sorry, but I can't …"): asserted is the
+# floor it holds, so that a change that makes it worse fails.
+OWN_LINE_SHARE = 0.5
+# What a line that is not the overseer's own words looks like: the prompt's blocks and tool
+# signatures, a call written as text, an assistant's stock refusal.
+NOT_OWN_WORDS = re.compile(
+    r"available[ _]tools|blocked[ _]tools|STATE_UPDATE|\breason=|\bcooldowns?:|site_mode|"
+    r"\b[a-z]+_[a-z_]+\(|<tool_call>|\{\s*\"|```|(can.t|unable to) assist|as an ai\b",
+    re.IGNORECASE,
+)
+ECHO_WORDS = 5
 
 
 @dataclass(frozen=True)
@@ -69,6 +87,34 @@ class Line:
     decision_id: str | None
 
 
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def prompt_runs() -> set[tuple[str, ...]]:
+    """Every run of ECHO_WORDS words in the system prompt and the closing cues: a line holding one
+    repeats the prompt."""
+    cues = [
+        closing_cue(Trigger(kind, 0.0, "alex"), [], NAME, can_act=True) or ""
+        for kind in (TriggerKind.DIRECT_ADDRESS, TriggerKind.CHAT_BURST)
+    ]
+    runs: set[tuple[str, ...]] = set()
+    for text in [(REPO / "custom_components/overseer/prompts/system.md").read_text(), *cues]:
+        said = words(text)
+        runs |= {tuple(said[i : i + ECHO_WORDS]) for i in range(len(said) - ECHO_WORDS + 1)}
+    return runs
+
+
+def own_words(text: str, fallback: re.Pattern[str], echoes: set[tuple[str, ...]]) -> bool:
+    """A line in the overseer's own words: not the fallback, not JSON or a call, not the prompt again."""
+    if fallback.fullmatch(text) or NOT_OWN_WORDS.search(text):
+        return False
+    said = words(text)
+    return bool(said) and not any(
+        tuple(said[i : i + ECHO_WORDS]) in echoes for i in range(len(said) - ECHO_WORDS + 1)
+    )
+
+
 def fallback_pattern() -> re.Pattern[str]:
     """The built-in fallback line, whoever asked, as the translations give it."""
     translations = json.loads((REPO / "custom_components/overseer/translations/en.json").read_text())
@@ -76,15 +122,15 @@ def fallback_pattern() -> re.Pattern[str]:
     return re.compile(f"{re.escape(before)}.*{re.escape(after)}")
 
 
-async def set_up_demo(hass: HomeAssistant, tiny_model: TinyModelServer, monkeypatch) -> None:
-    """The demo room, its overseer pointed at the tiny model, and the crowd on."""
+async def set_up_demo(hass: HomeAssistant, model: ModelEndpoint, monkeypatch) -> None:
+    """The demo room, its overseer pointed at the model, and the crowd on."""
     assert await async_setup_component(hass, "homeassistant", {})  # as in every real Home Assistant
     await load_demo(
         hass,
         monkeypatch,
-        OVERSEER_DEMO_BACKEND="openai",
-        OVERSEER_DEMO_URL=tiny_model.url,
-        OVERSEER_DEMO_MODEL=MODEL_ALIAS,
+        OVERSEER_DEMO_BACKEND=model.backend,
+        OVERSEER_DEMO_URL=model.url,
+        OVERSEER_DEMO_MODEL=model.name,
         # The overseer alone: with the demo's orchestrator, the router would hand some of these
         # questions to the Rover guide (test_real_model_end_to_end has the orchestrator).
         OVERSEER_DEMO_ORCHESTRATOR="0",
@@ -96,15 +142,17 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     hass: HomeAssistant,
     hass_ws_client,
     freezer: FrozenDateTimeFactory,
-    tiny_model: TinyModelServer,
+    model_server: ModelEndpoint,
     monkeypatch,
     capsys,
 ) -> None:
-    await set_up_demo(hass, tiny_model, monkeypatch)
+    await set_up_demo(hass, model_server, monkeypatch)
+    counters_before = server_counters(model_server.metrics_url)
     clock = 0.0
     lines: list[Line] = []
     decisions: dict[str, dict] = {}
     executed: dict[str, float] = {}
+    calls: list[tuple[str, str | None]] = []
 
     @callback
     def heard(event: Event) -> None:
@@ -117,6 +165,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
 
     @callback
     def acted(event: Event) -> None:
+        calls.append((event.data["outcome"], event.data.get("reason")))
         if event.data["outcome"] == "executed":
             executed.setdefault(event.data["decision_id"], clock)
 
@@ -128,14 +177,33 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         return hass.states.get("sensor.arena_loop_phase").state
 
     asked: list[float] = []
-    # After the last question, time for it to be asked again and answered.
-    end = FIRST_QUESTION + QUESTION_EVERY * len(QUESTIONS) + QUESTION_EVERY
-    while clock < end or phase() not in (Phase.IDLE, Phase.POSTED):
-        if len(asked) < len(QUESTIONS) and clock >= FIRST_QUESTION + QUESTION_EVERY * len(asked):
+
+    def next_question_due() -> bool:
+        """A person asks again once the overseer has spoken or acted since, or waited long enough.
+
+        A 1.5B model takes 10-30 s an answer: questions every half minute regardless would pile
+        up, and the gate rightly answers a pile of one person's questions with one line.
+        """
+        if len(asked) == len(QUESTIONS):
+            return False
+        if not asked:
+            return clock >= FIRST_QUESTION
+        last = asked[-1]
+        heard_back = any(line.at >= last and line.bot and line.user == NAME for line in lines) or any(
+            at >= last for at in executed.values()
+        )
+        return clock >= last + (QUESTION_EVERY if heard_back else GIVE_UP_WAITING)
+
+    end = None
+    while end is None or clock < end or phase() not in (Phase.IDLE, Phase.POSTED):
+        if next_question_due():
             hass.bus.async_fire(
                 "overseer_chat_message", {"user": "alex", "text": QUESTIONS[len(asked)], "bot": False}
             )
             asked.append(clock)
+            if len(asked) == len(QUESTIONS):
+                # After the last question, time for it to be asked again and answered.
+                end = clock + 2 * QUESTION_EVERY
         thinking = phase() in (Phase.AWAITING_MODEL, Phase.TOOL_EXEC)
         step = THINKING_STEP if thinking else IDLE_STEP
         # Real seconds pass only while the model thinks (the frozen clock also holds the
@@ -144,17 +212,17 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         clock += step
         freezer.tick(step)
         async_fire_time_changed(hass)
-        assert clock < end + 600, "the overseer never settled after the last question"
+        assert end is None or clock < end + 600, "the overseer never settled after the last question"
+        assert clock < FIRST_QUESTION + len(QUESTIONS) * (GIVE_UP_WAITING + QUESTION_EVERY), "stuck"
 
     own = [line for line in lines if line.bot and line.user == NAME]
     # Each decision for a direct address that answered (a line, or the asked-for action), once,
     # in order; each question takes the first answer not yet taken that came after it.
-    fallback = fallback_pattern()
+    fallback, echoes = fallback_pattern(), prompt_runs()
     answers: dict[str, tuple[float, bool]] = {}
     for line in own:
         if decisions.get(line.decision_id, {}).get("trigger") == "direct_address":
-            answers.setdefault(line.decision_id, (line.at, not fallback.fullmatch(line.text)))
-    model_lines = [line.text[:50] for line in own if not fallback.fullmatch(line.text)]
+            answers.setdefault(line.decision_id, (line.at, own_words(line.text, fallback, echoes)))
     for decision_id, at in executed.items():
         if decisions.get(decision_id, {}).get("trigger") == "direct_address":
             answers.setdefault(decision_id, (at, False))
@@ -168,21 +236,55 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         pending.remove(taken)
         by_model += taken[1]
 
-    unsolicited = [
-        line for line in own if decisions.get(line.decision_id, {}).get("trigger") != "direct_address"
+    unprompted = [
+        line.text
+        for line in own
+        if decisions.get(line.decision_id, {}).get("trigger") != "direct_address"
+        and own_words(line.text, fallback, echoes)
     ]
+    not_own = [line.text[:60] for line in own if not own_words(line.text, fallback, echoes)]
+    malformed = sum(reason in MALFORMED for _, reason in calls)
+    refused = sum(outcome == "blocked" and reason not in MALFORMED for outcome, reason in calls)
     entry = hass.config_entries.async_entries("overseer")[0]
     metrics = (await status(await hass_ws_client(hass), entry.entry_id))["metrics"]
     stale = Counter(d["stale"] for d in decisions.values())
+    median_s = statistics.median(d["latency_ms"] for d in decisions.values()) / 1000
+    well_formed = 1 - malformed / len(calls) if calls else 1
+    said = [line.text[:60] for line in own if own_words(line.text, fallback, echoes)]
     with capsys.disabled():
         print(
-            f"\nDemo room, bundled model, {clock / 60:.1f} simulated minutes: {len(decisions)} decisions "
-            f"(median latency {statistics.median(d['latency_ms'] for d in decisions.values()):.0f} ms), "
+            f"\nDemo room, {model_server.name}, {clock / 60:.1f} simulated minutes: "
+            f"{len(decisions)} decisions (median latency {median_s:.1f} s); "
             f"{len(QUESTIONS)} questions: {by_model} answered by the model's own line "
             f"({by_model / len(QUESTIONS):.0%}), unanswered {len(unanswered)}; "
-            f"overseer lines {len(own)}, unsolicited {len(unsolicited)}; "
-            f"stale {stale[True]}/{len(decisions)} ({stale[True] / len(decisions):.0%}) "
-            f"by reason {metrics['stale_by_reason']}; addressed {metrics['addressed']}; "
-            f"the model's lines: {model_lines}"
+            f"unprompted lines {len(unprompted)}; tool calls {len(calls)}, well-formed "
+            f"{well_formed:.0%}, refused by policy {refused}; "
+            f"{server_figures(counters_before, server_counters(model_server.metrics_url))}; "
+            f"stale {stale[True]}/{len(decisions)} by reason {metrics['stale_by_reason']}; "
+            f"the model's own lines: {said}; lines not its own: {not_own}"
         )
     assert not unanswered, f"asked and never answered: {unanswered}"
+    assert by_model >= OWN_LINE_SHARE * len(QUESTIONS), (
+        f"{by_model} of {len(QUESTIONS)} questions answered in the model's own words; "
+        f"lines not its own: {not_own}"
+    )
+
+
+# A call the registry could not take as written: a name it does not have, or arguments it refuses.
+MALFORMED = frozenset({"invalid_arguments", "not_allowlisted"})
+
+
+def server_figures(before: dict[str, float] | None, after: dict[str, float] | None) -> str:
+    """Tokens per second and prompt-cache reuse over the run, from the server's own counters."""
+    if before is None or after is None:
+        return "tokens/s and cache reuse not reported by this server"
+    spent = {name: after.get(name, 0) - before.get(name, 0) for name in after}
+    processed, cached = spent.get("prompt_tokens_total", 0), spent.get("prompt_tokens_cached_total", 0)
+    prompt_rate = processed / seconds if (seconds := spent.get("prompt_seconds_total")) else 0
+    generated = spent.get("tokens_predicted_total", 0)
+    generated_rate = generated / seconds if (seconds := spent.get("tokens_predicted_seconds_total")) else 0
+    reuse = cached / (cached + processed) if cached + processed else 0
+    return (
+        f"prompt {prompt_rate:.0f} tokens/s, generated {generated_rate:.1f} tokens/s, "
+        f"{reuse:.0%} of prompt tokens reused from the cache"
+    )

@@ -1,4 +1,4 @@
-"""A real model end to end: real Home Assistant, real llama.cpp server, real SmolLM2-135M.
+"""A real model end to end: real Home Assistant, real llama-server, the bundled Qwen2.5-Coder-1.5B.
 
 Whatever the model says, these must hold: each decision is recorded with its latency and
 token counts; every tool call it emitted was executed inside the guardrails or blocked with
@@ -21,8 +21,6 @@ from itertools import pairwise
 import httpx
 import pytest
 from homeassistant.util import dt as dt_util
-
-from devtools.tiny_model import MODEL_ALIAS
 
 from ..contract import REASONS, ROOM_TOOLS
 from ..processes import LIGHTS, configure_orchestrator, configure_overseer, demo_home_assistant, state
@@ -48,17 +46,17 @@ WATCHED = [
 
 
 @pytest.fixture(scope="module")
-def home_assistant(tmp_path_factory, tiny_model):
+def home_assistant(tmp_path_factory, model_server):
     with demo_home_assistant("real-model", tmp_path_factory.mktemp("real-model")) as process:
         yield process
 
 
 @pytest.fixture(scope="module")
-def entry_id(home_assistant, tiny_model) -> str:
-    """The overseer on the tiny model, configured once for the module."""
+def entry_id(home_assistant, model_server) -> str:
+    """The overseer on the bundled model, configured once for the module."""
     ha = home_assistant
     configured = configure_overseer(
-        ha, "openai", tiny_model.url, MODEL_ALIAS, timing={"request_timeout": 120}
+        ha, "openai", model_server.url, model_server.name, timing={"request_timeout": 120}
     )
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
     return configured
@@ -84,7 +82,7 @@ def ask(ha, entry_id, text, previous_id):
     return ha.wait_for(decided, timeout=180, interval=0.5, what=f"a decision on {text!r}")
 
 
-def test_a_real_model_decides_inside_the_guardrails(home_assistant, entry_id, capsys):
+def test_a_real_model_decides_inside_the_guardrails(home_assistant, entry_id, model_server, capsys):
     ha = home_assistant
     untouched = {entity_id: state(ha, entity_id) for entity_id in WATCHED}
 
@@ -129,14 +127,16 @@ def test_a_real_model_decides_inside_the_guardrails(home_assistant, entry_id, ca
     calls = [(c["tool"], c["outcome"], c["reason"]) for r in results for c in r["tool_calls"]["calls"]]
     with capsys.disabled():
         print(
-            f"\nReal model (SmolLM2-135M, llama.cpp, 2 CPU threads): {len(results)} decisions, "
+            f"\nReal model ({model_server.name}, llama-server, 2 CPU threads): {len(results)} decisions, "
             f"median latency {statistics.median(latencies):.0f} ms, "
             f"well-formed {len(well_formed)}/{len(results)} ({len(well_formed) / len(results):.0%}); "
             f"modes {[r['decision']['mode'] for r in results]}; calls {calls}"
         )
 
 
-def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(home_assistant, entry_id, capsys):
+def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(
+    home_assistant, entry_id, model_server, capsys
+):
     """One triage of the demo vacuum's jammed brush: the reply validates, or is refused and audited."""
     ha = home_assistant
     ha.post(
@@ -171,14 +171,14 @@ def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(home_assistant,
     intents = [(r["tool"], r["outcome"], r["reason"]) for r in audit]
     with capsys.disabled():
         print(
-            f"\nReal model triage (SmolLM2-135M): {answered['what']} after {latency:.1f} s "
+            f"\nReal model triage ({model_server.name}): {answered['what']} after {latency:.1f} s "
             f"({answered['detail'][:120]!r}); intents {intents}"
         )
 
 
-# The orchestrator with the tiny model as router and judge: last, as it takes the room's human
+# The orchestrator with the bundled model as router and judge: last, as it takes the room's human
 # chat from the overseer (which then answers only when the orchestrator asks it).
-# Three questions (each about 25 s with the overseer answering on the tiny model): one for the
+# Three questions (each about 25 s with the overseer answering on the bundled model): one for the
 # guide, one for the overseer, one either could take.
 ORCHESTRATED = (
     "where is rover 2?",
@@ -196,10 +196,12 @@ FINISH_REASONS = {"threshold", "judge_stopped", "max_iterations", "no_candidates
 
 
 @pytest.fixture
-def orchestrator(home_assistant, tiny_model, entry_id):
-    """The orchestrator on the tiny model, removed again afterwards."""
+def orchestrator(home_assistant, model_server, entry_id):
+    """The orchestrator on the bundled model, removed again afterwards."""
     ha = home_assistant
-    configured = configure_orchestrator(ha, tiny_model.url, MODEL_ALIAS, PARTICIPANTS, LIMITS, "openai")
+    configured = configure_orchestrator(
+        ha, model_server.url, model_server.name, PARTICIPANTS, LIMITS, "openai"
+    )
     ha.wait_for(lambda: state(ha, "sensor.arena_orchestrator_pipeline") == "idle", what="the orchestrator")
     yield configured
     httpx.delete(
@@ -217,8 +219,8 @@ def routing(pipeline) -> tuple[int, int, int]:
     return len(reasons) - forced - fallback, fallback, forced
 
 
-def test_the_tiny_model_routes_and_judges_well_formed_or_rejected_cleanly(
-    home_assistant, entry_id, orchestrator, capsys
+def test_the_bundled_model_routes_and_judges_well_formed_or_rejected_cleanly(
+    home_assistant, entry_id, orchestrator, model_server, capsys
 ):
     ha = home_assistant
     ha.post(
@@ -274,7 +276,7 @@ def test_the_tiny_model_routes_and_judges_well_formed_or_rejected_cleanly(
     scores = [s for p in pipelines for s in p["scores"]]
     with capsys.disabled():
         print(
-            f"\nOrchestrator on the real model (SmolLM2-135M as router and judge, 2 participants), "
+            f"\nOrchestrator on the real model ({model_server.name} as router and judge, 2 participants), "
             f"{len(pipelines)} questions: routings own {sum(t[0] for t in totals)}, "
             f"fallback {sum(t[1] for t in totals)}, forced {sum(t[2] for t in totals)}; "
             f"judge replies valid {sum(s['valid'] for s in scores)}/{len(scores)}; "
