@@ -14,6 +14,7 @@ from .core.context import (
     ChatLine,
     InputSummary,
     build_messages,
+    closing_cue,
     describe_trigger,
     render_state_update,
     select_transcript,
@@ -100,7 +101,12 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     lines = select_transcript(transcript, started, settings.bounds)
     cycle.transcript = tuple(lines)
     messages = build_messages(
-        parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools
+        parts.prompts[cycle.mode],
+        settings.name,
+        cycle.state_update,
+        lines,
+        cycle.tools,
+        closing_cue(cycle.trigger, lines, settings.name, can_act=control),
     )
     cycle.model_input = summarise(messages)
     schemas = tool_schemas(cycle.tools.available, world, settings.limits)

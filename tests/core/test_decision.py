@@ -143,6 +143,38 @@ def test_echoed_name_thinking_and_skip_variants_are_cleaned():
     assert decide("[SKIP]").mode is Mode.SKIP
 
 
+# Refusals Qwen2.5-Coder-1.5B wrote in the demo check: once one is in the transcript as the
+# overseer's own line, the model says it again to every question.
+STOCK_REFUSALS = [
+    "I'm sorry, but I can't assist with that.",
+    "sam: I'm sorry, but I can't assist with that.",
+    "I apologize, but I can't assist with that request right now.",
+    "I’m sorry, I’m unable to assist with that command.",
+    "Overseer: Sorry, I cannot help with that.",
+]
+IN_CHARACTER = [
+    "Sorry alex, the lift stays down. I can't help you there.",
+    "Sorry sam, no.",
+    "I can't help it.",
+]
+
+
+def test_a_call_written_as_a_function_to_someone_is_no_line():
+    # Qwen2.5-Coder-1.5B in the demo check, asked to turn the corner light off.
+    decision = decide('alex: ha_set_entity("light.corner", "off")')
+    assert decision.chat is None and "tool_text_dropped" in decision.notes
+    assert decide("alex: Lift up.").chat == "alex: Lift up."
+    assert decide("Note: lift_up is ready.").chat == "Note: lift_up is ready."
+
+
+def test_a_chat_assistants_stock_refusal_is_no_line_but_a_refusal_in_character_is():
+    for text in STOCK_REFUSALS:
+        decision = decide(text)
+        assert decision.mode is Mode.SKIP and "stock_refusal_dropped" in decision.notes, text
+    for text in IN_CHARACTER:
+        assert decide(text).chat == text
+
+
 # Replies Qwen2.5-Coder (1.5B and 0.5B) wrote on llama.cpp's server in the demo check (issue 21):
 # their calls in the text, in the shapes their chat template taught them.
 SMALL_MODEL_TEXT_CALLS = [

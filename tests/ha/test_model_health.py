@@ -6,7 +6,6 @@ from datetime import timedelta
 from unittest.mock import patch
 
 import pytest
-
 from homeassistant.config_entries import SOURCE_REAUTH, SOURCE_USER, ConfigEntryState
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import issue_registry as ir

@@ -27,6 +27,8 @@ INCIDENT_CHARS = 120
 # Lines older than this many messages are never looked at, whatever the history holds.
 LOOKBACK = 1000
 CHARS_PER_TOKEN = 4
+# The question, said again at the end of the request: long enough to know what was asked.
+CUE_CHARS = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +227,35 @@ def render_tool_blocks(availability: Availability) -> tuple[str, str]:
     return f"available_tools:\n{available}", f"blocked_tools:\n{blocked}"
 
 
+# Moments the overseer may speak into unprompted (a heartbeat or a manual run needs no nudge).
+LIVELY = frozenset({TriggerKind.CHALLENGE, TriggerKind.WORLD_EVENT, TriggerKind.CHAT_BURST})
+
+
+def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can_act: bool) -> str | None:
+    """What the request's last words ask for: the question again, or a line for a lively moment.
+
+    A small model answers the request's last message, which is the tool blocks: without this it
+    describes them ("It looks like there are no blocked tools."), refuses them, or stays silent
+    when the room comes alive. The question is quoted like every chat line, so it stays data.
+    """
+    if trigger.kind in LIVELY:
+        return "Say one short line to the room if it makes this moment more interesting; else SKIP."
+    if trigger.kind is not TriggerKind.DIRECT_ADDRESS:
+        return None
+    ask = " (and call a tool if you act)" if can_act else ""
+    asker = fold(trigger.detail)
+    line = next(
+        (line for line in reversed(transcript) if not line.bot and fold(one_line(line.user, 40)) == asker),
+        None,
+    )
+    if line is None:
+        who = _label(trigger.detail) or "someone"
+        return f"Answer {who} now, in one new short line of your own{ask}."
+    who = speaker(line, name)
+    answer = f"Answer {who} now, in one new short line of your own{ask}."
+    return f"{who}: {quote_chat(line.text, CUE_CHARS)}\n{answer}"
+
+
 def system_prompt(template: str, name: str) -> str:
     """The user's prompt file with <NAME> filled in, bounded like everything else."""
     return cut(template, SYSTEM_PROMPT_CHARS).replace(NAME_PLACEHOLDER, one_line(name, LABEL_CHARS))
@@ -236,9 +267,12 @@ def build_messages(
     state_update: str,
     transcript: Iterable[ChatLine],
     availability: Availability,
+    cue: str | None = None,
 ) -> list[dict[str, str]]:
-    """The seed's canonical message topology for one decision."""
+    """The seed's canonical message topology for one decision; a cue closes the last block."""
     available, blocked = render_tool_blocks(availability)
+    if cue:
+        blocked = f"{blocked}\n\n{cue}"
     return [
         {"role": "system", "content": system_prompt(template, name)},
         {"role": "user", "content": state_update},

@@ -23,12 +23,22 @@ NOTE_JSON_TEXT_DROPPED = "json_text_dropped"
 NOTE_CALLS_IGNORED = "calls_ignored"
 NOTE_CHAT_SALVAGED = "chat_salvaged"
 NOTE_TOOL_TEXT_DROPPED = "tool_text_dropped"
+NOTE_STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
 
 # A call's JSON or tag left in a line (cut off, or named inside a sentence): never posted.
 _CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
 # "functions.lift_up:", "lift_up()", "lift_up: {}": a call a small model wrote as text.
 _TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 
+# A chat assistant's stock refusal ("I'm sorry, but I can't assist with that.", perhaps after
+# "alex:"): not a line in the overseer's voice, and once in the transcript a small model says it
+# again to everything.
+_STOCK_REFUSAL = re.compile(
+    r"(?:[^:]{1,32}:\s*)?(?:i'?m\s+|i am\s+|i\s+)?(?:so\s+|very\s+)?(?:sorry|apologi[sz]e)\b.{0,40}?\b"
+    r"(?:can ?not|can'?t|unable to|not able to)\s+(?:assist|help)(?: you)?"
+    r"(?: with (?:that|this)[^.!]*)?[.!]?",
+    re.IGNORECASE,
+)
 _SKIP_WORDS = frozenset(
     {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
 )
@@ -192,9 +202,16 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
         head, colon, rest = line.partition(":")
     if not line or fold(line) in _SKIP_WORDS:
         return None
-    if (match := _TOOL_AS_TEXT.fullmatch(line)) and match.group(1) in TOOLS:
-        notes.append(NOTE_TOOL_TEXT_DROPPED)
+    if _STOCK_REFUSAL.fullmatch(line.replace("\u2019", "'")):
+        notes.append(NOTE_STOCK_REFUSAL_DROPPED)
         return None
+    # Also after an addressee's label ("alex: ha_set_entity(...)"), as small models write it.
+    label, colon, addressed = line.partition(":")
+    bare = addressed.strip() if colon and 0 < len(label) <= 32 and " " not in label.strip() else line
+    for text in {line, bare}:
+        if (match := _TOOL_AS_TEXT.fullmatch(text)) and match.group(1) in TOOLS:
+            notes.append(NOTE_TOOL_TEXT_DROPPED)
+            return None
     if len(line) > rules.max_chat_chars:
         notes.append(NOTE_CHAT_CUT)
         line = _cut_at_word(line, rules.max_chat_chars)
