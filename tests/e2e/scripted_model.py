@@ -27,7 +27,15 @@ def worst_case_model(payload: dict) -> Scripted | None:
             return Scripted(content=reasoning(("neato_send_home", {}), fault="the brush is jammed"))
         return None
     addressed = "trigger: direct_address" in messages[1]["content"]
-    humans = [m["content"] for m in messages if m["role"] == "user" and ": " in m["content"]]
+    # The transcript's lines: not the STATE_UPDATE, and not the tool blocks (the last of which
+    # closes with the question again).
+    humans = [
+        m["content"]
+        for m in messages
+        if m["role"] == "user"
+        and ": " in m["content"]
+        and not m["content"].startswith(("STATE_UPDATE", "available_tools:", "blocked_tools:"))
+    ]
     if addressed and humans and humans[-1].endswith("overseer raise the lift"):
         return Scripted(content="Going up.", tool_calls=[call("lift_up")])
     if addressed and humans and humans[-1].endswith("overseer make the bench light red"):
