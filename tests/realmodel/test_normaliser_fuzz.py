@@ -88,6 +88,10 @@ THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 # What only a call holds: its tag, or a name beside arguments.
 CALL_MARKS = re.compile(r'<tool_call>|"name"\s*:.*"(?:arguments|parameters)"', re.DOTALL | re.IGNORECASE)
 NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
+# A chat assistant's refusal, in the judge's own words: one sentence that apologises and says it
+# cannot help (the bundled model's "I'm sorry, but I can't assist with that.").
+APOLOGY = re.compile(r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e)\b")
+CANNOT_HELP = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to) (?:assist|help)\b")
 CUT = "…"
 INVISIBLE = ("Cc", "Cf", "Co", "Cn")
 
@@ -214,14 +218,31 @@ def visible(text: str) -> str:
     return NAME_ECHO.sub("", " ".join(unthought(text).split())).strip()
 
 
+def stock_refusal(words: str) -> bool:
+    """One short sentence that apologises and cannot help: an assistant's stock line, not the overseer's."""
+    sentences = [part for part in re.split(r"[.!?]+", words.replace("\u2019", "'")) if part.strip()]
+    return (
+        len(sentences) == 1
+        and bool(APOLOGY.match(sentences[0].strip(" ,")))
+        and bool(CANNOT_HELP.search(sentences[0]))
+    )
+
+
 def says_something(text: str) -> bool:
-    """Whether the text holds a line for the room (not empty, not a skip word, not JSON, not a call)."""
+    """Whether the text holds a line for the room (not empty, not a skip word, not JSON, not a call,
+    not a stock refusal), with or without a speaker's label in front."""
     seen = visible(text)
     stripped = unthought(text)
     if (stripped.startswith(("{", "[")) and parses_as_json(stripped)) or CALL_MARKS.search(stripped):
         return False
-    if (call := CALL_AS_TEXT.fullmatch(plain(seen))) and call.group(1) in TOOL_NAMES:
-        return False
+    words = NAME_ECHO.sub("", plain(seen))
+    label, colon, rest = words.partition(":")
+    unlabelled = rest.strip() if colon and 0 < len(label) <= 32 and " " not in label.strip() else words
+    for reading in (words, unlabelled):
+        if (call := CALL_AS_TEXT.fullmatch(reading)) and call.group(1) in TOOL_NAMES:
+            return False
+        if stock_refusal(reading):
+            return False
     return bool(plain(seen)) and plain(seen) not in SKIP_WORDS
 
 
