@@ -242,7 +242,7 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         return "Say one short line to the room if it makes this moment more interesting; else SKIP."
     if trigger.kind is not TriggerKind.DIRECT_ADDRESS:
         return None
-    ask = " (call a tool to act)" if can_act else ""
+    ask = " (and call a tool if you act)" if can_act else ""
     asker = fold(trigger.detail)
     line = next(
         (line for line in reversed(transcript) if not line.bot and fold(one_line(line.user, 40)) == asker),
