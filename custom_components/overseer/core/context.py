@@ -248,12 +248,10 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         (line for line in reversed(transcript) if not line.bot and fold(one_line(line.user, 40)) == asker),
         None,
     )
-    if line is None:
-        who = _label(trigger.detail) or "someone"
-        return f"Answer {who} now, in one new short line of your own{ask}."
-    who = speaker(line, name)
+    who = speaker(line, name) if line else _label(trigger.detail) or "someone"
     answer = f"Answer {who} now, in one new short line of your own{ask}."
-    return f"{who}: {quote_chat(line.text, CUE_CHARS)}\n{answer}"
+    # Asked through Assist, the question may not be in the chat: then only whom to answer.
+    return f"{who}: {quote_chat(line.text, CUE_CHARS)}\n{answer}" if line else answer
 
 
 def system_prompt(template: str, name: str) -> str:
