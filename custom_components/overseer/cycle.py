@@ -20,7 +20,7 @@ from .core.context import (
     select_transcript,
     summarise,
 )
-from .core.decision import NOTE_REPEAT_DROPPED, Decision, normalise
+from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Decision, backed, normalise
 from .core.gate import SOLICITED, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
@@ -99,6 +99,10 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )
     lines = select_transcript(transcript, started, settings.bounds)
+    if cycle.trigger.attempt:
+        # Asked again, the first answer was unusable, most often a copy of an earlier line: a small
+        # model copies what its context holds, so this time it reads only the people.
+        lines = [line for line in lines if not line.own]
     cycle.transcript = tuple(lines)
     messages = build_messages(
         parts.prompts[cycle.mode],
@@ -131,11 +135,16 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     )
     # Run first: whether an announced action was refused decides whether its line still fits.
     ran = await _async_execute(parts, cycle, decision)
+    cycle.decision = decision = backed(
+        decision, [record.tool for record in ran if record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN)]
+    )
     finished = parts.now()
     cycle.stale_reason = _judge(parts, cycle, ran, before, finished)
     parts.metrics.record_decision(finished, cycle.latency, decision.mode.value, cycle.stale_reason)
     if NOTE_REPEAT_DROPPED in decision.notes:
         parts.metrics.record_chat(finished, repeated=True)
+    if NOTE_UNBACKED_CLAIM_DROPPED in decision.notes:
+        parts.metrics.record_unbacked_claim(finished)
     posted = bool(decision.chat) and not cycle.stale and not state.dry_run
     if posted:
         parts.metrics.record_chat(finished, repeated=False)

@@ -109,7 +109,7 @@ class RoomInputs:
         fire_chat_message(
             self._hass, room=self._settings.room, user=user, text=text, bot=False, context=context
         )
-        self.request_address(user)
+        self._gate.request_address(user, self._now(), text)
 
     @callback
     def request_address(self, user: str) -> None:

@@ -14,7 +14,7 @@ from custom_components.overseer.core.context import (
     select_transcript,
     summarise,
 )
-from custom_components.overseer.core.gate import Trigger, TriggerKind
+from custom_components.overseer.core.gate import Gate, GateConfig, Trigger, TriggerKind
 from custom_components.overseer.core.policy import Ledger, Limits, availability
 from custom_components.overseer.core.world import Entity, SiteMode
 
@@ -226,6 +226,26 @@ def test_a_direct_address_ends_the_request_with_who_asked_what():
     # A commentator cannot act, so it is not told to.
     commentary = closing_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 990.0, "sam"), ASKED, "Overseer", False)
     assert commentary == "sam: go go go\nAnswer sam now, in one new short line of your own."
+
+
+def test_the_cue_asks_what_addressed_the_overseer_not_the_askers_latest_line():
+    # In the demo the crowd calls the overseer and chats on while the model thinks: the cue
+    # quoted "rover 2 is cheating again" and the model answered that.
+    gate = Gate(GateConfig(), now=0)
+    said = [
+        ChatLine("sam", "overseer, raise the lift!", False, 1.0),
+        ChatLine("sam", "rover 2 is cheating again", False, 2.0),
+    ]
+    for line in said:
+        gate.observe_chat(line.user, line.text, line.bot, line.ts)
+    trigger = gate.tick(3.0)
+    assert trigger is not None and trigger.question == "overseer, raise the lift!"
+    cue = closing_cue(trigger, said, "Overseer", True)
+    assert cue is not None and cue.startswith("sam: overseer, raise the lift!\n")
+    # Asked again, it is the same question.
+    gate.ask_again(trigger)
+    again = gate.tick(40.0)
+    assert again is not None and (again.attempt, again.question) == (1, trigger.question)
 
 
 def test_the_cue_quotes_like_the_transcript_and_never_passes_anyone_as_the_overseer():

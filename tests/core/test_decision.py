@@ -167,6 +167,14 @@ def test_a_call_written_as_a_function_to_someone_is_no_line():
     assert decide("Note: lift_up is ready.").chat == "Note: lift_up is ready."
 
 
+def test_a_line_the_model_put_in_quotes_is_posted_without_them():
+    # Qwen2.5-Coder-1.5B in the demo check, once its quoted lines were in the transcript.
+    assert decide('Overseer: "The score is 0-0."').chat == "The score is 0-0."
+    assert decide('alex: "Hey everyone! Eyes on rover 2. "').chat == "alex: Hey everyone! Eyes on rover 2."
+    assert decide('He said "no" twice.').chat == 'He said "no" twice.'
+    assert decide('"No," he said, "never."').chat == '"No," he said, "never."'
+
+
 def test_a_chat_assistants_stock_refusal_is_no_line_but_a_refusal_in_character_is():
     for text in STOCK_REFUSALS:
         decision = decide(text)
@@ -182,6 +190,11 @@ SMALL_MODEL_TEXT_CALLS = [
     ('<tool_call>\n{"name": "chat_say", "arguments": {"text": "I\'m so bored."}}\n</tool_call>', "chat_say"),
     ('{"name": "lift_up", "arguments": {}}', "lift_up"),
     ('```json\n{"name": "lift_up", "arguments": {}}\n```', "lift_up"),
+    # After the transcript's label for its own lines, copied (asked to turn the corner light off).
+    (
+        'Overseer: {"name": "ha_set_entity", "arguments": {"entity_id": "light.corner", "state": "off"}}',
+        "ha_set_entity",
+    ),
 ]
 
 
@@ -222,6 +235,8 @@ def test_only_a_call_where_calls_are_written_is_one_and_its_json_is_never_a_line
     quoted = decide('I will not call {"name": "lift_up", "arguments": {}} today.')
     assert (quoted.mode, quoted.intents) == (Mode.SKIP, ())
     assert decide('Sure!\n{"name": "lift_up", "arguments": {}}').intents[0].name == "lift_up"
+    # A label is one word and a colon: words before the colon are a sentence.
+    assert decide('I will call: {"name": "lift_up", "arguments": {}}').intents == ()
     # Cut off in the new shapes: neither a call nor a line.
     for text in (
         '<tool_call>\n{"name": "chat_say", "arguments": {"text": "I\'m so',

@@ -108,7 +108,9 @@ def test_metrics_memory_is_bounded():
         metrics.record_decision(float(i), float(i), "CHAT")
         metrics.record_action(float(i), "lift_up", "blocked", "cooldown")
         metrics.record_chat(float(i), repeated=i % 2 == 1)
+        metrics.record_unbacked_claim(float(i))
     figures = metrics.snapshot(9_999.5)
+    assert figures["unbacked_claims"] == 50
     assert figures["llm_calls"] == 50 and figures["tool_calls"] == 50
     assert figures["llm_latency_avg_s"] == sum(range(9_950, 10_000)) / 50  # the newest 50: 9950..9999
     assert figures["blocked_by_reason"] == {"cooldown": 50}

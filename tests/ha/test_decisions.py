@@ -446,6 +446,47 @@ async def test_a_reply_about_a_rover_that_docked_meanwhile_is_asked_again(hass, 
     assert [line["text"] for line in bot_lines(chat)] == ["Rover1 just docked: nice parking."]
 
 
+async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
+    hass, freezer, ollama_stub, room
+):
+    # Qwen2.5-Coder-1.5B in the demo answered every question with its first line again.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Alex: I'm here, what's up?")
+    ollama_stub.reply("Overseer: Alex: I'm here, what's up?")
+    ollama_stub.reply("Blue it is not. The bench stays white.")
+    say(hass, "alex", "overseer, you there?")
+    await tick(hass, freezer)
+    say(hass, "alex", "overseer make the bench light blue")
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["Alex: I'm here, what's up?"]  # the copy dropped
+    first = ollama_stub.requests[1]["messages"]
+    assert any(m["role"] == "assistant" for m in first)  # the seed's transcript: its own lines too
+    await tick(hass, freezer)
+    retry = ollama_stub.requests[2]["messages"]
+    assert [m for m in retry if m["role"] == "assistant"] == []
+    assert "alex: overseer make the bench light blue" in retry[-1]["content"]
+    assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. The bench stays white."
+
+
+async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, freezer, ollama_stub, room):
+    # The bundled model answered "overseer raise the lift" with "Lift raised." and no call.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Overseer: Lift raised.")
+    ollama_stub.reply("Lift raised.", call("lift_up"))
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert bot_lines(chat) == [] and hass.states.get("cover.lift").state == "closed"
+    entry = hass.config_entries.async_get_entry("room1")
+    status = build_status(entry.runtime_data)
+    assert "unbacked_claim_dropped" in status["decision"]["notes"]
+    assert status["metrics"]["unbacked_claims"] == 1
+    await tick(hass, freezer)  # asked again: this time the call runs, and the same words are true
+    assert [line["text"] for line in bot_lines(chat)] == ["Lift raised."]
+    assert build_status(entry.runtime_data)["metrics"]["unbacked_claims"] == 1
+
+
 async def test_a_change_that_does_not_touch_the_reply_does_not_drop_it(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")

@@ -243,15 +243,19 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
     if trigger.kind is not TriggerKind.DIRECT_ADDRESS:
         return None
     ask = " (and call a tool if you act)" if can_act else ""
+    who = speaker(ChatLine(trigger.detail, "", bot=False, ts=trigger.since), name)
+    # Asked for an orchestrator, the question is the asker's latest line in the chat.
     asker = fold(trigger.detail)
-    line = next(
-        (line for line in reversed(transcript) if not line.bot and fold(one_line(line.user, 40)) == asker),
-        None,
+    question = trigger.question or next(
+        (
+            line.text
+            for line in reversed(transcript)
+            if not line.bot and fold(one_line(line.user, 40)) == asker
+        ),
+        "",
     )
-    who = speaker(line, name) if line else _label(trigger.detail) or "someone"
     answer = f"Answer {who} now, in one new short line of your own{ask}."
-    # Asked through Assist, the question may not be in the chat: then only whom to answer.
-    return f"{who}: {quote_chat(line.text, CUE_CHARS)}\n{answer}" if line else answer
+    return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
 
 
 def system_prompt(template: str, name: str) -> str:

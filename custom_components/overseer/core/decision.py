@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import StrEnum
 from typing import Any
 
+from .claims import unbacked_claims
 from .reply import ModelReply
 from .text import fold, one_line, without_thinking
 from .tools import TOOLS, ArgumentError, Refusal, Vocabulary
@@ -24,12 +25,15 @@ NOTE_CALLS_IGNORED = "calls_ignored"
 NOTE_CHAT_SALVAGED = "chat_salvaged"
 NOTE_TOOL_TEXT_DROPPED = "tool_text_dropped"
 NOTE_STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
+NOTE_UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
 
 # A call's JSON or tag left in a line (cut off, or named inside a sentence): never posted.
 _CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
 # "functions.lift_up:", "lift_up()", "lift_up: {}": a call a small model wrote as text.
 _TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 
+# '"Okay, let's raise the lift!"', 'alex: "Hey everyone!"': a whole line in quotes, no quote inside.
+_QUOTED = re.compile(r'^((?:[^:"\s]{1,32}:\s*)?)["\u201c]([^"\u201c\u201d]+)["\u201d]$')
 # A chat assistant's stock refusal ("I'm sorry, but I can't assist with that.", perhaps after
 # "alex:"): not a line in the overseer's voice, and once in the transcript a small model says it
 # again to everything.
@@ -154,6 +158,22 @@ def normalise(
     return Decision(mode, tuple(intents), chat, tuple(rejections), tuple(notes))
 
 
+def backed(decision: Decision, ran: Iterable[str]) -> Decision:
+    """The decision, without its line if the line claims an action no tool that ran backs.
+
+    ran: the tools of the decision that executed (or would have, in a dry run). A line saying
+    "Lift raised." beside no lift_up that ran would tell the room something that did not happen.
+    """
+    if decision.chat is None or not unbacked_claims(decision.chat, ran):
+        return decision
+    return replace(
+        decision,
+        mode=Mode.ACTION if decision.intents else Mode.SKIP,
+        chat=None,
+        notes=(*decision.notes, NOTE_UNBACKED_CLAIM_DROPPED),
+    )
+
+
 def _speaks(name: str) -> bool:
     """The tool is the chat channel."""
     spec = TOOLS.get(name)
@@ -200,6 +220,8 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
     while colon and fold(head) == fold(name):
         line = rest.strip()
         head, colon, rest = line.partition(":")
+    # Small models put their own line in quotes, perhaps after whom it is for.
+    line = _QUOTED.sub(lambda match: match.group(1) + match.group(2).strip(), line)
     if not line or fold(line) in _SKIP_WORDS:
         return None
     if _STOCK_REFUSAL.fullmatch(line.replace("\u2019", "'")):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from .text import fold, one_line
@@ -23,6 +23,8 @@ DEFAULT_CHALLENGES = (
 )
 # Only what the model will read can address it; this also bounds the cost of a flood.
 ADDRESS_SCAN_CHARS = 1000
+# The words that addressed the overseer, kept to be asked again at the end of the request.
+QUESTION_CHARS = 400
 
 
 class TriggerKind(StrEnum):
@@ -69,6 +71,9 @@ class Trigger:
     coalesced: tuple[TriggerKind, ...] = ()
     # How often this question was asked again because the model gave no usable answer.
     attempt: int = 0
+    # The chat line that addressed the overseer; empty when the question is elsewhere (Assist
+    # asking for an orchestrator, whose question is already in the chat).
+    question: str = ""
 
 
 class AddressMatcher:
@@ -93,7 +98,7 @@ class Gate:
         self.config = config
         self._matcher = AddressMatcher(config.name, config.aliases)
         self._challenges = tuple(fold(phrase) for phrase in config.challenge_phrases if fold(phrase))
-        self._pending: dict[TriggerKind, tuple[float, str, int]] = {}
+        self._pending: dict[TriggerKind, Trigger] = {}
         self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
         self.last_activity: float | None = None
         self.last_decision: float | None = None
@@ -106,40 +111,54 @@ class Gate:
         self.last_activity = now
         self._human_times.append(now)
         if self._matcher.addressed(text):
-            self._add(TriggerKind.DIRECT_ADDRESS, now, one_line(user, 40))
+            self._add(
+                Trigger(
+                    TriggerKind.DIRECT_ADDRESS,
+                    now,
+                    one_line(user, 40),
+                    question=one_line(text, QUESTION_CHARS),
+                )
+            )
             return TriggerKind.DIRECT_ADDRESS
         folded = fold(text[:ADDRESS_SCAN_CHARS])
         if any(phrase in folded for phrase in self._challenges):
-            self._add(TriggerKind.CHALLENGE, now, one_line(user, 40))
+            self._add(Trigger(TriggerKind.CHALLENGE, now, one_line(user, 40)))
             return TriggerKind.CHALLENGE
         return None
 
     def observe_world(self, event: str, subject: str, now: float) -> None:
         """Take in one high-signal room change (see world.world_event)."""
         self.last_activity = now
-        self._add(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", 80))
+        self._add(Trigger(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", 80)))
 
-    def request_address(self, user: str, now: float) -> None:
+    def request_address(self, user: str, now: float, question: str = "") -> None:
         """Someone spoke to the overseer directly (through Assist), whatever the words."""
-        self._add(TriggerKind.DIRECT_ADDRESS, now, one_line(user, 40))
+        self._add(
+            Trigger(
+                TriggerKind.DIRECT_ADDRESS,
+                now,
+                one_line(user, 40),
+                question=one_line(question, QUESTION_CHARS),
+            )
+        )
 
     def request_manual(self, now: float) -> None:
         """Someone asked for a decision now."""
-        self._add(TriggerKind.MANUAL, now, "")
+        self._add(Trigger(TriggerKind.MANUAL, now))
 
-    def _add(self, kind: TriggerKind, now: float, detail: str, attempt: int = 0) -> None:
+    def _add(self, trigger: Trigger) -> None:
         """Coalesce: keep the earliest arrival of each kind, and its detail."""
-        self._pending.setdefault(kind, (now, detail, attempt))
+        self._pending.setdefault(trigger.kind, replace(trigger, coalesced=()))
 
     def requeue(self, trigger: Trigger) -> None:
         """Put back a solicited trigger whose decision failed, so it is answered later."""
         if trigger.kind in SOLICITED:
-            self._add(trigger.kind, trigger.since, trigger.detail, trigger.attempt)
+            self._add(trigger)
 
     def ask_again(self, trigger: Trigger) -> None:
         """The model answered a question with nothing usable: ask it once more, counted."""
         if trigger.kind in SOLICITED:
-            self._add(trigger.kind, trigger.since, trigger.detail, trigger.attempt + 1)
+            self._add(replace(trigger, attempt=trigger.attempt + 1))
 
     @property
     def addressed_pending(self) -> bool:
@@ -149,8 +168,8 @@ class Gate:
     def tick(self, now: float, busy: bool = False) -> Trigger | None:
         """Name the trigger for a decision starting now, or None; consumes what it names."""
         config = self.config
-        for kind, (since, _, _) in list(self._pending.items()):
-            if kind not in SOLICITED and now - since > config.pending_ttl:
+        for kind, pending in list(self._pending.items()):
+            if kind not in SOLICITED and now - pending.since > config.pending_ttl:
                 del self._pending[kind]
         if busy:
             return None
@@ -159,13 +178,15 @@ class Gate:
         counting_from = max(now - config.burst_window, previous)
         burst = [t for t in self._human_times if t > counting_from]
         if len(burst) >= config.burst_messages:
-            candidates[TriggerKind.CHAT_BURST] = (burst[0], f"{len(burst)} messages", 0)
+            candidates[TriggerKind.CHAT_BURST] = Trigger(
+                TriggerKind.CHAT_BURST, burst[0], f"{len(burst)} messages"
+            )
         if (
             self.last_activity is not None
             and now - self.last_activity <= config.activity_window
             and now - previous >= config.heartbeat
         ):
-            candidates[TriggerKind.HEARTBEAT] = (now, "", 0)
+            candidates[TriggerKind.HEARTBEAT] = Trigger(TriggerKind.HEARTBEAT, now)
         if not candidates:
             return None
         kind = next(k for k in PRIORITY if k in candidates)
@@ -177,11 +198,6 @@ class Gate:
             return None
         self._pending.clear()
         self.last_decision = now
-        since, detail, attempt = candidates[kind]
-        return Trigger(
-            kind=kind,
-            since=since,
-            detail=detail,
-            coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind),
-            attempt=attempt,
+        return replace(
+            candidates[kind], coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind)
         )

@@ -49,6 +49,11 @@ class _ChatSample:
     repeated: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _ClaimSample:
+    ts: float
+
+
 class Metrics:
     """Ring buffers of recent samples and the figures the seed asks to track."""
 
@@ -60,6 +65,7 @@ class Metrics:
         self._actions: deque[_ActionSample] = deque(maxlen=size)
         self._chats: deque[_ChatSample] = deque(maxlen=size)
         self._addresses: deque[_AddressSample] = deque(maxlen=size)
+        self._unbacked: deque[_ClaimSample] = deque(maxlen=size)
 
     def record_decision(self, ts: float, latency: float, mode: str, stale_reason: str | None = None) -> None:
         """One model call that produced a decision, and why its line was judged stale, if it was."""
@@ -81,8 +87,14 @@ class Metrics:
         """One chat line the model proposed: posted, or dropped as a repeat."""
         self._add(self._chats, _ChatSample(ts, repeated))
 
+    def record_unbacked_claim(self, ts: float) -> None:
+        """One line dropped for claiming an action that no call of its decision ran."""
+        self._add(self._unbacked, _ClaimSample(ts))
+
     def _add(
-        self, samples: deque, sample: _DecisionSample | _ActionSample | _ChatSample | _AddressSample
+        self,
+        samples: deque,
+        sample: _DecisionSample | _ActionSample | _ChatSample | _AddressSample | _ClaimSample,
     ) -> None:
         """Append, dropping samples that left the window: memory follows the window, not uptime."""
         samples.append(sample)
@@ -124,6 +136,7 @@ class Metrics:
             "executed_by_tool": dict(Counter(a.tool for a in actions if a.outcome == "executed")),
             "chat_per_minute": round(sum(not c.repeated for c in chats) / minutes, 2),
             "repeated_line_rate": _ratio(sum(c.repeated for c in chats), len(chats)),
+            "unbacked_claims": sum(claim.ts > since for claim in self._unbacked),
         }
 
 

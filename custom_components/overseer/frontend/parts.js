@@ -72,6 +72,7 @@ export const metrics = (m) => {
     ${optional("skip_ratio", "Skipped", pct(m.skip_ratio))} ${optional("stale_rate", "Stale", pct(m.stale_rate))}
     ${optional("blocked_rate", "Blocked calls", pct(m.blocked_rate))} ${kv("Chat / min", orDash(m.chat_per_minute))}
     ${kv("Repeats dropped", pct(m.repeated_line_rate))} ${optional("llm_failures", "Failures", orDash(m.llm_failures))}
+    ${optional("unbacked_claims", "Unbacked claims", orDash(m.unbacked_claims))}
   </div>`;
 };
 

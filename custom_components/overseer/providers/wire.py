@@ -24,6 +24,8 @@ MAX_MISSES = 8
 # What small models wrap the calls they write into their text with: Qwen's tags, a code fence.
 _CALL_WRAPPING = re.compile(r"</?tool_call>|```(?:json)?", re.IGNORECASE)
 _DECODER = json.JSONDecoder()
+# One word and a colon, as a transcript labels its speakers.
+_LABEL = re.compile(r"[^\s:{}]{1,40}:")
 
 
 def _loads(text: str) -> Any:
@@ -117,13 +119,14 @@ def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
 
 
 def _opens_a_call(text: str, start: int, after: int) -> bool:
-    """The object stands where a call is written: first on its line, or after a tag or a fence.
+    """The object stands where a call is written: first on its line, or after a tag, a fence or a label.
 
-    Right after the call before it counts as first. A call named inside a sentence ("I will
-    not call {...} today") is words, not a call.
+    A label is a speaker's ("Overseer: {...}", the transcript's form copied). Right after the
+    call before it counts as first. A call named inside a sentence ("I will not call {...}
+    today") is words, not a call.
     """
     line = text[max(text.rfind("\n", 0, start) + 1, after) : start].rstrip("{").strip().casefold()
-    return not line or line.endswith(("<tool_call>", "```", "```json"))
+    return not line or line.endswith(("<tool_call>", "```", "```json")) or _LABEL.fullmatch(line) is not None
 
 
 def _looks_like_call(value: Any) -> bool:
