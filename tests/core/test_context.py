@@ -45,9 +45,11 @@ def test_canonical_topology_matches_the_seed():
         "STATE_UPDATE",
         "time: 2026-05-02T22:14:10-04:00",
         "trigger: chat_burst",
-        "site_mode: open, lights_locked_on=false",
+        "site_mode: open",
         "cooldowns: lift=ready, neato=108s, ha=ready",
     ]
+    locked = render_state_update(demo_world(lights_locked_on=True), "heartbeat", Ledger(), Limits(), 1000.0)
+    assert "\nsite_mode: open, lights_locked_on=true\n" in locked
     assert "- rover1: driving, driver=alex, docked=false" in state
     assert "lift: down, busy=false" in state
     assert messages[2]["content"] == "alex: overseer you watching this drift?"
@@ -195,6 +197,9 @@ def test_memory_appears_in_the_state_update():
         replace(demo_world(), memory=("alex cheats", "", "sam owes a lap")), "manual", Ledger(), Limits(), 0.0
     )
     assert "memory: 1=alex cheats, 2=(empty), 3=sam owes a lap" in state
+    assert render_state_update(demo_world(), "heartbeat", Ledger(), Limits(), 1000.0).endswith(
+        "\nmemory: empty"
+    )
 
 
 ASKED = [

@@ -259,6 +259,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             f"({by_model / len(QUESTIONS):.0%}), unanswered {len(unanswered)}; "
             f"unprompted lines {len(unprompted)}; tool calls {len(calls)}, well-formed "
             f"{well_formed:.0%}, refused by policy {refused}; "
+            f"lines claiming an action that did not run, dropped {metrics['unbacked_claims']}; "
             f"{server_figures(counters_before, server_counters(model_server.metrics_url))}; "
             f"stale {stale[True]}/{len(decisions)} by reason {metrics['stale_by_reason']}; "
             f"the model's own lines: {said}; lines not its own: {not_own}"

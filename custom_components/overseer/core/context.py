@@ -178,7 +178,8 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
         "STATE_UPDATE",
         f"time: {world.local_time}",
         f"trigger: {trigger}",
-        f"site_mode: {world.site_mode.value}, lights_locked_on={str(world.lights_locked_on).lower()}",
+        # The lock is named only when it holds: its blocked tools say so too.
+        f"site_mode: {world.site_mode.value}{', lights_locked_on=true' if world.lights_locked_on else ''}",
         f"cooldowns: {cooldowns or 'none'}",
         f"actions: {spent}/{limits.action_budget} used in {int(limits.action_window)}s",
         f"people: {', '.join(_label(p) for p in world.active_people[:12]) or 'nobody active'}",
@@ -209,8 +210,13 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
         lines.append("open incidents:")
         lines.extend(f"- {quote_chat(incident, INCIDENT_CHARS)}" for incident in incidents)
         lines.extend([more] if more else [])
-    memory = ", ".join(
-        f"{slot}={_label(text) if text else '(empty)'}" for slot, text in enumerate(world.memory, 1)
+    # Every decision of a room that never wrote memory said "1=(empty), 2=(empty), 3=(empty)".
+    memory = (
+        ", ".join(
+            f"{slot}={_label(text) if text else '(empty)'}" for slot, text in enumerate(world.memory, 1)
+        )
+        if any(world.memory)
+        else "empty"
     )
     lines.append(f"memory: {memory}")
     return "\n".join(lines)
