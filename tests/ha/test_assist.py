@@ -239,3 +239,19 @@ async def test_in_dry_run_the_reply_says_what_it_would_have_said(
         == 'Dry run: I would have said "Up it goes.". Dry run: lift_up was recorded, nothing was executed.'
     )
     assert room["cover.open_cover"] == []
+
+
+async def test_assist_never_hears_an_action_claimed_that_did_not_run(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    # The same rule as the room's chat: "Lift raised." beside no call is no answer.
+    await setup_overseer(hass, ollama_stub)
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("Lift raised.")
+    ollama_stub.reply("Lift raised.", call("lift_up"))
+
+    reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
+
+    assert reply == "Lift raised."
+    assert len(ollama_stub.requests) == 2  # the claim that did not run was asked again
+    assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_up", "executed")]

@@ -9,6 +9,7 @@ from pytest_homeassistant_custom_component.common import async_capture_events, a
 
 from custom_components.overseer.status import build_status
 
+from ..core.test_topics import DINNER, RACE
 from ..ollama_stub import call
 from .harness import OPTIONS, ready_in, say, set_select, setup_overseer, tick
 
@@ -485,6 +486,26 @@ async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, free
     await tick(hass, freezer)  # asked again: this time the call runs, and the same words are true
     assert [line["text"] for line in bot_lines(chat)] == ["Lift raised."]
     assert build_status(entry.runtime_data)["metrics"]["unbacked_claims"] == 1
+
+
+async def test_the_room_changing_topic_is_a_lively_moment_once(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    for line in RACE:
+        say(hass, "alex", line)
+        await tick(hass, freezer, seconds=30)  # a quiet race night: heartbeats and the odd challenge
+    asked = len(ollama_stub.requests)
+    for line in DINNER:
+        say(hass, "sam", line)
+        await tick(hass, freezer, seconds=30)
+    states = [request["messages"][1]["content"] for request in ollama_stub.requests[asked:]]
+    changes = [state for state in states if "\ntrigger: topic_change\n" in state]
+    assert len(changes) == 1
+    assert "trigger: topic_change" not in "".join(
+        r["messages"][1]["content"] for r in ollama_stub.requests[:asked]
+    )
+    assert ollama_stub.requests[asked + states.index(changes[0])]["messages"][-1]["content"].endswith(
+        "else SKIP."
+    )
 
 
 async def test_a_change_that_does_not_touch_the_reply_does_not_drop_it(hass, freezer, ollama_stub, room):

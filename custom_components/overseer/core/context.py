@@ -234,7 +234,9 @@ def render_tool_blocks(availability: Availability) -> tuple[str, str]:
 
 
 # Moments the overseer may speak into unprompted (a heartbeat or a manual run needs no nudge).
-LIVELY = frozenset({TriggerKind.CHALLENGE, TriggerKind.WORLD_EVENT, TriggerKind.CHAT_BURST})
+LIVELY = frozenset(
+    {TriggerKind.CHALLENGE, TriggerKind.TOPIC_CHANGE, TriggerKind.WORLD_EVENT, TriggerKind.CHAT_BURST}
+)
 
 
 def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can_act: bool) -> str | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from .text import fold, one_line
+from .topics import TopicWatch
 
 DEFAULT_NAME = "Overseer"
 DEFAULT_CHALLENGES = (
@@ -33,6 +34,7 @@ class TriggerKind(StrEnum):
     DIRECT_ADDRESS = "direct_address"
     MANUAL = "manual"
     CHALLENGE = "challenge"
+    TOPIC_CHANGE = "topic_change"
     WORLD_EVENT = "world_event"
     CHAT_BURST = "chat_burst"
     HEARTBEAT = "heartbeat"
@@ -98,6 +100,7 @@ class Gate:
         self.config = config
         self._matcher = AddressMatcher(config.name, config.aliases)
         self._challenges = tuple(fold(phrase) for phrase in config.challenge_phrases if fold(phrase))
+        self._topics = TopicWatch(ignore=(config.name or DEFAULT_NAME, *config.aliases))
         self._pending: dict[TriggerKind, Trigger] = {}
         self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
         self.last_activity: float | None = None
@@ -110,6 +113,8 @@ class Gate:
             return None
         self.last_activity = now
         self._human_times.append(now)
+        # Every human line is part of the topic, whatever else it does.
+        topic = self._topics.observe(text[:ADDRESS_SCAN_CHARS])
         if self._matcher.addressed(text):
             self._add(
                 Trigger(
@@ -124,6 +129,9 @@ class Gate:
         if any(phrase in folded for phrase in self._challenges):
             self._add(Trigger(TriggerKind.CHALLENGE, now, one_line(user, 40)))
             return TriggerKind.CHALLENGE
+        if topic:
+            self._add(Trigger(TriggerKind.TOPIC_CHANGE, now, one_line(topic, 80)))
+            return TriggerKind.TOPIC_CHANGE
         return None
 
     def observe_world(self, event: str, subject: str, now: float) -> None:
