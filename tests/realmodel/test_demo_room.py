@@ -8,11 +8,11 @@ rovers go on during every answer as they do in the demo. Someone asks the overse
 every half minute. Asserted, as shares (never timings): every question gets its own answer (a
 posted line, or the asked-for action), in order, by the time the room settles; and at least
 OWN_LINE_SHARE of them by the model's own sensible line (not the fallback, not JSON or a call,
-not an echo of the prompt). A person asks the next question once the overseer has answered (or
-gave up waiting). Printed: those shares, the lines it spoke unprompted (not asserted: the
-bundled model spoke none in the measured runs), the tool calls' well-formed share and refusals,
-the median latency, and the server's tokens/s and prompt-cache reuse where it reports them.
-`scripts/bench --model URL` runs this check against any model.
+not an echo of the prompt, not the question said back). A person asks the next question once
+the overseer has answered (or gave up waiting). Printed: those shares, the lines it spoke
+unprompted (not asserted: the bundled model spoke none in the measured runs), the tool calls'
+well-formed share and refusals, the median latency, and the server's tokens/s and prompt-cache
+reuse where it reports them. `scripts/bench --model URL` runs this check against any model.
 """
 
 from __future__ import annotations
@@ -113,6 +113,14 @@ def own_words(text: str, fallback: re.Pattern[str], echoes: set[tuple[str, ...]]
     return bool(said) and not any(
         tuple(said[i : i + ECHO_WORDS]) in echoes for i in range(len(said) - ECHO_WORDS + 1)
     )
+
+
+def repeats_question(text: str, question: str) -> bool:
+    """The line only says the question back ("Alex: Who is winning?"), perhaps to whoever asked."""
+    said = words(text)
+    if said and text.partition(":")[1] and " " not in text.partition(":")[0].strip():
+        said = words(text.partition(":")[2])  # the addressee's label is no word of the answer
+    return bool(said) and set(said) <= set(words(question))
 
 
 def fallback_pattern() -> re.Pattern[str]:
@@ -219,22 +227,27 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     # Each decision for a direct address that answered (a line, or the asked-for action), once,
     # in order; each question takes the first answer not yet taken that came after it.
     fallback, echoes = fallback_pattern(), prompt_runs()
-    answers: dict[str, tuple[float, bool]] = {}
+    answers: dict[str, tuple[float, str]] = {}
     for line in own:
         if decisions.get(line.decision_id, {}).get("trigger") == "direct_address":
-            answers.setdefault(line.decision_id, (line.at, own_words(line.text, fallback, echoes)))
+            answers.setdefault(line.decision_id, (line.at, line.text))
     for decision_id, at in executed.items():
         if decisions.get(decision_id, {}).get("trigger") == "direct_address":
-            answers.setdefault(decision_id, (at, False))
+            answers.setdefault(decision_id, (at, ""))
     pending = sorted(answers.values())
-    unanswered, by_model = [], 0
+    unanswered, by_model, echoed = [], 0, []
     for question, at in zip(QUESTIONS, asked, strict=True):
         taken = next((answer for answer in pending if answer[0] >= at), None)
         if taken is None:
             unanswered.append(question)
             continue
         pending.remove(taken)
-        by_model += taken[1]
+        text = taken[1]
+        if text and own_words(text, fallback, echoes):
+            if repeats_question(text, question):
+                echoed.append(text)
+            else:
+                by_model += 1
 
     unprompted = [
         line.text
@@ -256,7 +269,8 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             f"\nDemo room, {model_server.name}, {clock / 60:.1f} simulated minutes: "
             f"{len(decisions)} decisions (median latency {median_s:.1f} s); "
             f"{len(QUESTIONS)} questions: {by_model} answered by the model's own line "
-            f"({by_model / len(QUESTIONS):.0%}), unanswered {len(unanswered)}; "
+            f"({by_model / len(QUESTIONS):.0%}), the question said back {echoed}, "
+            f"unanswered {len(unanswered)}; "
             f"unprompted lines {len(unprompted)}; tool calls {len(calls)}, well-formed "
             f"{well_formed:.0%}, refused by policy {refused}; "
             f"lines claiming an action that did not run, dropped {metrics['unbacked_claims']}; "
