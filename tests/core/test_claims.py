@@ -12,18 +12,19 @@ PHRASINGS = [
     ("Sure, I'll raise the lift.", ("lift_up",)),
     ('"Okay, let\'s lower the lift!"', ("lift_down",)),
     ("Raising the lift, hold on to something.", ("lift_up",)),
-    ("The lift is going up.", ("lift_up",)),
+    ("Lift going up.", ("lift_up",)),
     ("Up it goes.", ("lift_up",)),
     ("alex: Lift lowered, as you wished.", ("lift_down",)),
-    ("Bench light is now blue.", ("light",)),
+    ("Bench light now blue.", ("light",)),
     ("I turned the corner light off.", ("light",)),
     ("Switching the bench light to red. Dramatic.", ("light",)),
     ("Lights out.", ("light",)),
     ("Done! I've turned off the kitchen lights.", ("light",)),
     ("Started the vacuum. Mind your toes.", ("vacuum",)),
-    ("The vacuum is on its way.", ("vacuum",)),
+    ("Vacuum on its way.", ("vacuum",)),
     ("I'll remember that, sam.", ("memory",)),
-    ("Lift raised and the bench light is now blue.", ("lift_up", "light")),
+    ("Saved to memory: sam owes a lap.", ("memory",)),
+    ("Lift raised and the bench light now blue.", ("lift_up", "light")),
     # States, refusals, questions and plans for later claim nothing.
     ("The lift is up.", ()),
     ("The vacuum is running.", ()),
@@ -38,7 +39,29 @@ PHRASINGS = [
     ("Rover 2 is cheating again, I saw it.", ()),
     ("Kim: The rover 1 is parked on the dock.", ()),
     ("I'm here, what's up?", ()),
-    ("The lift stays down, but the lights are now red.", ("light",)),
+    ("The lift stays down, but the lights now red.", ("light",)),
+    ("Kim: Lift up.", ("lift_up",)),
+    ("Lights on!", ("light",)),
+    ("Lift's going up!", ("lift_up",)),
+    ("Raising lift now.", ("lift_up",)),
+    ("Sending the lift up.", ("lift_up",)),
+    ("No problem, raising the lift!", ("lift_up",)),
+    ("Don't worry, I'll raise the lift.", ("lift_up",)),
+    ("I won't lower the lift, I'll raise the lift.", ("lift_up",)),
+    # Someone else's deeds, states, thanks and a true refusal (an independent review's cases).
+    ("Someone turned off the lights.", ()),
+    ("The lamp was switched off by Sam.", ()),
+    ("Alex raised the lift earlier.", ()),
+    ("Thanks for turning on the lights, Alex!", ()),
+    ("Yes, the lift is going up.", ()),
+    ("The vacuum is heading home.", ()),
+    ("The lights are now red.", ()),
+    ("The lift is going up.", ()),
+    ("Sorry, the lights are locked on, so they're going to stay on.", ()),
+    ("I'll write you a haiku.", ()),
+    ("I'll note that you asked.", ()),
+    ("I will save you a seat.", ()),
+    ("Is the lift up? Lift up.", ("lift_up",)),
 ]
 
 
@@ -52,6 +75,6 @@ def test_a_claim_is_backed_only_by_a_call_of_its_own_kind_that_ran():
     assert unbacked_claims("Lift raised.", ["lift_up"]) == ()
     # Another action does not back it, nor does lowering back raising.
     assert unbacked_claims("Lift raised.", ["lift_down", "ha_set_entity"]) == ("lift_up",)
-    assert unbacked_claims("Lift raised and the bench light is now blue.", ["ha_set_entity"]) == ("lift_up",)
+    assert unbacked_claims("Lift raised and the bench light now blue.", ["ha_set_entity"]) == ("lift_up",)
     assert unbacked_claims("Vacuum sent home.", ["neato_send_home"]) == ()
     assert unbacked_claims("The lift is up.", []) == ()

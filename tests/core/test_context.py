@@ -247,6 +247,12 @@ def test_the_cue_asks_what_addressed_the_overseer_not_the_askers_latest_line():
     assert trigger is not None and trigger.question == "overseer, raise the lift!"
     cue = closing_cue(trigger, said, "Overseer", True)
     assert cue is not None and cue.startswith("sam: overseer, raise the lift!\n")
+    # Asked again while waiting, the newest words are the question; another asker's are not.
+    gate.observe_chat("sam", "overseer, raise the lift", False, 3.0)
+    gate.observe_chat("sam", "overseer, now!", False, 3.0)
+    gate.observe_chat("kim", "overseer, lower it", False, 3.0)
+    newest = gate.tick(3.0)
+    assert (newest.detail, newest.since, newest.question) == ("sam", 3.0, "overseer, now!")
     # Asked again, it is the same question.
     gate.ask_again(trigger)
     again = gate.tick(40.0)

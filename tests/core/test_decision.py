@@ -172,6 +172,11 @@ def test_a_line_the_model_put_in_quotes_is_posted_without_them():
     assert decide('Overseer: "The score is 0-0."').chat == "The score is 0-0."
     assert decide('alex: "Hey everyone! Eyes on rover 2. "').chat == "alex: Hey everyone! Eyes on rover 2."
     assert decide('He said "no" twice.').chat == 'He said "no" twice.'
+    assert decide('"Overseer: Up it goes, alex."').chat == "Up it goes, alex."
+    # A call after whom it is for: the call runs, the label alone is no line.
+    labelled = decide('alex: {"name": "lift_up", "arguments": {}}')
+    assert ([i.name for i in labelled.intents], labelled.chat) == (["lift_up"], None)
+    assert decide("alex:").chat is None
     assert decide('"No," he said, "never."').chat == '"No," he said, "never."'
 
 

@@ -1,10 +1,10 @@
 """Claims of an action in a line: the overseer never says it did what no call of its decision did.
 
 A small model answers "raise the lift" with "Lift raised." and no call at all; so do big ones
-(home-assistant/core#177156). A line is read clause by clause: a clause that says an action is
-done, under way or about to be done by the overseer claims it; a question, a refusal or a
-negation claims nothing, and neither does a state ("The lift is up.", "The vacuum is running."),
-which the STATE_UPDATE may well back.
+(home-assistant/core#177156). A line is read clause by clause: a clause that says the overseer
+did, is doing or is about to do an action claims it; a question, a refusal, a negation, someone
+else's deed and a state ("The lift is up.", "The vacuum is running.", which the STATE_UPDATE may
+well back) claim nothing.
 """
 
 from __future__ import annotations
@@ -15,19 +15,21 @@ from dataclasses import dataclass
 
 from .text import fold
 
-# What the overseer says it is about to do, in the forms small models write.
-_WILL = r"(?:i'll|i will|i'm going to|i am going to|i'm gonna|let me|let's|let us|watch me)"
-_DONE = r"(?:is |are |was |has been |have been |got )?(?:now |just )?"
-_LIGHT = r"(?:lights?|lamps?|led strip)"
-_THE = r"(?:the |your |all |those )?"
-_LIGHT_DONE = "turned|switched|set|changed|made|painted|flipped|killed|dimmed"
-_LIGHT_DOING = "turning|switching|setting|changing|making|painting|flipping|killing|dimming"
-_LIGHT_DO = "turn|switch|set|change|make|paint|flip|kill|dim"
-_MEMORY = "remember|remembered|note|noted|save|saved|store|stored|write|written"
-_VACUUM = r"(?:the |your )?(?:vacuum|neato)\b"
-_VACUUM_DONE = "started|sent|dispatched|unleashed|released|woke"
-_VACUUM_DOING = "starting|sending|dispatching|unleashing|releasing|waking"
-_VACUUM_STATE = "started|starting|sent home|going home|heading home|on its way|dispatched|beeping|cleared"
+# A clause claims an action in three shapes, each for the overseer alone: a headline with no
+# verb to be ("Lift raised.", "Bench light now blue"), a deed with no other subject ("Raising the
+# lift", "I've turned off the lights"), or a promise in the first person ("I'll raise the lift").
+# A state ("The lift is going up."), a deed of someone else ("Alex raised the lift") and thanks
+# ("Thanks for turning on the lights") are no claims.
+_LEAD = (
+    r"^(?:(?:i|i've|i have|i just|we|we've|just|now|okay|ok|sure|done|so|then|yes|alright|already|there)\s+)*"
+)
+_WILL = r"\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|let me|let's|let us|watch me)\s+"
+_THE = r"(?:the |your |all |those |that |this )?"
+_LIFT = rf"{_THE}lift"
+_LIGHT = rf"{_THE}(?:\w+ ){{0,2}}(?:lights?|lamps?|led strip)"
+_VACUUM = rf"{_THE}(?:vacuum|neato)"
+_PART = r"(?:on |off |up |down )?"
+_HUE = r"(?:on|off|out|dark|dimmed|now \w+|set to \w+|turned \w+|switched \w+|changed to \w+)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,61 +49,69 @@ CLAIM_KINDS = (
     _kind(
         "lift_up",
         ("lift_up",),
-        rf"\blift {_DONE}(?:raised|going up|rising|coming up|on its way up)\b",
-        r"\b(?:raised|raising|lifted|lifting|sent up|sending up) the lift\b",
-        rf"\b{_WILL} (?:raise|lift|send up|bring up) the lift\b",
-        r"\bup (?:it goes|goes the lift)\b",
+        rf"^{_LIFT}(?:'s)? (?:now |just )?(?:raised|going up|rising|coming up|on its way up|up)$",
+        rf"{_LEAD}(?:raised|raising|lifted|lifting|sent up|sending up|brought up|bringing up) {_LIFT}\b",
+        rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} up\b",
+        rf"{_WILL}(?:raise|lift|send up|bring up) {_LIFT}\b",
+        rf"{_WILL}(?:send|bring) {_LIFT} up\b",
+        r"^up (?:it goes|goes the lift)\b",
     ),
     _kind(
         "lift_down",
         ("lift_down",),
-        rf"\blift {_DONE}(?:lowered|going down|coming down|dropping|on its way down)\b",
-        r"\b(?:lowered|lowering|dropped|dropping|brought down|bringing down) the lift\b",
-        rf"\b{_WILL} (?:lower|drop|bring down) the lift\b",
-        r"\bdown (?:it goes|goes the lift)\b",
+        rf"^{_LIFT}(?:'s)? (?:now |just )?(?:lowered|going down|coming down|dropping|on its way down|down)$",
+        rf"{_LEAD}(?:lowered|lowering|dropped|dropping|brought down|bringing down) {_LIFT}\b",
+        rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} down\b",
+        rf"{_WILL}(?:lower|drop|bring down) {_LIFT}\b",
+        rf"{_WILL}(?:send|bring) {_LIFT} down\b",
+        r"^down (?:it goes|goes the lift)\b",
     ),
     _kind(
         "light",
         ("ha_set_entity",),
-        rf"\b{_LIGHT}\b[^.!?;]{{0,30}}\b(?:{_LIGHT_DONE}|going) (?:on|off|to|into|up|down)\b",
-        rf"\b{_LIGHT} (?:is |are )?now (?:on|off|\w+)\b",
-        rf"\b(?:{_LIGHT_DONE}|{_LIGHT_DOING}) (?:on |off |up |down )?{_THE}(?:\w+ ){{0,2}}{_LIGHT}\b",
-        rf"\b{_WILL} (?:{_LIGHT_DO}) (?:on |off |up |down )?{_THE}(?:\w+ ){{0,2}}{_LIGHT}\b",
-        r"\b(?:lights? out|let there be light)\b",
+        rf"^{_LIGHT} (?:now |just )?{_HUE}\b",
+        rf"{_LEAD}(?:turned|turning|switched|switching|set|setting|changed|changing|made|making|painted|"
+        rf"painting|flipped|flipping|killed|killing|dimmed|dimming) {_PART}{_LIGHT}\b",
+        rf"{_WILL}(?:turn|switch|set|change|make|paint|flip|kill|dim) {_PART}{_LIGHT}\b",
+        r"^(?:lights? out|let there be light)\b",
     ),
     _kind(
         "vacuum",
         ("neato_start", "neato_send_home", "neato_locate", "neato_clear_errors"),
-        rf"\b(?:vacuum|neato) {_DONE}(?:{_VACUUM_STATE})\b",
-        rf"\b(?:{_VACUUM_DONE}|{_VACUUM_DOING}) {_VACUUM}",
-        rf"\b{_WILL} (?:start|send|dispatch|unleash|release|wake|locate|find) {_VACUUM}",
+        rf"^{_VACUUM} (?:now |just )?(?:started|starting|sent home|going home|heading home|on its way|"
+        r"dispatched|beeping|cleared|unleashed)\b",
+        rf"{_LEAD}(?:started|starting|sent|sending|dispatched|dispatching|unleashed|unleashing|woke|waking) "
+        rf"{_VACUUM}\b",
+        rf"{_WILL}(?:start|send|dispatch|unleash|release|wake|locate) {_VACUUM}\b",
     ),
     _kind(
         "memory",
         ("memory_write",),
-        rf"\b(?:i'll|i will|i've|i have) (?:{_MEMORY})\b",
-        r"\b(?:saved|stored|written|noted) (?:it |that |this )?(?:to|in|into) (?:my )?memory\b",
+        r"\b(?:i'll|i will|i've|i have|i) (?:remember|remembered|memorised|memorized) (?:that|this|it)\b",
+        r"\b(?:saved|stored|written|wrote|noted|save|store|write|note)(?: it| that| this)?(?: down)? "
+        r"(?:to|in|into) (?:my )?memory\b",
     ),
 )
 # A clause that refuses or doubts claims nothing: "I won't raise the lift", "no lights out".
 _NEGATION = re.compile(
     r"\b(?:not|never|no|nope|won't|can't|cannot|don't|didn't|isn't|aren't|wasn't|shan't|nor)\b|n't\b"
 )
-_CLAUSES = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:but|though|although|unless)\s+")
+# Sentences, and the parts a comma or a conjunction joins: "No problem, raising the lift!"
+_CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,\s*|\s+(?:and|but|though|although|unless|so)\s+")
+# Whom a clause is for: "alex: lift lowered".
+_ADDRESSEE = re.compile(r"^[^\s:]{1,32}:\s*")
 
 
 def claimed_actions(line: str) -> tuple[str, ...]:
     """The kinds of action the line claims the overseer did, is doing or will do now."""
     claimed: list[str] = []
     for part in _CLAUSES.split(fold(line).replace("\u2019", "'")):
-        clause = part.strip()
+        clause = _ADDRESSEE.sub("", part.strip()).rstrip(".!… ")
         if not clause or clause.endswith("?"):
             continue
         for kind in CLAIM_KINDS:
             match = kind.pattern.search(clause)
-            if match is None or kind.action in claimed:
-                continue
-            if _NEGATION.search(clause[: match.end()]) or re.search(r"\bto be \S*$", clause[: match.start()]):
+            if match is None or kind.action in claimed or _NEGATION.search(clause[: match.end()]):
                 continue
             claimed.append(kind.action)
     return tuple(claimed)
@@ -109,7 +119,5 @@ def claimed_actions(line: str) -> tuple[str, ...]:
 
 def unbacked_claims(line: str, ran: Iterable[str]) -> tuple[str, ...]:
     """The actions the line claims that none of the tools that ran in its decision backs."""
-    done = frozenset(ran)
-    return tuple(
-        kind.action for kind in CLAIM_KINDS if kind.action in claimed_actions(line) and not kind.tools & done
-    )
+    done, claimed = frozenset(ran), claimed_actions(line)
+    return tuple(kind.action for kind in CLAIM_KINDS if kind.action in claimed and not kind.tools & done)

@@ -88,7 +88,7 @@ def speaker(line: ChatLine, name: str) -> str:
     if line.own:
         return name
     # A colon in a name could pass for the end of the speaker label.
-    label = one_line(line.user.replace(":", " "), 32) or "someone"
+    label = quote_chat(line.user.replace(":", " "), 32) or "someone"
     if line.bot:
         return f"{label} (bot)"
     return f"{label} (human)" if fold(label) == fold(name) else label

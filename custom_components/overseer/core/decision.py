@@ -34,6 +34,8 @@ _TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\
 
 # '"Okay, let's raise the lift!"', 'alex: "Hey everyone!"': a whole line in quotes, no quote inside.
 _QUOTED = re.compile(r'^((?:[^:"\s]{1,32}:\s*)?)["\u201c]([^"\u201c\u201d]+)["\u201d]$')
+# "alex:": whom a line is for, and no line.
+_LABEL_ONLY = re.compile(r"[^\s:]{1,32}:")
 # A chat assistant's stock refusal ("I'm sorry, but I can't assist with that.", perhaps after
 # "alex:"): not a line in the overseer's voice, and once in the transcript a small model says it
 # again to everything.
@@ -214,13 +216,13 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
         # never run either, since only the structured channel carries calls.
         notes.append(NOTE_JSON_TEXT_DROPPED)
         return None
-    line = one_line(text, RAW_TEXT_CHARS)
+    # Small models put their own line in quotes, perhaps after a label.
+    line = _QUOTED.sub(lambda match: match.group(1) + match.group(2).strip(), one_line(text, RAW_TEXT_CHARS))
     # Models echo the transcript's "Name: text" form; the name is not part of the line.
     head, colon, rest = line.partition(":")
     while colon and fold(head) == fold(name):
         line = rest.strip()
         head, colon, rest = line.partition(":")
-    # Small models put their own line in quotes, perhaps after whom it is for.
     line = _QUOTED.sub(lambda match: match.group(1) + match.group(2).strip(), line)
     if not line or fold(line) in _SKIP_WORDS:
         return None
@@ -234,6 +236,8 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
         if (match := _TOOL_AS_TEXT.fullmatch(text)) and match.group(1) in TOOLS:
             notes.append(NOTE_TOOL_TEXT_DROPPED)
             return None
+    if _LABEL_ONLY.fullmatch(line):
+        return None
     if len(line) > rules.max_chat_chars:
         notes.append(NOTE_CHAT_CUT)
         line = _cut_at_word(line, rules.max_chat_chars)

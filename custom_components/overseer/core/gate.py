@@ -113,8 +113,10 @@ class Gate:
             return None
         self.last_activity = now
         self._human_times.append(now)
-        # Every human line is part of the topic, whatever else it does.
-        topic = self._topics.observe(text[:ADDRESS_SCAN_CHARS])
+        # Every human line is part of the topic, whatever else it does: a change that comes with
+        # an address is coalesced into the answer's decision.
+        if topic := self._topics.observe(text[:ADDRESS_SCAN_CHARS]):
+            self._add(Trigger(TriggerKind.TOPIC_CHANGE, now, one_line(topic, 80)))
         if self._matcher.addressed(text):
             self._add(
                 Trigger(
@@ -129,10 +131,7 @@ class Gate:
         if any(phrase in folded for phrase in self._challenges):
             self._add(Trigger(TriggerKind.CHALLENGE, now, one_line(user, 40)))
             return TriggerKind.CHALLENGE
-        if topic:
-            self._add(Trigger(TriggerKind.TOPIC_CHANGE, now, one_line(topic, 80)))
-            return TriggerKind.TOPIC_CHANGE
-        return None
+        return TriggerKind.TOPIC_CHANGE if topic else None
 
     def observe_world(self, event: str, subject: str, now: float) -> None:
         """Take in one high-signal room change (see world.world_event)."""
@@ -155,8 +154,15 @@ class Gate:
         self._add(Trigger(TriggerKind.MANUAL, now))
 
     def _add(self, trigger: Trigger) -> None:
-        """Coalesce: keep the earliest arrival of each kind, and its detail."""
-        self._pending.setdefault(trigger.kind, replace(trigger, coalesced=()))
+        """Coalesce: keep the earliest arrival of each kind, and its detail.
+
+        Someone who asks again while waiting is answered on their newest words.
+        """
+        pending = self._pending.get(trigger.kind)
+        if pending is None:
+            self._pending[trigger.kind] = replace(trigger, coalesced=())
+        elif trigger.question and trigger.detail == pending.detail:
+            self._pending[trigger.kind] = replace(pending, question=trigger.question)
 
     def requeue(self, trigger: Trigger) -> None:
         """Put back a solicited trigger whose decision failed, so it is answered later."""

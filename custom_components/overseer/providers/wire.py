@@ -100,13 +100,15 @@ def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
             misses += 1
             start += 1
             continue
-        if not _looks_like_call(value) or not _opens_a_call(text, start, position):
+        opens = _call_opening(text, start, position) if _looks_like_call(value) else None
+        if opens is None:
             misses += 1
             start = end
             continue
         begin = start
         if begin > position and text[begin - 1] == "{" and text.startswith("}", end):
             begin, end = begin - 1, end + 1  # the template's doubled braces
+        begin = min(begin, opens)  # a speaker's label goes with its call
         calls.append(value)
         kept.append(text[position:begin])
         position = start = end
@@ -118,15 +120,19 @@ def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
     return _CALL_WRAPPING.sub(" ", "".join(kept)).strip(), calls, cut
 
 
-def _opens_a_call(text: str, start: int, after: int) -> bool:
-    """The object stands where a call is written: first on its line, or after a tag, a fence or a label.
+def _call_opening(text: str, start: int, after: int) -> int | None:
+    """Where the call written at start opens, or None when the object stands where no call is written.
 
-    A label is a speaker's ("Overseer: {...}", the transcript's form copied). Right after the
-    call before it counts as first. A call named inside a sentence ("I will not call {...}
+    A call is first on its line, or after a tag, a fence or a speaker's label ("Overseer: {...}",
+    the transcript's form copied); the label opens the call, so it leaves with it. Right after
+    the call before it counts as first. A call named inside a sentence ("I will not call {...}
     today") is words, not a call.
     """
-    line = text[max(text.rfind("\n", 0, start) + 1, after) : start].rstrip("{").strip().casefold()
-    return not line or line.endswith(("<tool_call>", "```", "```json")) or _LABEL.fullmatch(line) is not None
+    line_start = max(text.rfind("\n", 0, start) + 1, after)
+    line = text[line_start:start].rstrip("{").strip().casefold()
+    if not line or line.endswith(("<tool_call>", "```", "```json")):
+        return start
+    return line_start if _LABEL.fullmatch(line) else None
 
 
 def _looks_like_call(value: Any) -> bool:
