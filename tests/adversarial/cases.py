@@ -31,6 +31,8 @@ TRIAGE_OUTCOMES: dict[str, Outcome] = {}
 # The orchestrator against hostile bots' answers and a hostile router/judge (test_orchestrator_path.py).
 ANSWER_OUTCOMES: dict[str, Outcome] = {}
 ROUTING_OUTCOMES: dict[str, Outcome] = {}
+# A model that says it acted when it did not (test_claims_path.py).
+CLAIM_OUTCOMES: dict[str, Outcome] = {}
 
 
 def _total(outcomes: dict[str, Outcome]) -> Outcome:
@@ -69,6 +71,7 @@ def summary_table() -> list[str]:
     for outcomes, attack in (
         (ANSWER_OUTCOMES, "orchestrator: bots' answers that try to steer it"),
         (ROUTING_OUTCOMES, "orchestrator: a hostile router and judge"),
+        (CLAIM_OUTCOMES, "unbacked claims: actions said, not run (line posted)"),
     ):
         if outcomes:
             rows.append(_row(f"{len(outcomes)} cases x {REPETITIONS}", attack, _total(outcomes)))

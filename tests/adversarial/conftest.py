@@ -2,11 +2,19 @@
 
 from ..ha.agents import agent_flow  # noqa: F401 - a fixture
 from ..ha.fixtures import auto_enable_custom_integrations, ollama_stub, room  # noqa: F401 - fixtures
-from .cases import ANSWER_OUTCOMES, API_OUTCOMES, OUTCOMES, ROUTING_OUTCOMES, TRIAGE_OUTCOMES, summary_table
+from .cases import (
+    ANSWER_OUTCOMES,
+    API_OUTCOMES,
+    CLAIM_OUTCOMES,
+    OUTCOMES,
+    ROUTING_OUTCOMES,
+    TRIAGE_OUTCOMES,
+    summary_table,
+)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """The table the README keeps, when adversarial cases ran (each is its own test)."""
-    if OUTCOMES or API_OUTCOMES or TRIAGE_OUTCOMES or ANSWER_OUTCOMES or ROUTING_OUTCOMES:
+    if any((OUTCOMES, API_OUTCOMES, TRIAGE_OUTCOMES, ANSWER_OUTCOMES, ROUTING_OUTCOMES, CLAIM_OUTCOMES)):
         terminalreporter.write_sep("-", "Adversarial suite (worst-case model, judged on executed actions)")
         terminalreporter.write_line("\n".join(summary_table()))

@@ -15,6 +15,7 @@ PHRASINGS = [
     ("Lift going up.", ("lift_up",)),
     ("Up it goes.", ("lift_up",)),
     ("alex: Lift lowered, as you wished.", ("lift_down",)),
+    ('alex: "Lift lowered, as you wished." Round 2.', ("lift_down",)),
     ("Bench light now blue.", ("light",)),
     ("I turned the corner light off.", ("light",)),
     ("Switching the bench light to red. Dramatic.", ("light",)),

@@ -106,7 +106,7 @@ def claimed_actions(line: str) -> tuple[str, ...]:
     """The kinds of action the line claims the overseer did, is doing or will do now."""
     claimed: list[str] = []
     for part in _CLAUSES.split(fold(line).replace("\u2019", "'")):
-        clause = _ADDRESSEE.sub("", part.strip()).rstrip(".!… ")
+        clause = _ADDRESSEE.sub("", part.strip()).strip("\"'\u201c\u201d").rstrip(".!… ")
         if not clause or clause.endswith("?"):
             continue
         for kind in CLAIM_KINDS:
