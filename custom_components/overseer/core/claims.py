@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .text import fold
+from .text import SPEAKER_LABEL, fold
 
 # A clause claims an action in three shapes, each for the overseer alone: a headline with no
 # verb to be ("Lift raised.", "Bench light now blue"), a deed with no other subject ("Raising the
@@ -99,7 +99,7 @@ _NEGATION = re.compile(
 # Sentences, and the parts a comma or a conjunction joins: "No problem, raising the lift!"
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,\s*|\s+(?:and|but|though|although|unless|so)\s+")
 # Whom a clause is for: "alex: lift lowered".
-_ADDRESSEE = re.compile(r"^[^\s:]{1,32}:\s*")
+_ADDRESSEE = re.compile(rf"^{SPEAKER_LABEL}\s*")
 
 
 def claimed_actions(line: str) -> tuple[str, ...]:

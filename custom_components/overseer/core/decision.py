@@ -12,7 +12,7 @@ from typing import Any
 
 from .claims import unbacked_claims
 from .reply import ModelReply
-from .text import fold, one_line, without_thinking
+from .text import SPEAKER_LABEL, fold, one_line, without_thinking
 from .tools import TOOLS, ArgumentError, Refusal, Vocabulary
 
 RAW_TEXT_CHARS = 20000
@@ -35,7 +35,7 @@ _TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\
 # '"Okay, let's raise the lift!"', 'alex: "Hey everyone!"': a whole line in quotes, no quote inside.
 _QUOTED = re.compile(r'^((?:[^:"\s]{1,32}:\s*)?)["\u201c]([^"\u201c\u201d]+)["\u201d]$')
 # "alex:": whom a line is for, and no line.
-_LABEL_ONLY = re.compile(r"[^\s:]{1,32}:")
+_LABEL_ONLY = re.compile(SPEAKER_LABEL)
 # A chat assistant's stock refusal ("I'm sorry, but I can't assist with that.", perhaps after
 # "alex:"): not a line in the overseer's voice, and once in the transcript a small model says it
 # again to everything.
@@ -216,14 +216,13 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
         # never run either, since only the structured channel carries calls.
         notes.append(NOTE_JSON_TEXT_DROPPED)
         return None
-    # Small models put their own line in quotes, perhaps after a label.
-    line = _QUOTED.sub(lambda match: match.group(1) + match.group(2).strip(), one_line(text, RAW_TEXT_CHARS))
+    line = _unquoted(one_line(text, RAW_TEXT_CHARS))
     # Models echo the transcript's "Name: text" form; the name is not part of the line.
     head, colon, rest = line.partition(":")
     while colon and fold(head) == fold(name):
         line = rest.strip()
         head, colon, rest = line.partition(":")
-    line = _QUOTED.sub(lambda match: match.group(1) + match.group(2).strip(), line)
+    line = _unquoted(line)
     if not line or fold(line) in _SKIP_WORDS:
         return None
     if _STOCK_REFUSAL.fullmatch(line.replace("\u2019", "'")):
@@ -242,6 +241,11 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
         notes.append(NOTE_CHAT_CUT)
         line = _cut_at_word(line, rules.max_chat_chars)
     return line
+
+
+def _unquoted(line: str) -> str:
+    """Small models put their own line in quotes, perhaps after a label: the quotes go."""
+    return _QUOTED.sub(lambda match: match.group(1) + match.group(2).strip(), line)
 
 
 def _cut_at_word(line: str, limit: int) -> str:

@@ -27,6 +27,8 @@ _TEMPLATE_MARKERS = re.compile(
     re.IGNORECASE,
 )
 _WHITESPACE = re.compile(r"\s+")
+# One word and a colon, as a transcript labels whom a line is from or for ("alex:").
+SPEAKER_LABEL = r"[^\s:{}]{1,32}:"
 # Braces become their full-width forms so pasted tool-call JSON can no longer parse
 # as JSON anywhere downstream, while a reader (or a model) still sees the braces.
 _BRACES = str.maketrans({"{": "｛", "}": "｝"})

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.decision import RAW_TEXT_CHARS, show
 from ..core.reply import MalformedCall, ModelReply, ToolCall
-from ..core.text import without_thinking
+from ..core.text import SPEAKER_LABEL, without_thinking
 
 RAW_CHARS = 4000
 # A name longer than this is no tool's; it is kept only to be shown in the audit.
@@ -24,8 +24,7 @@ MAX_MISSES = 8
 # What small models wrap the calls they write into their text with: Qwen's tags, a code fence.
 _CALL_WRAPPING = re.compile(r"</?tool_call>|```(?:json)?", re.IGNORECASE)
 _DECODER = json.JSONDecoder()
-# One word and a colon, as a transcript labels its speakers.
-_LABEL = re.compile(r"[^\s:{}]{1,40}:")
+_LABEL = re.compile(SPEAKER_LABEL)
 
 
 def _loads(text: str) -> Any:
