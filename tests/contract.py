@@ -12,6 +12,8 @@ ROOM_TOOLS = frozenset(
         "neato_locate",
         "neato_clear_errors",
         "ha_set_entity",
+        # The seed's button box (Tool counter_adjust).
+        "counter_adjust",
     }
 )
 # Tools only incident triage proposes (Incidents and approvals).

@@ -199,16 +199,17 @@ def _build_overseer(
     gate = Gate(settings.gate, now())
     metrics = Metrics(started=now())
     inputs = RoomInputs(hass, entry.entry_id, settings, state, gate, now)
-    executor = Executor(hass, settings, state, metrics, inputs.world, signals.changed, now)
+    approvals = ApprovalDesk(hass, settings, state, now, signals.changed, phrase)
+    executor = Executor(hass, settings, state, metrics, inputs.world, signals.changed, now, approvals.request)
+    approvals.run_with(executor)
     health = ModelHealthCoordinator(hass, entry, provider, now)
-    approvals = ApprovalDesk(hass, settings, state, executor, now, signals.changed, phrase)
     incidents = IncidentDesk(
         hass, entry.entry_id, settings, state, inputs.world, now, signals.changed, approvals
     )
     triage = Triage(
         settings, state, TriageParts(executor, provider, health, briefing), approvals, incidents.put, now
     )
-    parts = LoopParts(gate, metrics, inputs, executor, health, incidents, triage, signals)
+    parts = LoopParts(gate, metrics, inputs, executor, health, incidents, triage, signals, phrase)
     coordinator = OverseerCoordinator(hass, entry, settings, provider, state, prompts, parts)
     return OverseerRuntimeData(coordinator, health, incidents, approvals, triage)
 

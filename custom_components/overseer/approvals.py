@@ -1,17 +1,22 @@
 """Approvals the Home Assistant way: services, actionable notifications and the card.
 
-A consequential intent that policy allows waits here for a person. Only an approver (the
-approvers option, else any administrator) may answer, once, before it expires, through the
+A consequential call that policy allows waits here for a person, whoever asked for it (the chat
+loop, Assist, another agent through the LLM API, triage). Only an approver (the approvers
+option, else any administrator) may answer, once, before it expires, through the
 `overseer.approve` / `overseer.deny` services, a notification's buttons (their action ids carry
 an unguessable nonce; the pressing user is checked) or the card. An approved call goes through
-the executor again, so policy decides at that instant. Every refused answer is audited.
+the executor again, so policy decides at that instant. Every refused answer is audited; what
+became of a call asked for in the chat (or through Assist) is said in the chat.
+
+An approver may also grant the same call from the same caller for a while (bounded by the
+max_grant_minutes option, off by default): it then runs without asking, still through policy.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from homeassistant.components import persistent_notification
@@ -22,21 +27,25 @@ from homeassistant.util import dt as dt_util
 from .const import DOMAIN, EVENT_MOBILE_ACTION, LOGGER
 from .core.approvals import (
     MAX_PENDING,
+    TOLD_IN_CHAT,
     AnswerRefused,
     Approval,
+    ApprovalSource,
     ApprovalStatus,
+    Grant,
     answer_refused,
     decided,
+    live_grants,
     overdue,
     pending,
     prune_approvals,
+    waiting_for,
 )
 from .core.audit import Outcome
-from .core.incidents import Incident
-from .core.replies import Phrase
+from .core.replies import Phrase, reason_key
 from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
-from .events import fire_approval
+from .events import fire_approval, fire_chat_message
 from .executor import Caller, Executor
 from .models import RoomState
 from .settings import Settings
@@ -57,17 +66,19 @@ class ApprovalDesk:
         hass: HomeAssistant,
         settings: Settings,
         state: RoomState,
-        executor: Executor,
         now: Callable[[], float],
         changed: Callable[[], None],
         phrase: Phrase,
     ) -> None:
-        """Share the room's persisted state; whoever needs to hear of answers registers for them."""
+        """Share the room's persisted state; whoever needs to hear of answers registers for them.
+
+        The executor comes once it is built (run_with): it asks this desk about consequential calls.
+        """
         self._phrase = phrase
         self._hass = hass
         self._settings = settings
         self._state = state
-        self._executor = executor
+        self._executor: Executor | None = None
         self._now = now
         self._changed = changed
         self._decided: list[Decided] = []
@@ -100,22 +111,32 @@ class ApprovalDesk:
         """Approvals waiting for a person."""
         return pending(self._state.approvals.values(), incident_id)
 
-    def request(self, incident: Incident, tool: str, arguments: dict[str, Any]) -> Approval | None:
-        """Ask for a person's approval of one call; None when too many are waiting already."""
+    def run_with(self, executor: Executor) -> None:
+        """The executor that runs approved calls (built after this desk, since it asks it)."""
+        self._executor = executor
+
+    def request(self, tool: str, arguments: dict[str, Any], caller: Caller) -> Approval | None:
+        """Ask for a person's approval of one checked call; None when too many are waiting already.
+
+        The same call from the same caller while one waits gets that one: nobody is asked twice.
+        """
+        source = caller.asks_as or ApprovalSource.TRIAGE
+        if (waiting := waiting_for(self.pending(), tool, arguments, source, caller.source)) is not None:
+            return waiting
         if len(self.pending()) >= MAX_PENDING:
             return None
         now = self._now()
-        approval_id = f"APR-{secrets.token_hex(4)}"
-        while approval_id in self._state.approvals:
-            approval_id = f"APR-{secrets.token_hex(4)}"
         approval = Approval(
-            approval_id,
+            _new_id("APR", self._state.approvals),
             secrets.token_urlsafe(24),
-            incident.incident_id,
+            caller.incident_id if source is ApprovalSource.TRIAGE else "",
             tool,
             arguments,
             now,
             now + self._settings.approval_timeout,
+            source=source,
+            caller=caller.source,
+            asker=caller.asker,
         )
         self._put(approval)
         message = self._show(approval)
@@ -129,7 +150,15 @@ class ApprovalDesk:
         """The persistent notification while it waits; its text."""
         incident = self._state.incidents.get(approval.incident_id)
         expires = dt_util.as_local(dt_util.utc_from_timestamp(approval.expires)).strftime("%H:%M:%S")
-        about = markdown_plain(incident.summary()) if incident else approval.incident_id
+        if incident is not None:
+            about = markdown_plain(incident.summary())
+        elif approval.incident_id:
+            about = approval.incident_id
+        else:
+            about = self._phrase(
+                f"approval_asked_{approval.source.value}",
+                asker=markdown_plain(approval.asker or approval.caller),
+            )
         call = markdown_plain(call_text(approval.tool, approval.arguments))
         asking = self._phrase(
             "approval_message", room=self._room, call=call, approval_id=approval.approval_id, expires=expires
@@ -191,8 +220,21 @@ class ApprovalDesk:
         listed = user_id in self._settings.approvers if self._settings.approvers else user.is_admin
         return listed, user.name or ""
 
-    async def async_answer(self, approval_id: str, approve: bool, context: Context) -> Approval:
-        """A person's answer; refused answers are audited and raise ServiceValidationError."""
+    async def async_answer(
+        self, approval_id: str, approve: bool, context: Context, grant_minutes: int = 0
+    ) -> Approval:
+        """A person's answer; refused answers are audited and raise ServiceValidationError.
+
+        grant_minutes > 0 with an approval also lets the same call from the same caller run
+        without asking until then.
+        """
+        allowed = self._settings.max_grant_minutes
+        if grant_minutes > allowed:  # checked before anything else: a refused answer changes nothing
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="grant_too_long" if allowed else "grants_off",
+                translation_placeholders={"minutes": str(grant_minutes), "allowed": str(allowed)},
+            )
         user = context.user_id or ""
         approver, name = await self._async_approver(user)
         now = self._now()
@@ -218,12 +260,16 @@ class ApprovalDesk:
             self._audit(approval, ApprovalStatus.DENIED.value, user)
             return self._state.approvals[approval_id]
         self._put(decided(approval, ApprovalStatus.APPROVED, now, user, name))
+        if grant_minutes:
+            self._grant(approval, now + grant_minutes * 60, user, name)
+        executor = self._executor
+        assert executor is not None, "run_with() is called at setup"
         try:
-            record = await self._executor.async_execute(
+            record = await executor.async_execute(
                 approval.approval_id,
                 approval.tool,
                 dict(approval.arguments),
-                self._executor.triage_offer(),
+                executor.offer_for(approval.source),
                 self._state.dry_run,
                 Caller(f"user:{user}", Context(parent_id=context.id)),
                 approval=ApprovalStatus.APPROVED.value,
@@ -233,8 +279,56 @@ class ApprovalDesk:
             raise
         status = ApprovalStatus.EXECUTED if record.ran else ApprovalStatus.BLOCKED
         why_not = "" if record.ran else str(record.reason or record.outcome.value)
-        self._finish(decided(approval, status, self._now(), user, name, why_not))
+        self._finish(decided(approval, status, self._now(), user, name, why_not), record.remaining_s)
         return self._state.approvals[approval_id]
+
+    def grants(self) -> list[Grant]:
+        """The grants still running, oldest first."""
+        return list(live_grants(self._state.grants, self._now()).values())
+
+    def _grant(self, approval: Approval, expires: float, user: str, name: str) -> None:
+        grant = Grant(
+            _new_id("GRT", self._state.grants),
+            approval.approval_id,
+            approval.tool,
+            approval.arguments,
+            approval.source,
+            approval.caller,
+            self._now(),
+            expires,
+            user,
+            name,
+        )
+        self._state.grants = live_grants({**self._state.grants, grant.grant_id: grant}, self._now())
+        self._changed()
+
+    def knows_grant(self, grant_id: str) -> bool:
+        """The grant is this room's and still running."""
+        return any(grant.grant_id == grant_id for grant in self.grants())
+
+    async def async_revoke(self, grant_id: str, context: Context) -> None:
+        """An approver ends a grant early; anyone else is refused (audited) and nothing changes."""
+        user = context.user_id or ""
+        approver, _ = await self._async_approver(user)
+        grant = self._state.grants.get(grant_id)
+        if grant is None or not self.knows_grant(grant_id):
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="grant_not_found",
+                translation_placeholders={"grant_id": grant_id[:40]},
+            )
+        if not approver:
+            self._executor_record(
+                grant.grant_id, grant.tool, dict(grant.arguments), AnswerRefused.NOT_APPROVER, user
+            )
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="grant_not_an_approver",
+                translation_placeholders={"grant_id": grant_id},
+            )
+        self._state.grants = {key: kept for key, kept in self._state.grants.items() if key != grant_id}
+        self._executor_record(grant.grant_id, grant.tool, dict(grant.arguments), "revoked", user)
+        self._changed()
 
     def expire(self, approval_id: str, reason: str = "") -> None:
         """Time is up (or the incident ended): nothing runs."""
@@ -249,18 +343,26 @@ class ApprovalDesk:
 
     def _audit(self, approval: Approval, what: str, user: str) -> None:
         """An answer that ran nothing: in the audit beside the calls, as needing approval."""
-        self._executor.record(
-            approval.approval_id,
-            approval.tool,
-            dict(approval.arguments),
+        self._executor_record(approval.approval_id, approval.tool, dict(approval.arguments), what, user)
+
+    def _executor_record(self, key: str, tool: str, arguments: dict[str, Any], what: str, user: str) -> None:
+        executor = self._executor
+        assert executor is not None, "run_with() is called at setup"
+        executor.record(
+            key,
+            tool,
+            arguments,
             Outcome.BLOCKED,
             Refusal.NEEDS_APPROVAL.value,
             source=f"user:{user}" if user else "overseer",
             approval=what,
         )
 
-    def _finish(self, approval: Approval) -> None:
-        """Answered, expired or run: tell automations, drop the notifications, move the incident."""
+    def _finish(self, approval: Approval, remaining: int | None = None) -> None:
+        """Answered, expired or run: tell automations, drop the notifications, move the incident.
+
+        remaining: how long a call policy refused at the instant would have had to wait.
+        """
         self._put(approval)
         persistent_notification.async_dismiss(self._hass, _notification_id(approval))
         for action in self._settings.approval_notify:  # the phones' buttons must go too
@@ -268,8 +370,22 @@ class ApprovalDesk:
             self._hass.async_create_background_task(
                 self._async_notify_call(action, clear), f"overseer approval clear {action}"
             )
+        if approval.source in TOLD_IN_CHAT:
+            self._tell_asker(approval, remaining)
         for listener in list(self._decided):
             listener(approval)
+
+    def _tell_asker(self, approval: Approval, remaining: int | None) -> None:
+        """The one who asked in the chat (or through Assist) hears there what became of it."""
+        by = approval.decided_name or self._phrase("approval_someone")
+        line = self._phrase(
+            f"approval_outcome_{approval.status.value}",
+            asker=approval.asker or self._phrase("approval_someone"),
+            call=call_text(approval.tool, approval.arguments),
+            by=by,
+            reason=self._phrase(reason_key(approval.reason), seconds=remaining or 0),
+        )
+        fire_chat_message(self._hass, room=self._settings.room, user=self._settings.name, text=line, bot=True)
 
     @callback
     def async_on_decided(self, listener: Decided) -> CALLBACK_TYPE:
@@ -282,6 +398,13 @@ class ApprovalDesk:
         self._state.approvals = prune_approvals({**self._state.approvals, approval.approval_id: approval})
         fire_approval(self._hass, approval)
         self._changed()
+
+
+def _new_id(prefix: str, taken: Mapping[str, Any]) -> str:
+    """An unused short id such as APR-1a2b3c4d."""
+    while (key := f"{prefix}-{secrets.token_hex(4)}") in taken:
+        pass
+    return key
 
 
 def _notification_id(approval: Approval) -> str:

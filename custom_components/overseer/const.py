@@ -39,6 +39,7 @@ CONF_LIFT_UP_SCRIPT: Final = Target.LIFT_UP_SCRIPT.value
 CONF_LIFT_DOWN_SCRIPT: Final = Target.LIFT_DOWN_SCRIPT.value
 CONF_VACUUM_ENTITY: Final = Target.VACUUM.value
 CONF_VACUUM_CLEAR_ERRORS_SCRIPT: Final = Target.VACUUM_CLEAR_ERRORS_SCRIPT.value
+CONF_COUNTER_ENTITY: Final = Target.COUNTER.value
 CONF_LIGHT_ENTITIES: Final = Target.LIGHTS.value
 CONF_STATE_ENTITIES: Final = "state_entities"
 CONF_ASSET_ENTITIES: Final = "asset_entities"
@@ -79,6 +80,9 @@ SERVICE_MEMORY_CLEAR: Final = "memory_clear"
 SERVICE_APPROVE: Final = "approve"
 SERVICE_DENY: Final = "deny"
 ATTR_APPROVAL_ID: Final = "approval_id"
+ATTR_GRANT_MINUTES: Final = "grant_minutes"
+ATTR_GRANT_ID: Final = "grant_id"
+SERVICE_REVOKE_GRANT: Final = "revoke_grant"
 ATTR_CONFIG_ENTRY_ID: Final = "config_entry_id"
 
 # Bounds of the shell's buffers.

@@ -85,7 +85,10 @@ class _Answer:
     @callback
     def _line(self, event: Event) -> None:
         if decision_id := event.data.get("decision_id"):
-            self._lines[decision_id] = str(event.data.get("text", ""))
+            # A decision may post its line and then say that a call waits for a person.
+            said = self._lines.get(decision_id)
+            text = str(event.data.get("text", ""))
+            self._lines[decision_id] = f"{said} {text}" if said else text
 
     @callback
     def _room_changed(self) -> None:

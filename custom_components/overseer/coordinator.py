@@ -17,6 +17,7 @@ from .const import LOGGER, OverseerMode, Phase
 from .controls import ControlPanel
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
+from .core.replies import Phrase
 from .core.world import World
 from .cycle import Cycle, CycleParts, async_run_cycle
 from .events import fire_chat_typing
@@ -43,6 +44,7 @@ class LoopParts:
     incidents: IncidentDesk
     triage: Triage
     signals: RoomSignals
+    phrase: Phrase
 
 
 class OverseerCoordinator:
@@ -85,6 +87,7 @@ class OverseerCoordinator:
             self._set_phase,
             self._model_answered,
             self.gate.ask_again,
+            parts.phrase,
         )
         self.phase = Phase.IDLE
         self.running = False

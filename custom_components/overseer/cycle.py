@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from homeassistant.core import HomeAssistant
 
 from .const import OverseerMode, Phase
+from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
     ChatLine,
@@ -24,11 +25,12 @@ from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Dec
 from .core.gate import SOLICITED, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
+from .core.replies import Phrase, describe_actions
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
-from .executor import OWN, Executor
+from .executor import OWN, Caller, Executor
 from .models import RoomState
 from .providers import Provider
 from .settings import Settings
@@ -83,6 +85,8 @@ class CycleParts:
     model_answered: Callable[[], None]
     # Put a question back for the model once more.
     ask_again: Callable[[Trigger], None]
+    # The overseer's own words outside the model's (a call that waits for a person).
+    phrase: Phrase
 
 
 async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[ChatLine]) -> None:
@@ -149,6 +153,10 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     if posted:
         parts.metrics.record_chat(finished, repeated=False)
         _post(parts, decision.chat or "", cycle.decision_id)
+    # Whatever the model said, the room hears the truth: the call waits for a person.
+    waiting = [record for record in ran if record.outcome is Outcome.AWAITING_APPROVAL]
+    if waiting and not state.dry_run and (line := describe_actions(waiting, parts.phrase)):
+        _post(parts, line, cycle.decision_id)
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished) or posted
@@ -180,7 +188,9 @@ def _judge(
     # The line went with calls and none of them ran: it announces something that did not happen.
     # (Calls the normaliser refused were never offered: a line beside them announces nothing.)
     outcomes = [action.outcome for action in ran]
-    refused = bool(outcomes) and Outcome.EXECUTED not in outcomes and Outcome.DRY_RUN not in outcomes
+    refused = bool(outcomes) and not {Outcome.EXECUTED, Outcome.DRY_RUN, Outcome.AWAITING_APPROVAL} & set(
+        outcomes
+    )
     answer = Answer(
         solicited=cycle.trigger.kind in SOLICITED,
         subject=cycle.trigger.detail,
@@ -196,7 +206,8 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
 
     Returns whether a fallback line was posted.
     """
-    acted = any(action.ran for action in cycle.actions)
+    # A call that waits for a person answers too: the room was told it waits.
+    acted = any(action.ran or action.outcome is Outcome.AWAITING_APPROVAL for action in cycle.actions)
     if posted or acted:
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
@@ -227,10 +238,16 @@ async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) ->
     offered = frozenset(cycle.tools.available)
     for rejection in decision.rejections:
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+    trigger = cycle.trigger
+    caller = Caller(
+        OWN,
+        asks_as=ApprovalSource.ASSIST if trigger.via_assist else ApprovalSource.CHAT,
+        asker=trigger.detail if trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
+    )
     ran = []
     for intent in decision.intents:
         record = await parts.executor.async_execute(
-            cycle.decision_id, intent.name, intent.arguments, offered, parts.state.dry_run
+            cycle.decision_id, intent.name, intent.arguments, offered, parts.state.dry_run, caller
         )
         ran.append(record)
         cycle.actions.append(record)

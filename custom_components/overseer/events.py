@@ -128,12 +128,12 @@ def fire_approval(hass: HomeAssistant, approval: Approval) -> None:
         EVENT_APPROVAL,
         {
             "approval_id": approval.approval_id,
-            "incident_id": approval.incident_id,
             "tool": approval.tool,
             "arguments": dict(approval.arguments),
             "status": approval.status.value,
+            "source": approval.source.value,
         },
-        {"reason": approval.reason or None},
+        {"incident_id": approval.incident_id or None, "reason": approval.reason or None},
     )
 
 

@@ -12,11 +12,12 @@ from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 
 from .const import LOGGER, OverseerMode
+from .core.approvals import Approval, ApprovalSource, covering_grant
 from .core.audit import AuditRecord, Outcome
 from .core.decision import RejectedCall
 from .core.metrics import Metrics
-from .core.policy import check_call, planned_effect, room_tools
-from .core.tools import MemoryWrite, Safety, ServiceCall
+from .core.policy import Verdict, check_call, planned_effect, room_tools
+from .core.tools import Adjust, MemoryWrite, Refusal, Safety, ServiceCall, adjusted
 from .core.world import World
 from .events import fire_action
 from .models import RoomState
@@ -29,13 +30,23 @@ OWN = "overseer"
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """Who a call runs for: the audit's source, and the context services are called with."""
+    """Who a call runs for: the audit's source, and the context services are called with.
+
+    asks_as is how a consequential call of theirs asks a person (None: it is only refused);
+    asker the person whose words led to it, and incident_id the incident triage works on.
+    """
 
     source: str = OWN
     context: Context | None = None
+    asks_as: ApprovalSource | None = None
+    asker: str = ""
+    incident_id: str = ""
 
 
 OVERSEER = Caller()
+
+# Asks a person about one checked call; None when too many wait already.
+type AskPerson = Callable[[str, dict[str, Any], Caller], Approval | None]
 
 
 class Executor:
@@ -50,9 +61,11 @@ class Executor:
         world_now: Callable[[], World],
         changed: Callable[[], None],
         now: Callable[[], float],
+        ask: AskPerson,
     ) -> None:
         """Share the room's persistent state; changed() persists and refreshes entities."""
         self._now = now
+        self._ask = ask
         self._hass = hass
         self._settings = settings
         self._state = state
@@ -64,6 +77,22 @@ class Executor:
         # cooldowns and budget the others spent.
         self._lock = asyncio.Lock()
 
+    async def _async_call(self, effect: ServiceCall | Adjust, caller: Caller) -> None:
+        """One Home Assistant action, bounded in time.
+
+        An adjustment starts from the entity's value at this instant, not the one the model read;
+        ValueError when it has none.
+        """
+        if isinstance(effect, Adjust):
+            state = self._hass.states.get(effect.entity_id)
+            if state is None:
+                raise ValueError(f"{effect.entity_id} does not exist")
+            effect = adjusted(effect, state.state, state.attributes)
+        async with asyncio.timeout(SERVICE_TIMEOUT):
+            await self._hass.services.async_call(
+                effect.domain, effect.service, effect.data, blocking=True, context=caller.context
+            )
+
     def triage_offer(self) -> frozenset[str]:
         """What a triage step or an approved step may call: the room's tools and triage's own.
 
@@ -72,6 +101,20 @@ class Executor:
         if self._state.mode is not OverseerMode.CONTROL:
             return frozenset()
         return frozenset(room_tools(self.world_now(), triage=True))
+
+    def room_offer(self) -> frozenset[str]:
+        """What another agent, or an approved call of the chat loop, may call: the room's tools.
+
+        Every one of them in control mode (policy at the instant names the precise reason); none
+        in commentary or off (that room acts for no one).
+        """
+        if self._state.mode is not OverseerMode.CONTROL:
+            return frozenset()
+        return frozenset(room_tools(self.world_now()))
+
+    def offer_for(self, source: ApprovalSource) -> frozenset[str]:
+        """What an approved call may run as, by who asked for it."""
+        return self.triage_offer() if source is ApprovalSource.TRIAGE else self.room_offer()
 
     def record(
         self,
@@ -114,7 +157,9 @@ class Executor:
         """Check, then run one call for its caller; never raises.
 
         claimed is the proposer's safety class (it can only raise the policy's); approval names
-        the approval a person gave, which lets a consequential call run.
+        the approval a person gave, which lets a consequential call run. Without one, a grant
+        for this very call lets it run, or else a caller who may ask gets an approval request
+        (outcome awaiting_approval, its id in the record's approval).
         """
         async with self._lock:
             now = self._now()
@@ -131,6 +176,26 @@ class Executor:
                 claimed,
                 approval is not None,
             )
+            if (
+                verdict.refusal is not None
+                and verdict.refusal.reason is Refusal.NEEDS_APPROVAL
+                and caller.asks_as
+            ):
+                grant = covering_grant(
+                    self._state.grants.values(), name, verdict.arguments, caller.asks_as, caller.source, now
+                )
+                if grant is not None:
+                    verdict, approval = Verdict(verdict.arguments), grant.grant_id
+                elif (asked := self._ask(name, verdict.arguments, caller)) is not None:
+                    return self.record(
+                        decision_id,
+                        name,
+                        verdict.arguments,
+                        Outcome.AWAITING_APPROVAL,
+                        Refusal.NEEDS_APPROVAL.value,
+                        source=caller.source,
+                        approval=asked.approval_id,
+                    )
             if verdict.refusal is not None:
                 refusal = verdict.refusal
                 return self.record(
@@ -151,14 +216,11 @@ class Executor:
             effect = planned_effect(name, clean, world)
             if isinstance(effect, MemoryWrite):
                 self._state.memory.write(effect.slot, effect.text)
-            elif isinstance(effect, ServiceCall):
+            elif isinstance(effect, ServiceCall | Adjust):
                 try:
-                    async with asyncio.timeout(SERVICE_TIMEOUT):
-                        await self._hass.services.async_call(
-                            effect.domain, effect.service, effect.data, blocking=True, context=caller.context
-                        )
+                    await self._async_call(effect, caller)
                 except (HomeAssistantError, TimeoutError, ValueError, vol.Invalid) as err:
-                    LOGGER.warning("%s failed: %s.%s: %s", name, effect.domain, effect.service, err)
+                    LOGGER.warning("%s failed: %s", name, err)
                     return self.record(
                         decision_id,
                         name,

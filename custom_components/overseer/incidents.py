@@ -84,7 +84,7 @@ class IncidentDesk:
         # crash an approval may wait for an incident the book no longer has. Nobody is asked to
         # approve a step that nothing would verify; a fault still there opens a new incident.
         for approval in pending(state.approvals.values()):
-            if approval.incident_id not in state.incidents:
+            if approval.incident_id and approval.incident_id not in state.incidents:
                 lost = decided(approval, ApprovalStatus.EXPIRED, now(), reason=INCIDENT_LOST)
                 state.approvals[approval.approval_id] = lost
 

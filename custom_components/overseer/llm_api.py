@@ -24,6 +24,7 @@ from homeassistant.util.ulid import ulid_now
 
 from .compat import tool_annotations, tool_result
 from .const import DOMAIN, OverseerMode
+from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import render_state_update, render_tool_blocks
 from .core.policy import Availability, Block, availability, room_tools, vocabulary
@@ -38,8 +39,11 @@ API_PROMPT = (
     "These tools act on the room {room} under its overseer's guardrails. The state and tool "
     "lists below are from when this conversation began; a call's result is what holds now, "
     "and room_state reads the room as it is now. A refused call returns error (the reason "
-    "code) and, where waiting helps, retry_in_s: tell the user, do not retry sooner."
+    "code) and, where waiting helps, retry_in_s: tell the user, do not retry sooner. A call "
+    "with outcome awaiting_approval has not run: a person decides; tell the user it waits for "
+    "approval (its approval_id), never that it is done."
 )
+AWAITING_NOTE = "a person must approve this call first: nothing has run yet"
 # The STATE_UPDATE's trigger line for a context built for another agent.
 TRIGGER = "llm_api"
 JSON_TYPES: dict[str, Any] = {"string": str, "integer": int}
@@ -82,13 +86,17 @@ def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:
 def _result(record: AuditRecord) -> Any:
     """What the calling model reads back: what happened, or why not and when to try again.
 
-    Anything but an executed call is an error to the agent (a dry run included: nothing ran),
-    so its model does not tell the user that it happened.
+    Anything but an executed call is an error to the agent (a dry run or a call waiting for a
+    person included: nothing ran), so its model does not tell the user that it happened.
     """
     outcome = record.outcome.value
     if record.ran:
         return tool_result({"success": True, "tool": record.tool, "outcome": outcome}, error=False)
     result: JsonObjectType = {"success": False, "tool": record.tool, "outcome": outcome}
+    if record.outcome is Outcome.AWAITING_APPROVAL:
+        # Nothing to mend or retry: a person answers, and the outcome is announced then.
+        result |= {"approval_id": record.approval, "note": AWAITING_NOTE}
+        return tool_result(result, error=True)
     if record.outcome is Outcome.DRY_RUN:
         result["note"] = "dry run is on: the call was recorded, nothing was executed"
         return tool_result(result, error=True)
@@ -113,17 +121,6 @@ def loaded_coordinator(hass: HomeAssistant, entry_id: str) -> OverseerCoordinato
     entry = hass.config_entries.async_get_entry(entry_id)
     data = overseer_data(entry) if entry is not None else None
     return data.coordinator if data is not None and data.coordinator.running else None
-
-
-def offered_to_agents(coordinator: OverseerCoordinator) -> frozenset[str]:
-    """The tools another agent may call now.
-
-    Every room tool in control mode (policy at the instant names the precise reason); none in
-    commentary or off (that room acts for no one).
-    """
-    if coordinator.state.mode is not OverseerMode.CONTROL:
-        return frozenset()
-    return frozenset(room_tools(coordinator.world()))
 
 
 def room_now(coordinator: OverseerCoordinator) -> tuple[str, str, str]:
@@ -194,9 +191,9 @@ class GuardedTool(_RoomTool):
             f"{platform}-{ulid_now()}",
             self.name,
             tool_input.tool_args,
-            offered_to_agents(coordinator),
+            coordinator.executor.room_offer(),
             coordinator.state.dry_run,
-            Caller(f"agent:{platform}", llm_context.context),
+            Caller(f"agent:{platform}", llm_context.context, ApprovalSource.LLM_API),
         )
         return _result(record)
 

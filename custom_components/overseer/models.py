@@ -7,7 +7,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .const import OverseerMode
-from .core.approvals import KEEP_DECIDED, MAX_PENDING, Approval, approval_as_dict, approval_from_dict
+from .core.approvals import (
+    KEEP_DECIDED,
+    MAX_GRANTS,
+    MAX_PENDING,
+    Approval,
+    Grant,
+    approval_as_dict,
+    approval_from_dict,
+    grant_as_dict,
+    grant_from_dict,
+)
 from .core.audit import AuditLog
 from .core.incidents import (
     Incident,
@@ -46,6 +56,7 @@ class RoomState:
     # The number the next incident gets: ids are never reused.
     incident_number: int = 1
     approvals: dict[str, Approval] = field(default_factory=dict)
+    grants: dict[str, Grant] = field(default_factory=dict)
 
     def critical_dict(self) -> dict[str, Any]:
         """Plain JSON of what must survive a crash at once: what guards the room and what it remembers."""
@@ -58,6 +69,7 @@ class RoomState:
             "dry_run": self.dry_run,
             "incident_number": self.incident_number,
             "approvals": [approval_as_dict(approval) for approval in self.approvals.values()],
+            "grants": [grant_as_dict(grant) for grant in self.grants.values()],
         }
 
     def book_dict(self) -> dict[str, Any]:
@@ -85,6 +97,11 @@ class RoomState:
             approval_from_dict(item)
             for item in (stored_approvals if isinstance(stored_approvals, list) else ())[:KEPT_APPROVALS]
         ]
+        stored_grants = data.get("grants")
+        grants = [
+            grant_from_dict(item)
+            for item in (stored_grants if isinstance(stored_grants, list) else ())[:MAX_GRANTS]
+        ]
         return cls(
             memory=Memory(memory if isinstance(memory, list) else ()),
             audit=AuditLog(audit if isinstance(audit, list) else ()),
@@ -98,4 +115,5 @@ class RoomState:
             incidents=kept,
             incident_number=max(number if isinstance(number, int) else 1, next_incident_number(kept)),
             approvals={approval.approval_id: approval for approval in approvals if approval is not None},
+            grants={grant.grant_id: grant for grant in grants if grant is not None},
         )

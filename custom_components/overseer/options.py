@@ -33,6 +33,7 @@ from .const import (
     CONF_APPROVERS,
     CONF_ASSET_ENTITIES,
     CONF_CHALLENGE_PHRASES,
+    CONF_COUNTER_ENTITY,
     CONF_FALLBACK_LINE,
     CONF_LIFT_COVER,
     CONF_LIFT_DOWN_SCRIPT,
@@ -156,6 +157,7 @@ OVERSEER_OPTIONS: tuple[Option, ...] = (
     Option(CONF_VACUUM_ENTITY, "room", Kind.ENTITY, domains=("vacuum",)),
     Option(CONF_VACUUM_CLEAR_ERRORS_SCRIPT, "room", Kind.ENTITY, domains=("script",)),
     Option(CONF_LIGHT_ENTITIES, "room", Kind.ENTITIES, domains=("light", "switch", "input_boolean")),
+    Option(CONF_COUNTER_ENTITY, "room", Kind.ENTITY, domains=("counter", "input_number")),
     Option(CONF_STATE_ENTITIES, "room", Kind.ENTITIES),
     Option(CONF_ASSET_ENTITIES, "room", Kind.ENTITIES),
     Option(CONF_ALIASES, "addressing", Kind.WORDS, ()),
@@ -166,6 +168,7 @@ OVERSEER_OPTIONS: tuple[Option, ...] = (
         _number(cooldown_option(group), "guardrails", DEFAULT_COOLDOWNS[group], 0, 3600, "s")
         for group in CooldownGroup
     ),
+    _number("counter_max_step", "guardrails", 1, 1, 100),
     _number("action_budget", "guardrails", 3, 0, 100),
     _number("action_window", "guardrails", 300, 10, 86400, "s"),
     _number("max_tool_calls", "guardrails", 1, 1, 5),
@@ -184,6 +187,8 @@ OVERSEER_OPTIONS: tuple[Option, ...] = (
     Option(CONF_APPROVAL_NOTIFY, "incidents", Kind.CHOICES),
     _number("approval_timeout", "incidents", 600, 60, 86400, "s"),
     _number("verify_after", "incidents", 30, 5, 3600, "s"),
+    # 0: every consequential call asks a person, every time.
+    _number("max_grant_minutes", "incidents", 0, 0, 1440, "min"),
 )
 # The sections shown open: what a new room needs first.
 OPEN_SECTIONS = frozenset({"room", "guardrails"})

@@ -110,6 +110,7 @@ def build_world(
             else None
         ),
         lights=tuple(_entity(hass, entity_id) for entity_id in settings.light_entities),
+        counter=_entity(hass, settings.counter_entity) if settings.counter_entity else None,
         extras=tuple(_entity(hass, entity_id) for entity_id in settings.state_entities),
         active_people=active_people,
         memory=memory,

@@ -23,12 +23,15 @@ from homeassistant.helpers import config_validation as cv
 from .const import (
     ATTR_APPROVAL_ID,
     ATTR_CONFIG_ENTRY_ID,
+    ATTR_GRANT_ID,
+    ATTR_GRANT_MINUTES,
     DOMAIN,
     SERVICE_APPROVE,
     SERVICE_DENY,
     SERVICE_MEMORY_CLEAR,
     SERVICE_MEMORY_WRITE,
     SERVICE_POST_MESSAGE,
+    SERVICE_REVOKE_GRANT,
     SERVICE_TRIGGER,
 )
 from .coordinator import OverseerCoordinator
@@ -63,14 +66,26 @@ def _slot_or_all(value: Any) -> int | None:
     return None if value is None else _slot(value)
 
 
+def _minutes(value: Any) -> int:
+    """Whole minutes, 0 to a day (the room's option bounds it further)."""
+    if isinstance(value, bool):
+        raise vol.Invalid("expected whole minutes, not true or false")
+    minutes = vol.Coerce(int)(value)
+    if (isinstance(value, float) and value != minutes) or not 0 <= minutes <= MAX_GRANT_MINUTES:
+        raise vol.Invalid("expected whole minutes from 0 to 1440")
+    return minutes
+
+
 def _entry_id(value: Any) -> str | None:
     """A config entry id, or null for every loaded overseer (or the only one)."""
     return None if value is None else cv.string(value)
 
 
 TEXT = vol.All(cv.string, _not_blank)
-# The same check as TEXT, a separate object so that its refusal can say an approval id is meant.
+# The same check as TEXT, separate objects so that a refusal can say which id is meant.
 APPROVAL_ID = vol.All(cv.string, _not_blank)
+GRANT_ID = vol.All(cv.string, _not_blank)
+MAX_GRANT_MINUTES = 1440
 
 # What each field's validator expects, as the translation key of its refusal. The engines
 # word (and will reword) their messages as they like, so the refusal is chosen by the
@@ -78,6 +93,8 @@ APPROVAL_ID = vol.All(cv.string, _not_blank)
 EXPECTATIONS: dict[Any, str] = {
     TEXT: "invalid_text",
     APPROVAL_ID: "invalid_approval_id",
+    GRANT_ID: "invalid_grant_id",
+    _minutes: "invalid_grant_minutes",
     cv.boolean: "invalid_boolean",
     _slot: "invalid_slot",
     _slot_or_all: "invalid_slot_or_all",
@@ -157,6 +174,10 @@ MEMORY_CLEAR_SCHEMA = TranslatedSchema(
     }
 )
 APPROVAL_SCHEMA = TranslatedSchema({vol.Required(ATTR_APPROVAL_ID): APPROVAL_ID})
+APPROVE_SCHEMA = TranslatedSchema(
+    {vol.Required(ATTR_APPROVAL_ID): APPROVAL_ID, vol.Optional(ATTR_GRANT_MINUTES, default=0): _minutes}
+)
+REVOKE_GRANT_SCHEMA = TranslatedSchema({vol.Required(ATTR_GRANT_ID): GRANT_ID})
 
 
 def _overseers(hass: HomeAssistant) -> list[OverseerRuntimeData]:
@@ -220,18 +241,28 @@ def async_setup_services(hass: HomeAssistant) -> None:
             for data in _overseers(hass):
                 desk = data.approvals
                 if desk.knows(approval_id):
-                    await desk.async_answer(approval_id, approve, call.context)
+                    minutes = call.data.get(ATTR_GRANT_MINUTES, 0)
+                    await desk.async_answer(approval_id, approve, call.context, minutes)
                     return
             raise _invalid(AnswerRefused.NOT_FOUND.value, approval_id=approval_id[:40])
 
         return handler
+
+    async def revoke_grant(call: ServiceCall) -> None:
+        grant_id = call.data[ATTR_GRANT_ID].strip()
+        for data in _overseers(hass):
+            if data.approvals.knows_grant(grant_id):
+                await data.approvals.async_revoke(grant_id, call.context)
+                return
+        raise _invalid("grant_not_found", grant_id=grant_id[:40])
 
     for name, handler, schema in (
         (SERVICE_POST_MESSAGE, post_message, POST_MESSAGE_SCHEMA),
         (SERVICE_TRIGGER, trigger, TRIGGER_SCHEMA),
         (SERVICE_MEMORY_WRITE, memory_write, MEMORY_WRITE_SCHEMA),
         (SERVICE_MEMORY_CLEAR, memory_clear, MEMORY_CLEAR_SCHEMA),
-        (SERVICE_APPROVE, answer(approve=True), APPROVAL_SCHEMA),
+        (SERVICE_APPROVE, answer(approve=True), APPROVE_SCHEMA),
         (SERVICE_DENY, answer(approve=False), APPROVAL_SCHEMA),
+        (SERVICE_REVOKE_GRANT, revoke_grant, REVOKE_GRANT_SCHEMA),
     ):
         hass.services.async_register(DOMAIN, name, handler, schema=schema)

@@ -19,6 +19,7 @@ from .const import (
     CONF_ASSET_ENTITIES,
     CONF_BACKEND,
     CONF_CHALLENGE_PHRASES,
+    CONF_COUNTER_ENTITY,
     CONF_FALLBACK_LINE,
     CONF_LIFT_COVER,
     CONF_LIFT_DOWN_SCRIPT,
@@ -75,6 +76,7 @@ class Settings:
     lift_down_script: str | None
     vacuum_entity: str | None
     vacuum_clear_errors_script: str | None
+    counter_entity: str | None
     light_entities: tuple[str, ...]
     state_entities: tuple[str, ...]
     # Entities watched for faults beyond the room's own devices.
@@ -84,6 +86,8 @@ class Settings:
     approval_notify: tuple[str, ...]
     approval_timeout: float
     verify_after: float
+    # The longest an approver may let one call run again without asking (0: grants off).
+    max_grant_minutes: int
     gate: GateConfig
     limits: Limits
     bounds: TranscriptBounds
@@ -113,6 +117,7 @@ class Settings:
             lift_down_script=value[CONF_LIFT_DOWN_SCRIPT],
             vacuum_entity=value[CONF_VACUUM_ENTITY],
             vacuum_clear_errors_script=value[CONF_VACUUM_CLEAR_ERRORS_SCRIPT],
+            counter_entity=value[CONF_COUNTER_ENTITY],
             light_entities=value[CONF_LIGHT_ENTITIES],
             state_entities=value[CONF_STATE_ENTITIES],
             asset_entities=value[CONF_ASSET_ENTITIES],
@@ -120,6 +125,7 @@ class Settings:
             approval_notify=value[CONF_APPROVAL_NOTIFY],
             approval_timeout=value["approval_timeout"],
             verify_after=value["verify_after"],
+            max_grant_minutes=int(value["max_grant_minutes"]),
             gate=GateConfig(
                 name=name,
                 aliases=value[CONF_ALIASES],
@@ -133,6 +139,7 @@ class Settings:
                 action_window=value["action_window"],
                 consequential=frozenset(value[CONF_APPROVAL_TOOLS]),
                 colour_names=LIGHT_COLOUR_NAMES,
+                counter_max_step=int(value["counter_max_step"]),
             ),
             bounds=TranscriptBounds(
                 turns=int(value["transcript_turns"]),

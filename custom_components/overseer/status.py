@@ -16,7 +16,7 @@ from typing import Any
 from homeassistant.util import dt as dt_util
 
 from .const import BACKEND_CONVERSATION, CONF_ROOM, RECENT_ACTIONS, OverseerMode, Phase
-from .core.approvals import Approval, approval_as_dict
+from .core.approvals import Approval, Grant, approval_as_dict, grant_as_dict
 from .core.audit import Outcome
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
@@ -97,6 +97,9 @@ class StatusSnapshot:
     incidents: tuple[Incident, ...]
     # Pending approvals and the newest answered ones, newest first.
     approvals: tuple[Approval, ...]
+    # Grants still running, oldest first, and the longest the room allows (0: grants off).
+    grants: tuple[Grant, ...]
+    max_grant_minutes: int
 
 
 def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
@@ -151,6 +154,8 @@ def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
         approvals=tuple(
             sorted(state.approvals.values(), key=lambda approval: approval.created, reverse=True)
         ),
+        grants=tuple(room.approvals.grants()),
+        max_grant_minutes=settings.max_grant_minutes,
     )
 
 
@@ -284,6 +289,16 @@ def _approval(approval: Approval) -> dict[str, Any]:
     }
 
 
+def _grant(grant: Grant) -> dict[str, Any]:
+    """One grant for the card, its call written as for approvals."""
+    return {
+        **grant_as_dict(grant),
+        "created": _iso(grant.created),
+        "expires": _iso(grant.expires),
+        "call": call_text(grant.tool, grant.arguments),
+    }
+
+
 def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, Any]:
     """The status object for the mode the room is in; phrase words the health banner (none without)."""
     if snapshot.mode is OverseerMode.OFF:
@@ -360,6 +375,8 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
         "memory": list(snapshot.memory),
         "incidents": [_incident(incident) for incident in snapshot.incidents],
         "approvals": [_approval(approval) for approval in snapshot.approvals],
+        "grants": [_grant(grant) for grant in snapshot.grants],
+        "max_grant_minutes": snapshot.max_grant_minutes,
         "last_error": snapshot.last_error,
     }
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .approvals import ApprovalDesk
 from .const import DOMAIN, LOGGER
+from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.incidents import Incident, IncidentStatus
 from .core.reasoning import (
@@ -53,7 +54,7 @@ KNOWLEDGE_DIR = Path(__file__).parent / "knowledge"
 # Bounds on what is read from the knowledge folders.
 MAX_KNOWLEDGE_FILES = 20
 MAX_KNOWLEDGE_BYTES = 20_000
-TRIAGE = Caller("triage")
+TRIAGE = "triage"
 ASKABLE = WAITING | {Refusal.NEEDS_APPROVAL}
 ERROR_CHARS = 200
 
@@ -184,23 +185,27 @@ class Triage:
         """One intent through the executor; a consequential one that policy allows asks a person."""
         arguments = dict(intent.arguments)
         call = one_line(call_text(intent.name, arguments), ERROR_CHARS)
+        caller = Caller(TRIAGE, asks_as=ApprovalSource.TRIAGE, incident_id=incident.incident_id)
         record = await self._executor.async_execute(
             incident.incident_id,
             intent.name,
             arguments,
             self._executor.triage_offer(),
             self._state.dry_run,
-            TRIAGE,
+            caller,
             claimed=response.safety_class,
         )
         outcome, reason = record.outcome, record.reason or ""
-        # Only a registry tool whose arguments checked out is refused for approval or waiting.
-        if outcome == Outcome.BLOCKED and asks_a_person(
+        if outcome is Outcome.AWAITING_APPROVAL:
+            return IntentOutcome(call, IntentResult.AWAITING_APPROVAL, record.approval or "")
+        # A consequential step that only has to wait (a cooldown, a lock) asks a person too: by
+        # the time one answers it may run. Only a registry tool whose arguments checked out.
+        if outcome is Outcome.BLOCKED and asks_a_person(
             reason,
             self._settings.limits.safety(intent.name) if reason in ASKABLE else Safety.READ,
             response.safety_class,
         ):
-            approval = self._approvals.request(incident, intent.name, record.arguments)
+            approval = self._approvals.request(intent.name, record.arguments, caller)
             if approval is None:
                 return IntentOutcome(call, IntentResult.BLOCKED, "too many approvals waiting")
             return IntentOutcome(call, IntentResult.AWAITING_APPROVAL, approval.approval_id)
@@ -213,11 +218,11 @@ class Triage:
             AuditRecord(
                 self._now(),
                 incident_id,
-                TRIAGE.source,
+                TRIAGE,
                 {"rejected": why},
                 Outcome.BLOCKED,
                 Refusal.INVALID_ARGUMENTS.value,
-                source=TRIAGE.source,
+                source=TRIAGE,
             )
         )
         current = self._state.incidents.get(incident_id)

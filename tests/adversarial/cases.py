@@ -33,6 +33,8 @@ ANSWER_OUTCOMES: dict[str, Outcome] = {}
 ROUTING_OUTCOMES: dict[str, Outcome] = {}
 # A model that says it acted when it did not (test_claims_path.py).
 CLAIM_OUTCOMES: dict[str, Outcome] = {}
+# Forged, replayed, expired, wrong-user and out-of-grant answers to approvals (test_approvals_path.py).
+APPROVAL_OUTCOMES: dict[str, Outcome] = {}
 
 
 def _total(outcomes: dict[str, Outcome]) -> Outcome:
@@ -72,6 +74,7 @@ def summary_table() -> list[str]:
         (ANSWER_OUTCOMES, "orchestrator: bots' answers that try to steer it"),
         (ROUTING_OUTCOMES, "orchestrator: a hostile router and judge"),
         (CLAIM_OUTCOMES, "unbacked claims: actions said, not run (line posted)"),
+        (APPROVAL_OUTCOMES, "approvals: forged/replayed/expired/wrong-user/grant"),
     ):
         if outcomes:
             rows.append(_row(f"{len(outcomes)} cases x {REPETITIONS}", attack, _total(outcomes)))

@@ -5,6 +5,7 @@ from ..ha.fixtures import auto_enable_custom_integrations, ollama_stub, room  # 
 from .cases import (
     ANSWER_OUTCOMES,
     API_OUTCOMES,
+    APPROVAL_OUTCOMES,
     CLAIM_OUTCOMES,
     OUTCOMES,
     ROUTING_OUTCOMES,
@@ -15,6 +16,16 @@ from .cases import (
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """The table the README keeps, when adversarial cases ran (each is its own test)."""
-    if any((OUTCOMES, API_OUTCOMES, TRIAGE_OUTCOMES, ANSWER_OUTCOMES, ROUTING_OUTCOMES, CLAIM_OUTCOMES)):
+    if any(
+        (
+            OUTCOMES,
+            API_OUTCOMES,
+            TRIAGE_OUTCOMES,
+            ANSWER_OUTCOMES,
+            ROUTING_OUTCOMES,
+            CLAIM_OUTCOMES,
+            APPROVAL_OUTCOMES,
+        )
+    ):
         terminalreporter.write_sep("-", "Adversarial suite (worst-case model, judged on executed actions)")
         terminalreporter.write_line("\n".join(summary_table()))

@@ -14,16 +14,24 @@ from hypothesis import strategies as st
 from custom_components.overseer.core.approvals import (
     ARGUMENTS_CHARS,
     KEEP_DECIDED,
+    MAX_GRANTS,
     AnswerRefused,
     Approval,
+    ApprovalSource,
     ApprovalStatus,
+    Grant,
     answer_refused,
     approval_as_dict,
     approval_from_dict,
+    covering_grant,
     decided,
+    grant_as_dict,
+    grant_from_dict,
+    live_grants,
     overdue,
     pending,
     prune_approvals,
+    waiting_for,
 )
 from custom_components.overseer.core.policy import Ledger, Limits, check_call, configured_tools, room_tools
 from custom_components.overseer.core.text import LATEST_TS
@@ -208,10 +216,12 @@ arguments = st.dictionaries(
 def approvals(draw) -> Approval:
     """Approvals as the shell makes them: every field within its bounds."""
     created = draw(st.floats(0, LATEST_TS - TIMEOUT))
+    source = draw(st.sampled_from(ApprovalSource))
+    incident = f"INC-{draw(st.integers(1, 10**9 - 1)):04d}"
     return Approval(
         f"APR-{draw(st.integers(0, 2**32 - 1)):08x}",
         draw(st.text(string.ascii_letters + string.digits + "_-", min_size=16, max_size=64)),
-        f"INC-{draw(st.integers(1, 10**9 - 1)):04d}",
+        incident if source is ApprovalSource.TRIAGE else draw(st.sampled_from(["", incident])),
         draw(st.sampled_from(sorted(TOOLS))),
         draw(arguments),
         created,
@@ -220,6 +230,9 @@ def approvals(draw) -> Approval:
         draw(st.sampled_from([s for s in ApprovalStatus if s is not ApprovalStatus.APPROVED])),
         draw(st.text(_WORD, max_size=64)),
         draw(st.text(_WORD, max_size=200)),
+        source=source,
+        caller=draw(st.text(_WORD, max_size=64)),
+        asker=draw(st.text(_WORD, max_size=64)),
     )
 
 
@@ -273,6 +286,10 @@ TAMPERED = [
     ("status", "PENDING"),
     ("status", None),
     ("status", ["pending"]),
+    ("source", "admin"),
+    ("source", None),
+    # Triage's approvals belong to an incident.
+    ("incident_id", ""),
 ]
 
 
@@ -452,3 +469,86 @@ def test_no_claim_lowers_the_policys_class_and_an_approval_only_lifts_the_wait_f
         assert approved is None
     else:
         assert approved == raised
+
+
+def test_an_approval_stored_before_other_callers_could_ask_is_triages():
+    stored = approval_as_dict(approval())
+    for key in ("source", "caller", "asker"):
+        del stored[key]
+    assert approval_from_dict(stored) == approval()
+
+
+def test_only_triage_may_store_an_approval_without_an_incident():
+    chat = approval(incident_id="", source=ApprovalSource.CHAT, caller="overseer", asker="alex")
+    assert approval_from_dict(approval_as_dict(chat)) == chat
+    assert approval_from_dict({**approval_as_dict(chat), "source": "triage"}) is None
+
+
+# Asking twice, and grants.
+
+LIFT = ("lift_up", {})
+
+
+def test_the_same_call_from_the_same_caller_finds_the_one_that_waits():
+    first = approval(1, tool="lift_up", arguments={}, source=ApprovalSource.LLM_API, caller="agent:ollama")
+    book = [first, replace(first, approval_id="APR-00000002", status=ApprovalStatus.DENIED)]
+    assert waiting_for(book, *LIFT, ApprovalSource.LLM_API, "agent:ollama") == first
+    # Another caller, another source, other arguments or a decided one: a new request.
+    assert waiting_for(book, *LIFT, ApprovalSource.LLM_API, "agent:openai") is None
+    assert waiting_for(book, *LIFT, ApprovalSource.CHAT, "agent:ollama") is None
+    assert waiting_for(book, "lift_up", {"x": 1}, ApprovalSource.LLM_API, "agent:ollama") is None
+    assert waiting_for(book[1:], *LIFT, ApprovalSource.LLM_API, "agent:ollama") is None
+
+
+def grant(number: int = 1, created: float = NOW, minutes: float = 10, **changes) -> Grant:
+    made = Grant(
+        f"GRT-{number:08x}",
+        f"APR-{number:08x}",
+        "lift_up",
+        {},
+        ApprovalSource.CHAT,
+        "overseer",
+        created,
+        created + minutes * 60,
+        "user-1",
+        "Kim",
+    )
+    return replace(made, **changes)
+
+
+def test_a_grant_covers_only_its_own_call_from_its_own_caller_until_it_expires():
+    given = grant()
+    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "overseer", NOW) == given
+    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "overseer", NOW + 599) == given
+    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "overseer", NOW + 600) is None
+    assert covering_grant([given], *LIFT, ApprovalSource.ASSIST, "overseer", NOW) is None
+    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "agent:ollama", NOW) is None
+    assert covering_grant([given], "lift_down", {}, ApprovalSource.CHAT, "overseer", NOW) is None
+    lights = grant(tool="ha_set_entity", arguments={"entity_id": "light.a", "state": "red"})
+    assert covering_grant([lights], "ha_set_entity", {"entity_id": "light.a", "state": "blue"},
+                          ApprovalSource.CHAT, "overseer", NOW) is None  # fmt: skip
+
+
+def test_expired_grants_go_and_at_most_the_newest_twenty_stay():
+    book = {g.grant_id: g for g in (grant(n, created=NOW + n) for n in range(1, MAX_GRANTS + 5))}
+    book["GRT-ffffffff"] = grant(0xFFFFFFFF, created=NOW - 700)  # expired
+    kept = live_grants(book, NOW + 30)
+    assert len(kept) == MAX_GRANTS and "GRT-ffffffff" not in kept
+    assert min(g.created for g in kept.values()) == NOW + 5
+
+
+def test_a_stored_grant_comes_back_exactly_and_a_tampered_one_is_dropped():
+    given = grant(arguments={"entity_id": "light.a", "state": "red"})
+    stored = json.loads(json.dumps(grant_as_dict(given)))
+    assert grant_from_dict(stored) == given
+    for key, value in [
+        ("grant_id", "GRT-1"),
+        ("approval_id", "APR-xyz"),
+        ("tool", "Lift Up"),
+        ("arguments", "all"),
+        ("source", "root"),
+        ("expires", NOW - 1),
+        ("created", math.nan),
+    ]:
+        assert grant_from_dict({**stored, key: value}) is None, key
+    assert grant_from_dict(None) is None and grant_from_dict({}) is None

@@ -17,8 +17,11 @@ from custom_components.overseer.core.policy import (
 from custom_components.overseer.core.tools import CooldownGroup, Refusal
 from custom_components.overseer.core.world import Entity, Lift, SiteMode, World
 
-from ..contract import ROOM_TOOLS
+from ..contract import ROOM_TOOLS as CONTRACT_ROOM_TOOLS
 from .worlds import demo_world, light
+
+# The demo room has no button box: every room tool but the counter's.
+ROOM_TOOLS = CONTRACT_ROOM_TOOLS - {"counter_adjust"}
 
 
 def blocked(world, ledger=Ledger(), limits=Limits(), now=1000.0):

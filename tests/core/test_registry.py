@@ -15,6 +15,7 @@ from custom_components.overseer.core.policy import (
 )
 from custom_components.overseer.core.tools import (
     DEFAULT_COOLDOWNS,
+    Adjust,
     TOOL_SPECS,
     CooldownGroup,
     MemoryWrite,
@@ -39,6 +40,7 @@ SAMPLE_ARGUMENTS = {
     "entity_id": "light.shelf",
     "state": "red",
     "asset_id": "Rover 1",
+    "delta": 1,
 }
 
 
@@ -83,7 +85,7 @@ def missing_parts(spec: ToolSpec) -> list[str]:
         for reach in spec.bindings:
             if not isinstance(reach.target, Target):
                 lacks.append("target option")
-            if not isinstance(reach.action(("light.shelf",), arguments), ServiceCall):
+            if not isinstance(reach.action(("light.shelf",), arguments), ServiceCall | Adjust):
                 lacks.append("Home Assistant action")
     return lacks
 
@@ -117,7 +119,7 @@ def test_the_registry_is_the_contract():
 
 
 def test_cooldown_groups_are_one_ordered_enum_with_defaults():
-    assert [group.value for group in CooldownGroup] == ["lift", "neato", "ha"]
+    assert [group.value for group in CooldownGroup] == ["lift", "neato", "ha", "counter"]
     assert set(DEFAULT_COOLDOWNS) == set(CooldownGroup)
     assert Limits().cooldown(CooldownGroup.NEATO) == 120
 

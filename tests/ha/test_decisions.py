@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
+from pytest_homeassistant_custom_component.common import (
+    async_capture_events,
+    async_fire_time_changed,
+    async_mock_service,
+)
 
 from custom_components.overseer.status import build_status
 
@@ -391,7 +395,8 @@ async def test_approval_tools_are_never_executed_directly(hass, freezer, ollama_
     ollama_stub.reply("", call("lift_up"))
     say(hass, "alex", "overseer lift")
     await tick(hass, freezer)
-    assert actions(action_events) == [("lift_up", "blocked", "needs_approval")]
+    # Asked of a person (tests/ha/test_approvals_from_every_caller.py follows it there).
+    assert actions(action_events) == [("lift_up", "awaiting_approval", "needs_approval")]
     assert room["cover.open_cover"] == []
 
 
@@ -579,3 +584,35 @@ async def test_a_manual_trigger_may_end_in_silence(hass, freezer, ollama_stub, r
     await tick(hass, freezer)
     assert len(ollama_stub.requests) == 1  # nobody asked a question: not asked again
     assert bot_lines(chat) == []  # and no fallback line
+
+
+async def test_the_button_box_counter_moves_within_its_step_and_cooldown(hass, freezer, ollama_stub, room):
+    set_value = async_mock_service(hass, "counter", "set_value")
+    hass.states.async_set("counter.buttons", "7", {"friendly_name": "Button box", "minimum": 0, "maximum": 8})
+    options = {**OPTIONS, "counter_entity": "counter.buttons", "counter_max_step": 3, "min_gap": 0}
+    await setup_overseer(hass, ollama_stub, options=options)
+    action_events = async_capture_events(hass, "overseer_action")
+
+    ollama_stub.reply("", call("counter_adjust", delta=2))
+    say(hass, "alex", "overseer add two to the count")
+    await tick(hass, freezer)
+    # Moved from its value now, held at its own maximum.
+    assert [c.data for c in set_value] == [{"entity_id": "counter.buttons", "value": 8}]
+    request = ollama_stub.requests[-1]
+    assert "counter: Button box=7" in request["messages"][1]["content"]
+    [tool] = [t for t in request["tools"] if t["function"]["name"] == "counter_adjust"]
+    # The ollama client keeps a property's description, not its minimum and maximum.
+    assert tool["function"]["parameters"]["properties"]["delta"]["description"] == "-3..3, not 0"
+
+    ollama_stub.reply("", call("counter_adjust", delta=-1))
+    say(hass, "alex", "overseer take one off")
+    await tick(hass, freezer)
+    freezer.tick(31)
+    ollama_stub.reply("", call("counter_adjust", delta=-5))
+    say(hass, "alex", "overseer take five off")
+    await tick(hass, freezer)
+    assert len(set_value) == 1
+    assert actions(action_events)[1:] == [
+        ("counter_adjust", "blocked", "cooldown"),
+        ("counter_adjust", "blocked", "invalid_arguments"),
+    ]

@@ -14,15 +14,17 @@ from homeassistant.const import __version__ as HA_VERSION
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from custom_components.overseer.core.approvals import AnswerRefused
+from custom_components.overseer.core.approvals import AnswerRefused, ApprovalSource, ApprovalStatus
 from custom_components.overseer.select import SELECTS
 from custom_components.overseer.sensor import SENSORS
 from custom_components.overseer.services import (
     APPROVAL_SCHEMA,
+    APPROVE_SCHEMA,
     EXPECTATIONS,
     MEMORY_CLEAR_SCHEMA,
     MEMORY_WRITE_SCHEMA,
     POST_MESSAGE_SCHEMA,
+    REVOKE_GRANT_SCHEMA,
     TRIGGER_SCHEMA,
 )
 from custom_components.overseer.switch import SWITCHES
@@ -98,7 +100,15 @@ def test_every_translation_key_the_code_uses_exists():
     for key in re.findall(r'phrase\("(\w+)"', code):  # what the overseer says, in the user's language
         assert key in STRINGS["exceptions"], key
     # A service field's refusal is keyed by what its validator expects.
-    schemas = (POST_MESSAGE_SCHEMA, TRIGGER_SCHEMA, MEMORY_WRITE_SCHEMA, MEMORY_CLEAR_SCHEMA, APPROVAL_SCHEMA)
+    schemas = (
+        POST_MESSAGE_SCHEMA,
+        TRIGGER_SCHEMA,
+        MEMORY_WRITE_SCHEMA,
+        MEMORY_CLEAR_SCHEMA,
+        APPROVAL_SCHEMA,
+        APPROVE_SCHEMA,
+        REVOKE_GRANT_SCHEMA,
+    )
     for schema in schemas:
         for key, validator in schema.schema.items():
             assert EXPECTATIONS.get(validator) in STRINGS["exceptions"], str(key)
@@ -115,7 +125,14 @@ def test_every_translation_key_the_code_uses_exists():
         "memory_clear",
         "approve",
         "deny",
+        "revoke_grant",
     }
+    # What the overseer says about an approval is chosen by who asked and what became of it.
+    for source in ApprovalSource:
+        assert f"approval_asked_{source}" in STRINGS["exceptions"], source
+    for status in ApprovalStatus:
+        if status not in (ApprovalStatus.PENDING, ApprovalStatus.APPROVED):  # moments, never told
+            assert f"approval_outcome_{status}" in STRINGS["exceptions"], status
 
 
 def test_entity_states_have_valid_translation_keys_and_icons():
@@ -138,8 +155,9 @@ def test_services_yaml_translations_and_schemas_name_the_same_fields():
         "trigger": TRIGGER_SCHEMA,
         "memory_write": MEMORY_WRITE_SCHEMA,
         "memory_clear": MEMORY_CLEAR_SCHEMA,
-        "approve": APPROVAL_SCHEMA,
+        "approve": APPROVE_SCHEMA,
         "deny": APPROVAL_SCHEMA,
+        "revoke_grant": REVOKE_GRANT_SCHEMA,
     }
     assert set(services) == set(schemas) == set(ICONS["services"])
     for name, schema in schemas.items():

@@ -86,6 +86,8 @@ def test_the_defaults_are_the_contracts():
         "cooldown_lift": 60,
         "cooldown_neato": 120,
         "cooldown_ha": 20,
+        "cooldown_counter": 30,
+        "counter_max_step": 1,
         "action_budget": 3,
         "action_window": 300,
         "max_tool_calls": 1,
@@ -100,6 +102,8 @@ def test_the_defaults_are_the_contracts():
         "bot_messages": 2,
         "approval_timeout": 600,
         "verify_after": 30,
+        # Grants are off until someone chooses how long one may last.
+        "max_grant_minutes": 0,
     }
     orchestrator = {option.key: option.default for option in ORCHESTRATOR_OPTIONS}
     assert orchestrator == {"max_iterations": 3, "quality_threshold": 0.8, "delegation_timeout": 30}

@@ -38,6 +38,8 @@ BOOLEAN = ("invalid_boolean", "must be true or false")
 SLOT = ("invalid_slot", "must be memory slot 1, 2 or 3")
 SLOT_OR_ALL = ("invalid_slot_or_all", "must be memory slot 1, 2 or 3, or empty for all three")
 ENTRY_ID = ("invalid_entry_id", "must be the config entry id of an overseer, or empty")
+GRANT_MINUTES = ("invalid_grant_minutes", "must be whole minutes from 0 to 1440")
+GRANT_ID = ("invalid_grant_id", "must be a grant id, such as GRT-1a2b3c4d")
 
 
 @pytest.mark.parametrize(
@@ -68,6 +70,14 @@ ENTRY_ID = ("invalid_entry_id", "must be the config entry id of an overseer, or 
         ("approve", {}, "approval_id", MISSING),
         ("deny", {"approval_id": " "}, "approval_id", APPROVAL_ID),
         ("deny", {"approval_id": ["APR-1"]}, "approval_id", APPROVAL_ID),
+        ("deny", {"approval_id": "APR-1", "grant_minutes": 5}, "grant_minutes", UNKNOWN),
+        ("approve", {"approval_id": "APR-1", "grant_minutes": -1}, "grant_minutes", GRANT_MINUTES),
+        ("approve", {"approval_id": "APR-1", "grant_minutes": 1.5}, "grant_minutes", GRANT_MINUTES),
+        ("approve", {"approval_id": "APR-1", "grant_minutes": "ten"}, "grant_minutes", GRANT_MINUTES),
+        ("approve", {"approval_id": "APR-1", "grant_minutes": 1441}, "grant_minutes", GRANT_MINUTES),
+        ("approve", {"approval_id": "APR-1", "grant_minutes": True}, "grant_minutes", GRANT_MINUTES),
+        ("revoke_grant", {}, "grant_id", MISSING),
+        ("revoke_grant", {"grant_id": "  "}, "grant_id", GRANT_ID),
         # Slots other than 1, 2 and 3.
         ("memory_write", {"slot": 4, "text": "x"}, "slot", SLOT),
         ("memory_write", {"slot": "two", "text": "x"}, "slot", SLOT),

@@ -143,7 +143,11 @@ async def test_a_consequential_intent_waits_for_an_approver_and_runs_once(
     with pytest.raises(ServiceValidationError, match="already answered"):
         await approve(hass, hass_admin_user, approval_id)
     assert len(room["homeassistant.reload_config_entry"]) == 1
-    assert [r["approval"] for r in triage_audit(hass)] == [None, "approved", "approval_already_decided"]
+    assert [r["approval"] for r in triage_audit(hass)] == [
+        approval_id,
+        "approved",
+        "approval_already_decided",
+    ]
 
 
 async def test_answers_that_are_not_taken_run_nothing_and_are_audited(
@@ -169,7 +173,7 @@ async def test_answers_that_are_not_taken_run_nothing_and_are_audited(
     issue = ir.async_get(hass).async_get_issue("overseer", "incident_needs_human_room1_INC-0001")
     assert issue is not None
     assert [(r["outcome"], r["reason"], r["approval"]) for r in triage_audit(hass)] == [
-        ("blocked", "needs_approval", None),
+        ("awaiting_approval", "needs_approval", approval_id),
         ("blocked", "needs_approval", "not_an_approver"),
         ("blocked", "policy_lock:site_mode_lockdown", "approved"),
     ]

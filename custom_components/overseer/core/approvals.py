@@ -1,8 +1,10 @@
-"""Approvals: a consequential intent waits for a person, bound to its incident, tool and arguments.
+"""Approvals: a consequential call waits for a person, bound to who asked, its tool and arguments.
 
-Single use and expiring. The shell checks who may answer and runs the call through policy
-again at that instant; this module only keeps the book and says whether an answer still can
-be taken.
+Single use and expiring, whoever asked: the chat loop, Assist, another agent through the LLM
+API, or triage (then bound to its incident too). A grant lets the same call from the same caller
+run again for a while without asking. The shell checks who may answer and runs the call through
+policy again at that instant; this module only keeps the book and says whether an answer still
+can be taken.
 """
 
 from __future__ import annotations
@@ -19,11 +21,27 @@ from .text import one_line, stored_time
 # Bounds: never more than this many waiting, and the newest decided ones kept for the card.
 MAX_PENDING = 10
 KEEP_DECIDED = 20
+MAX_GRANTS = 20
 ARGUMENTS_CHARS = 1000
+CALLER_CHARS = 64
 _APPROVAL_ID = re.compile(r"APR-[0-9a-f]{8}")
+_GRANT_ID = re.compile(r"GRT-[0-9a-f]{8}")
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _INCIDENT_ID = re.compile(r"INC-\d{1,9}")
 _TOOL = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+class ApprovalSource(StrEnum):
+    """Who asked for the call (the contract's event `source`)."""
+
+    CHAT = "chat"
+    ASSIST = "assist"
+    LLM_API = "llm_api"
+    TRIAGE = "triage"
+
+
+# The askers who read the room's chat: what became of their call is said there.
+TOLD_IN_CHAT = frozenset({ApprovalSource.CHAT, ApprovalSource.ASSIST})
 
 
 class ApprovalStatus(StrEnum):
@@ -53,6 +71,7 @@ class Approval:
     approval_id: str
     # In the actionable notification's action ids: unguessable, unlike the id shown on the card.
     nonce: str
+    # Only triage's approvals belong to an incident.
     incident_id: str
     tool: str
     arguments: Mapping[str, Any]
@@ -64,6 +83,36 @@ class Approval:
     reason: str = ""
     decided_at: float | None = None
     decided_name: str = ""
+    source: ApprovalSource = ApprovalSource.TRIAGE
+    # Who asked, as the audit names callers (an agent's platform, the overseer), and the person
+    # whose words led to it, told the outcome in the chat.
+    caller: str = ""
+    asker: str = ""
+
+    def asked_for(self, tool: str, arguments: Mapping[str, Any], source: ApprovalSource, caller: str) -> bool:
+        """The same call from the same caller."""
+        return (self.tool, dict(self.arguments), self.source, self.caller) == (
+            tool,
+            dict(arguments),
+            source,
+            caller,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """An approver's leave for one call (tool, exact arguments, caller) to run until it expires."""
+
+    grant_id: str
+    approval_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    source: ApprovalSource
+    caller: str
+    created: float
+    expires: float
+    granted_by: str
+    granted_name: str = ""
 
 
 def answer_refused(approval: Approval | None, now: float) -> AnswerRefused | None:
@@ -75,6 +124,44 @@ def answer_refused(approval: Approval | None, now: float) -> AnswerRefused | Non
     if now >= approval.expires:
         return AnswerRefused.EXPIRED
     return None
+
+
+def waiting_for(
+    approvals: Iterable[Approval],
+    tool: str,
+    arguments: Mapping[str, Any],
+    source: ApprovalSource,
+    caller: str,
+) -> Approval | None:
+    """The pending approval of this very call, if one waits already: nobody is asked twice."""
+    return next((a for a in pending(approvals) if a.asked_for(tool, arguments, source, caller)), None)
+
+
+def covering_grant(
+    grants: Iterable[Grant],
+    tool: str,
+    arguments: Mapping[str, Any],
+    source: ApprovalSource,
+    caller: str,
+    now: float,
+) -> Grant | None:
+    """The grant that lets this very call run now without asking, if any."""
+    wanted = (tool, dict(arguments), source, caller)
+    return next(
+        (
+            grant
+            for grant in grants
+            if now < grant.expires
+            and (grant.tool, dict(grant.arguments), grant.source, grant.caller) == wanted
+        ),
+        None,
+    )
+
+
+def live_grants(grants: Mapping[str, Grant], now: float) -> dict[str, Grant]:
+    """The grants not yet expired, the newest MAX_GRANTS of them."""
+    kept = sorted((grant for grant in grants.values() if now < grant.expires), key=lambda g: g.created)
+    return {grant.grant_id: grant for grant in kept[-MAX_GRANTS:]}
 
 
 def pending(approvals: Iterable[Approval], incident_id: str | None = None) -> list[Approval]:
@@ -132,6 +219,9 @@ def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, A
         "decided_name": approval.decided_name,
         "decided_at": approval.decided_at,
         "reason": approval.reason,
+        "source": approval.source.value,
+        "caller": approval.caller,
+        "asker": approval.asker,
     }
     if with_nonce:
         data["nonce"] = approval.nonce
@@ -148,20 +238,21 @@ def approval_from_dict(data: Any) -> Approval | None:
             data["tool"],
         )
         arguments = data["arguments"]
+        # Written before other callers could ask: every such approval is triage's.
+        source = ApprovalSource(data.get("source", ApprovalSource.TRIAGE))
         texts = (approval_id, nonce, incident_id, tool)
         if (
             not all(isinstance(text, str) for text in texts)
             or not _APPROVAL_ID.fullmatch(approval_id)
             or not _NONCE.fullmatch(nonce)
-            or not _INCIDENT_ID.fullmatch(incident_id)
-            or not _TOOL.fullmatch(tool)
-            or not isinstance(arguments, dict)
-            or len(json.dumps(arguments)) > ARGUMENTS_CHARS
+            or not (
+                _INCIDENT_ID.fullmatch(incident_id)
+                or (not incident_id and source is not ApprovalSource.TRIAGE)
+            )
+            or not _call_fits(tool, arguments)
         ):
             raise ValueError(approval_id)
-        created, expires = stored_time(data["created"]), stored_time(data["expires"])
-        if expires < created:
-            raise ValueError(f"{approval_id} expires before it was made")
+        created, expires = _span(data, approval_id)
         decided_at = data.get("decided_at")
         status = ApprovalStatus(data["status"])
         reason = one_line(str(data.get("reason") or ""), 200)
@@ -180,6 +271,77 @@ def approval_from_dict(data: Any) -> Approval | None:
             reason,
             None if decided_at is None else stored_time(decided_at),
             one_line(str(data.get("decided_name") or ""), 64),
+            source,
+            one_line(str(data.get("caller") or ""), CALLER_CHARS),
+            one_line(str(data.get("asker") or ""), CALLER_CHARS),
         )
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
+
+
+def grant_as_dict(grant: Grant) -> dict[str, Any]:
+    """Plain JSON, for the store and the status alike."""
+    return {
+        "grant_id": grant.grant_id,
+        "approval_id": grant.approval_id,
+        "tool": grant.tool,
+        "arguments": dict(grant.arguments),
+        "source": grant.source.value,
+        "caller": grant.caller,
+        "created": grant.created,
+        "expires": grant.expires,
+        "granted_by": grant.granted_by,
+        "granted_name": grant.granted_name,
+    }
+
+
+def grant_from_dict(data: Any) -> Grant | None:
+    """A grant back from the store; None for anything malformed."""
+    try:
+        grant_id, approval_id, tool, arguments = (
+            data["grant_id"],
+            data["approval_id"],
+            data["tool"],
+            data["arguments"],
+        )
+        if (
+            not isinstance(grant_id, str)
+            or not isinstance(approval_id, str)
+            or not _GRANT_ID.fullmatch(grant_id)
+            or not _APPROVAL_ID.fullmatch(approval_id)
+            or not _call_fits(tool, arguments)
+        ):
+            raise ValueError(grant_id)
+        created, expires = _span(data, grant_id)
+        return Grant(
+            grant_id,
+            approval_id,
+            tool,
+            arguments,
+            ApprovalSource(data["source"]),
+            one_line(str(data.get("caller") or ""), CALLER_CHARS),
+            created,
+            expires,
+            one_line(str(data.get("granted_by") or ""), 64),
+            one_line(str(data.get("granted_name") or ""), 64),
+        )
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None
+
+
+def _call_fits(tool: Any, arguments: Any) -> bool:
+    """A stored call looks like one the registry could have checked."""
+    return (
+        isinstance(tool, str)
+        and _TOOL.fullmatch(tool) is not None
+        and isinstance(arguments, dict)
+        and len(json.dumps(arguments)) <= ARGUMENTS_CHARS
+    )
+
+
+def _span(data: Mapping[str, Any], what: str) -> tuple[float, float]:
+    """A stored created/expires pair; expiring before it was made is malformed."""
+    created, expires = stored_time(data["created"]), stored_time(data["expires"])
+    if expires < created:
+        raise ValueError(f"{what} expires before it was made")
+    return created, expires

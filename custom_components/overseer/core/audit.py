@@ -18,6 +18,8 @@ class Outcome(StrEnum):
     BLOCKED = "blocked"
     FAILED = "failed"
     DRY_RUN = "dry_run"
+    # A person is asked first: nothing ran yet.
+    AWAITING_APPROVAL = "awaiting_approval"
 
 
 @dataclass(frozen=True, slots=True)

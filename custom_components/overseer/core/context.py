@@ -195,6 +195,8 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
         vacuum = world.vacuum
         detail = f", {_label(vacuum.detail)}" if vacuum.detail else ""
         lines.append(f"neato: state={_label(vacuum.state)}{detail}")
+    if world.counter is not None:
+        lines.append(f"counter: {_label(world.counter.name)}={_label(world.counter.state)}")
     if world.lights:
         lights, more = _bounded(world.lights, MAX_LIGHTS)
         lines.append("lights:")

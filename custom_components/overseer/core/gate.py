@@ -76,6 +76,8 @@ class Trigger:
     # The chat line that addressed the overseer; empty when the question is elsewhere (Assist
     # asking for an orchestrator, whose question is already in the chat).
     question: str = ""
+    # The question came through Assist: an approval it leads to is Assist's.
+    via_assist: bool = False
 
 
 class AddressMatcher:
@@ -146,6 +148,7 @@ class Gate:
                 now,
                 one_line(user, 40),
                 question=one_line(question, QUESTION_CHARS),
+                via_assist=True,
             )
         )
 
@@ -162,7 +165,9 @@ class Gate:
         if pending is None:
             self._pending[trigger.kind] = replace(trigger, coalesced=())
         elif trigger.question and trigger.detail == pending.detail:
-            self._pending[trigger.kind] = replace(pending, question=trigger.question)
+            self._pending[trigger.kind] = replace(
+                pending, question=trigger.question, via_assist=pending.via_assist or trigger.via_assist
+            )
 
     def requeue(self, trigger: Trigger) -> None:
         """Put back a solicited trigger whose decision failed, so it is answered later."""

@@ -35,6 +35,8 @@ class Limits:
     consequential: frozenset[str] = frozenset()
     # Colour names a light may be set to: Home Assistant's own list, from the shell.
     colour_names: frozenset[str] = frozenset()
+    # The most counter_adjust may change the counter by in one call.
+    counter_max_step: int = 1
 
     def cooldown(self, group: CooldownGroup) -> float:
         """Cooldown of a group in seconds."""
@@ -229,7 +231,7 @@ def vocabulary(world: World, limits: Limits, include_missing: bool = False) -> V
         if include_missing or not entity.missing
     }
     assets = {asset_id: entity_ids for asset_id, (_, entity_ids) in world.assets().items()}
-    return Vocabulary(entities, limits.colour_names, assets)
+    return Vocabulary(entities, limits.colour_names, assets, limits.counter_max_step)
 
 
 def tool_schemas(names: tuple[str, ...], world: World, limits: Limits) -> list[dict[str, Any]]:

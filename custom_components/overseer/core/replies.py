@@ -28,6 +28,8 @@ def describe_actions(records: Iterable[AuditRecord], phrase: Phrase) -> str | No
             sentences.append(phrase("reply_executed", tool=tool))
         elif record.outcome is Outcome.DRY_RUN:
             sentences.append(phrase("reply_dry_run", tool=tool))
+        elif record.outcome is Outcome.AWAITING_APPROVAL:
+            sentences.append(phrase("reply_awaiting_approval", tool=tool, approval_id=record.approval or ""))
         else:
             because = phrase(reason_key(record.reason), seconds=record.remaining_s or 0)
             sentences.append(phrase("reply_refused", tool=tool, reason=because))

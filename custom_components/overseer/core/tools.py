@@ -8,6 +8,8 @@ Validation and the JSON schema the model sees are both derived from the argument
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -23,6 +25,7 @@ class CooldownGroup(StrEnum):
     LIFT = "lift"
     NEATO = "neato"
     HA = "ha"
+    COUNTER = "counter"
 
 
 # The contract's default cooldowns, in seconds; each is the option cooldown_<group>.
@@ -30,6 +33,7 @@ DEFAULT_COOLDOWNS: Mapping[CooldownGroup, int] = {
     CooldownGroup.LIFT: 60,
     CooldownGroup.NEATO: 120,
     CooldownGroup.HA: 20,
+    CooldownGroup.COUNTER: 30,
 }
 
 
@@ -88,6 +92,8 @@ class Vocabulary:
     colours: frozenset[str] = frozenset()
     # The watched assets (asset id → its entity ids) a triage intent may name.
     assets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The most the counter may change in one call (counter_max_step).
+    max_step: int = 1
 
 
 # Argument kinds: each knows how to check a value and how to describe itself to the model.
@@ -114,6 +120,20 @@ def parse_slot(value: Any) -> int:
         value = int(value)
     if not isinstance(value, int) or not 1 <= value <= MEMORY_SLOTS:
         raise ArgumentError(Refusal.INVALID_ARGUMENTS, "slot must be 1, 2 or 3")
+    return value
+
+
+def _delta(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> int:
+    """A whole, non-zero change no bigger than the room's step; small models send "2" or 2.0 too."""
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d{1,6}", value.strip()):
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    step = vocabulary.max_step
+    if isinstance(value, bool) or not isinstance(value, int) or value == 0 or abs(value) > step:
+        raise ArgumentError(
+            Refusal.INVALID_ARGUMENTS, f"delta must be a whole number from -{step} to {step}, not 0"
+        )
     return value
 
 
@@ -188,6 +208,16 @@ ASSET = Param(
     reaches_asset=True,
 )
 LIGHT = Param("entity_id", _entity, _entity_schema, names=Target.LIGHTS)
+DELTA = Param(
+    "delta",
+    _delta,
+    lambda vocabulary: {
+        "type": "integer",
+        "minimum": -vocabulary.max_step,
+        "maximum": vocabulary.max_step,
+        "description": f"-{vocabulary.max_step}..{vocabulary.max_step}, not 0",
+    },
+)
 LIGHT_STATE = Param(
     "state",
     _state_of(LIGHT.name),
@@ -216,11 +246,19 @@ class MemoryWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class Adjust:
+    """Move a counter or input_number by delta from its value at that instant (adjusted() says how)."""
+
+    entity_id: str
+    delta: int
+
+
+@dataclass(frozen=True, slots=True)
 class NoEffect:
     """Nothing to run: the tool only reads what the model already sees."""
 
 
-type Effect = ServiceCall | MemoryWrite | NoEffect
+type Effect = ServiceCall | MemoryWrite | Adjust | NoEffect
 # (the entity ids the call reaches: the bound target's, or the named asset's, or none; the clean
 # arguments) → the effect
 type ActionFn = Callable[[tuple[str, ...], Mapping[str, Any]], Effect]
@@ -243,6 +281,30 @@ def _set_entity(_: tuple[str, ...], arguments: Mapping[str, Any]) -> Effect:
     if state in ("on", "off"):
         return ServiceCall(domain, f"turn_{state}", {"entity_id": entity_id})
     return ServiceCall("light", "turn_on", {"entity_id": entity_id, "color_name": state})
+
+
+# Where each domain keeps its bounds.
+_BOUNDS = {"counter": ("minimum", "maximum"), "input_number": ("min", "max")}
+
+
+def adjusted(effect: Adjust, state: str, attributes: Mapping[str, Any]) -> ServiceCall:
+    """The set_value call that moves the entity by delta, kept within the entity's own bounds.
+
+    Raises ValueError when its state is not a number (unknown, unavailable).
+    """
+    domain = effect.entity_id.partition(".")[0]
+    value = float(state)
+    if not math.isfinite(value):
+        raise ValueError(f"{effect.entity_id} is {state}")
+    low_key, high_key = _BOUNDS.get(domain, ("min", "max"))
+    wanted = value + effect.delta
+    low, high = attributes.get(low_key), attributes.get(high_key)
+    if isinstance(low, int | float) and not isinstance(low, bool):
+        wanted = max(wanted, low)
+    if isinstance(high, int | float) and not isinstance(high, bool):
+        wanted = min(wanted, high)
+    number: float = int(wanted) if wanted.is_integer() else wanted
+    return ServiceCall(domain, "set_value", {"entity_id": effect.entity_id, "value": number})
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,6 +491,18 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         room_control=True,
         title="Set a room light",
         idempotent=True,
+    ),
+    # The seed's button box: bounded per call, its own cooldown, the shared budget.
+    ToolSpec(
+        "counter_adjust",
+        "Change the room's counter by delta (a whole number, not 0).",
+        Safety.REVERSIBLE,
+        params=(DELTA,),
+        group=CooldownGroup.COUNTER,
+        bindings=(
+            Binding(Target.COUNTER, lambda entity_ids, arguments: Adjust(entity_ids[0], arguments["delta"])),
+        ),
+        title="Adjust the counter",
     ),
     ToolSpec(
         "memory_read",

@@ -27,6 +27,7 @@ class Target(StrEnum):
     VACUUM = "vacuum_entity"
     VACUUM_CLEAR_ERRORS_SCRIPT = "vacuum_clear_errors_script"
     LIGHTS = "light_entities"
+    COUNTER = "counter_entity"
 
 
 class AssetKind(StrEnum):
@@ -99,6 +100,8 @@ class World:
     vacuum: Entity | None = None
     vacuum_clear_errors: Entity | None = None
     lights: tuple[Entity, ...] = ()
+    # The button box's count (a counter or input_number), when configured.
+    counter: Entity | None = None
     extras: tuple[Entity, ...] = ()
     active_people: tuple[str, ...] = ()
     memory: tuple[str, ...] = field(default=("", "", ""))
@@ -135,6 +138,7 @@ class World:
             Target.LIFT_DOWN_SCRIPT: lift.down_script,
             Target.VACUUM: self.vacuum,
             Target.VACUUM_CLEAR_ERRORS_SCRIPT: self.vacuum_clear_errors,
+            Target.COUNTER: self.counter,
         }[target]
         return () if entity is None else (entity,)
 

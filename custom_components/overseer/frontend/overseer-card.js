@@ -66,6 +66,7 @@ class OverseerCard extends LitElement {
       this._lists[list.dataset.list] = { top: list.scrollTop, stick: list.scrollHeight - list.scrollTop - list.clientHeight < 8 };
     };
     this._onAnswer = (ev) => this.answer(ev.currentTarget.dataset.approval, ev.currentTarget.dataset.answer);
+    this._onRevoke = (ev) => this.revoke(ev.currentTarget.dataset.grant);
     this._isOpen = (key) => Boolean(this._open[key]);
   }
 
@@ -151,15 +152,27 @@ class OverseerCard extends LitElement {
   // The answer goes to the services; the refusal's message (not an approver, answered
   // already, expired) is shown beside the approval instead of a toast.
   async answer(approvalId, answer) {
-    if (!approvalId || (answer !== "approve" && answer !== "deny")) return;
-    if (this._answers[approvalId] && this._answers[approvalId].busy) return;
-    this._answers[approvalId] = { busy: true };
+    if (!approvalId || !["approve", "grant", "deny"].includes(answer)) return;
+    const data = { approval_id: approvalId };
+    // A grant approves this call and lets it run again without asking, as long as the room allows.
+    if (answer === "grant") data.grant_minutes = (this._status && this._status.max_grant_minutes) || 0;
+    await this._send(approvalId, answer === "deny" ? "deny" : "approve", data);
+  }
+
+  async revoke(grantId) {
+    if (grantId) await this._send(grantId, "revoke_grant", { grant_id: grantId });
+  }
+
+  // One service call for an approval or grant, shown busy while it goes; its refusal stays beside it.
+  async _send(key, service, data) {
+    if (this._answers[key] && this._answers[key].busy) return;
+    this._answers[key] = { busy: true };
     this.requestUpdate();
     try {
-      await this._hass.callService("overseer", answer, { approval_id: approvalId }, undefined, false);
-      delete this._answers[approvalId]; // the status push shows what became of it
+      await this._hass.callService("overseer", service, data, undefined, false);
+      delete this._answers[key]; // the status push shows what became of it
     } catch (err) {
-      this._answers[approvalId] = { error: (err && err.message) || String(err) };
+      this._answers[key] = { error: (err && err.message) || String(err) };
     }
     this.requestUpdate();
   }
@@ -180,6 +193,7 @@ class OverseerCard extends LitElement {
         onListScroll: this._onListScroll,
         answers: this._answers,
         onAnswer: this._onAnswer,
+        onRevoke: this._onRevoke,
       };
       view = (VIEWS[status.schema] || offView)(status, ui);
     }

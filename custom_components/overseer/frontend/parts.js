@@ -6,8 +6,8 @@
  * A view is a function (status, ui) → template. `ui` is what the card element keeps across
  * pushes and hands each view: `now` (ms, the one-second tick), `admin`, `isOpen(key)` with
  * `onToggle` for <details data-details=key>, `tab` with `onTab` for the conversation tabs,
- * `onListScroll` for the chat lists, `answers` (approval id → { busy } or { error }) with
- * `onAnswer` for the Approve / Deny buttons.
+ * `onListScroll` for the chat lists, `answers` (approval or grant id → { busy } or { error }) with
+ * `onAnswer` for the Approve / Deny buttons, `onRevoke` for a grant's Revoke.
  */
 
 import { html, nothing } from "./vendor/lit.js";

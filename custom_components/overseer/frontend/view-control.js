@@ -91,24 +91,36 @@ const incident = (i, ui) => {
 const answerError = (state) =>
   state && state.error ? html`<div class="failed" data-field="answer_error">${state.error}</div>` : nothing;
 
-// Pending approvals with Approve / Deny for an administrator, then the answered ones. The call
-// is written by the server, as in its notifications and the timeline.
-const approvals = (list, ui) => {
+// Who asked for a call: triage for its incident, or the chat, Assist or another agent.
+const SOURCES = { chat: "the chat", assist: "Assist", llm_api: "an agent", triage: "triage" };
+const askedBy = (a) =>
+  a.incident_id
+    ? `for ${a.incident_id}`
+    : `asked by ${a.asker || a.caller || "?"} via ${SOURCES[a.source] || a.source}`;
+
+// Pending approvals with Approve / Deny (and Approve for a while, where the room allows grants)
+// for an administrator, then the answered ones. The call is written by the server, as in its
+// notifications and the timeline.
+const approvals = (list, ui, grantMinutes) => {
   if (!Array.isArray(list) || !list.length) return nothing;
   const waiting = list.filter((a) => a.status === "pending");
   const answered = list.filter((a) => a.status !== "pending");
   const pending = (a) => {
     const state = ui.answers[a.approval_id] || {};
+    const grant = grantMinutes > 0
+      ? html`<button type="button" data-answer="grant" data-approval=${a.approval_id} ?disabled=${state.busy} @click=${ui.onAnswer}>Approve for ${grantMinutes} min</button>`
+      : nothing;
     const buttons = ui.admin
       ? html`<div class="answer">
           <button type="button" data-answer="approve" data-approval=${a.approval_id} ?disabled=${state.busy} @click=${ui.onAnswer}>Approve</button>
+          ${grant}
           <button type="button" data-answer="deny" data-approval=${a.approval_id} ?disabled=${state.busy} @click=${ui.onAnswer}>Deny</button>
         </div>`
       : html`<span class="muted">an administrator answers</span>`;
     return html`<div class="approval" data-approval=${a.approval_id}>
       <div>
         <div class="call">${a.call}</div>
-        <div class="k">${a.approval_id} · for ${a.incident_id} · expires <time data-until=${a.expires}>${until(a.expires, ui.now)}</time></div>
+        <div class="k">${a.approval_id} · ${askedBy(a)} · expires <time data-until=${a.expires}>${until(a.expires, ui.now)}</time></div>
       </div>
       ${buttons}${answerError(state)}
     </div>`;
@@ -116,7 +128,7 @@ const approvals = (list, ui) => {
   const row = (a) => {
     const who = [a.decided_by ? `by ${a.decided_name || a.decided_by}` : "", a.reason ? `(${a.reason})` : ""];
     return html`<tr data-approval=${a.approval_id}>
-      <td class="call">${a.call}</td><td>${a.incident_id}</td>
+      <td class="call">${a.call}</td><td>${askedBy(a)}</td>
       <td class=${APPROVAL_CLASSES[a.status] || ""} data-field="approval_status">${a.status}</td>
       <td>${who.filter(Boolean).join(" ")}${answerError(ui.answers[a.approval_id])}</td>
     </tr>`;
@@ -125,10 +137,32 @@ const approvals = (list, ui) => {
     ${repeat(waiting, (a) => a.approval_id, pending)}
     ${answered.length
       ? html`<table data-section="answered">
-          <tr><th>call</th><th>incident</th><th>status</th><th>answered</th></tr>
+          <tr><th>call</th><th>asked</th><th>status</th><th>answered</th></tr>
           ${repeat(answered, (a) => a.approval_id, row)}
         </table>`
       : nothing}`;
+};
+
+// Calls an approver let run again without asking, until they expire; an administrator may revoke.
+const grants = (list, ui) => {
+  if (!Array.isArray(list) || !list.length) return nothing;
+  const row = (g) => {
+    const state = ui.answers[g.grant_id] || {};
+    const revoke = ui.admin
+      ? html`<button type="button" data-grant=${g.grant_id} ?disabled=${state.busy} @click=${ui.onRevoke}>Revoke</button>`
+      : nothing;
+    return html`<tr data-grant=${g.grant_id}>
+      <td class="call">${g.call}</td><td>${askedBy({ ...g, asker: g.caller })}</td>
+      <td>by ${g.granted_name || g.granted_by}</td>
+      <td><time data-until=${g.expires}>${until(g.expires, ui.now)}</time></td>
+      <td>${revoke}${answerError(state)}</td>
+    </tr>`;
+  };
+  return html`<h3>Grants</h3>
+    <table data-section="grants">
+      <tr><th>call</th><th>for</th><th>granted</th><th>expires</th><th></th></tr>
+      ${repeat(list, (g) => g.grant_id, row)}
+    </table>`;
 };
 
 // The conversation: the room's chat live and what the model read, behind two tabs. Each list
@@ -174,7 +208,7 @@ export const controlView = (s, ui) => {
       ${kv("Model input", inputSize(s.model_input, decision), "model_input")} ${kv("Budget", budget)}
     </div>
     ${decision && decision.chat ? html`<div><h3>Said</h3><div class="v" data-field="chat">${decision.chat}</div></div>` : nothing}
-    ${approvals(s.approvals, ui)}
+    ${approvals(s.approvals, ui, s.max_grant_minutes || 0)} ${grants(s.grants, ui)}
     <h3>Incidents</h3>
     ${incidents(s.incidents, ui)} ${conversation(s, ui)}
     <h3>Cooldowns</h3>
