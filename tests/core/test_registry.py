@@ -15,8 +15,8 @@ from custom_components.overseer.core.policy import (
 )
 from custom_components.overseer.core.tools import (
     DEFAULT_COOLDOWNS,
-    Adjust,
     TOOL_SPECS,
+    Adjust,
     CooldownGroup,
     MemoryWrite,
     NoEffect,
