@@ -49,9 +49,17 @@ def flow_step(ha: HomeAssistantProcess, path: str, payload: dict[str, Any]) -> d
 
 
 def configure_overseer(
-    ha: HomeAssistantProcess, backend: str, url: str, model: str, timing: dict[str, int] | None = None
+    ha: HomeAssistantProcess,
+    backend: str,
+    url: str,
+    model: str,
+    timing: dict[str, int] | None = None,
+    **options: Any,
 ) -> str:
-    """Create the entry exactly as the UI does, then map the demo room in its options."""
+    """Create the entry exactly as the UI does, then map the demo room in its options.
+
+    options: more of the form as section__field=value (guardrails__approval_tools=[…]).
+    """
     result = flow_step(
         ha, "/api/config/config_entries/flow", {"handler": "overseer", "show_advanced_options": False}
     )
@@ -72,6 +80,7 @@ def configure_overseer(
         room__light_entities=LIGHTS,
         **{f"timing__{key}": value for key, value in timing.items()},
         incidents__verify_after=5,  # a fix is checked soon: the tests wait in real time
+        **options,
     )
     done = flow_step(ha, f"/api/config/config_entries/options/flow/{result['flow_id']}", form)
     assert done["type"] == "create_entry", done

@@ -1,0 +1,108 @@
+"""MCP clients get the room's guardrails: Home Assistant's own MCP server serves the LLM API.
+
+A real Home Assistant process, its mcp_server integration set up through the config-flow REST
+API to serve *Overseer guardrails (Arena)*, and a real MCP client (the `mcp` package) over HTTP
+(the SSE transport, which every tested release serves) with the demo user's token. The tools are
+listed with their annotations; a first lift_up runs, a second is refused with the cooldown, a
+consequential call (neato_locate, made so by approval_tools) waits for a person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from awesomeversion import AwesomeVersion
+from mcp import ClientSession
+from mcp.client.sse import sse_client
+
+from devtools.hass_process import hass_version
+
+from ..processes import configure_overseer, flow_step, state
+from .scripted_model import MODEL
+
+# From 2026.10 Home Assistant's tools carry annotations and its results an error flag, which its
+# MCP server passes on; 2025.4 has neither.
+ANNOTATED = AwesomeVersion("2026.10.0")
+
+
+def serve_over_mcp(ha, api_id: str) -> None:
+    """The mcp_server entry, set up as the UI does, serving only the room's guardrails.
+
+    2025.4 picks the API in the config flow; from 2026.10 the entry serves every API until its
+    options choose some (the form shows the picker once "all" is turned off).
+    """
+    result = flow_step(ha, "/api/config/config_entries/flow", {"handler": "mcp_server"})
+    assert result["step_id"] == "user", result
+    fields = {f["name"]: f for f in result["data_schema"]}
+    flow = f"/api/config/config_entries/flow/{result['flow_id']}"
+    if "llm_hass_api" in fields:
+        created = flow_step(ha, flow, {"llm_hass_api": api_id})
+        assert created["type"] == "create_entry", created
+        return
+    created = flow_step(ha, flow, {})
+    assert created["type"] == "create_entry", created
+    options = flow_step(
+        ha, "/api/config/config_entries/options/flow", {"handler": created["result"]["entry_id"]}
+    )
+    step = f"/api/config/config_entries/options/flow/{options['flow_id']}"
+    picker = flow_step(ha, step, {"all_llm_apis": False, "require_admin": True})
+    assert "llm_hass_api" in {f["name"] for f in picker["data_schema"]}, picker
+    done = flow_step(ha, step, {"all_llm_apis": False, "llm_hass_api": [api_id], "require_admin": True})
+    assert done["type"] == "create_entry", done
+
+
+async def mcp_client(ha, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+    """List the tools and make the calls in order, as an MCP client outside Home Assistant does."""
+    async with (
+        sse_client(f"{ha.url}/mcp_server/sse", headers={"Authorization": f"Bearer {ha.token}"}) as streams,
+        ClientSession(*streams) as session,
+    ):
+        await session.initialize()
+        listed = (await session.list_tools()).tools
+        results = [await session.call_tool(name, arguments) for name, arguments in calls]
+    return listed, results
+
+
+def answer(result: Any) -> dict[str, Any]:
+    """What the client's model reads: the tool's JSON answer."""
+    [content] = result.content
+    return json.loads(content.text)
+
+
+def test_an_mcp_client_gets_the_rooms_guardrails(home_assistant, ollama):
+    ha = home_assistant
+    entry_id = configure_overseer(
+        ha, "ollama", ollama.url, MODEL, guardrails__approval_tools=["neato_locate"]
+    )
+    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer's entities")
+    serve_over_mcp(ha, f"overseer-{entry_id}")
+
+    listed, [first] = asyncio.run(mcp_client(ha, [("lift_up", {})]))
+    # Once the lift has stopped (a moving lift is refused as busy), the cooldown still holds.
+    ha.wait_for(lambda: state(ha, "cover.lift") == "open", timeout=60, what="the lift to arrive")
+    _, (second, consequential) = asyncio.run(mcp_client(ha, [("lift_up", {}), ("neato_locate", {})]))
+
+    tools = {tool.name: tool for tool in listed}
+    assert {"lift_up", "lift_down", "neato_locate", "ha_set_entity", "room_state"} <= set(tools)
+    assert "chat_say" not in tools and "memory_write" not in tools  # the overseer's own
+    annotated = AwesomeVersion(hass_version()) >= ANNOTATED
+    if annotated:
+        hints = {name: tool.annotations for name, tool in tools.items()}
+        assert hints["room_state"].readOnlyHint is True
+        assert hints["neato_locate"].destructiveHint is True  # consequential in this room
+        assert hints["lift_up"].destructiveHint is False and hints["lift_up"].idempotentHint is True
+        assert all(hint.openWorldHint is False for hint in hints.values())
+    assert answer(first) == {"success": True, "tool": "lift_up", "outcome": "executed"}
+    refused = answer(second)
+    assert (refused["outcome"], refused["error"]) == ("blocked", "cooldown") and refused["retry_in_s"] > 0
+    waiting = answer(consequential)
+    assert waiting["outcome"] == "awaiting_approval" and waiting["approval_id"].startswith("APR-")
+    assert waiting["note"] == "a person must approve this call first: nothing has run yet"
+    if annotated:  # nothing that did not run reads as a success to the client's model
+        assert (first.isError, second.isError, consequential.isError) == (False, True, True)
+    approvals = ha.websocket({"type": "overseer/status", "entry_id": entry_id})["approvals"]
+    assert [(a["approval_id"], a["source"], a["status"]) for a in approvals] == [
+        (waiting["approval_id"], "llm_api", "pending")
+    ]
