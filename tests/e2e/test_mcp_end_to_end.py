@@ -1,10 +1,12 @@
-"""MCP clients get the room's guardrails: Home Assistant's own MCP server serves the LLM API.
+"""MCP clients get the room's guardrails, and a person approves what matters, from every caller.
 
 A real Home Assistant process, its mcp_server integration set up through the config-flow REST
 API to serve *Overseer guardrails (Arena)*, and a real MCP client (the `mcp` package) over HTTP
 (the SSE transport, which every tested release serves) with the demo user's token. The tools are
 listed with their annotations; a first lift_up runs, a second is refused with the cooldown, a
-consequential call (neato_locate, made so by approval_tools) waits for a person.
+consequential call (ha_set_entity, made so by approval_tools) waits for a person. Then Assist
+asks for the same change and waits too; the demo user approves both through the REST API, one
+with a grant, and the MCP client's same call runs again without asking.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from awesomeversion import AwesomeVersion
 from mcp import ClientSession
 from mcp.client.sse import sse_client
@@ -71,27 +74,53 @@ def answer(result: Any) -> dict[str, Any]:
     return json.loads(content.text)
 
 
-def test_an_mcp_client_gets_the_rooms_guardrails(home_assistant, ollama):
+RED_BENCH = ("ha_set_entity", {"entity_id": "light.bench", "state": "red"})
+
+
+@pytest.fixture(scope="module")
+def overseer(home_assistant, ollama) -> str:
+    """The room with consequential light changes, grants of up to 10 minutes, served over MCP."""
     ha = home_assistant
     entry_id = configure_overseer(
-        ha, "ollama", ollama.url, MODEL, guardrails__approval_tools=["neato_locate"]
+        ha,
+        "ollama",
+        ollama.url,
+        MODEL,
+        guardrails__approval_tools=["ha_set_entity"],
+        guardrails__cooldown_ha=0,
+        guardrails__action_budget=10,
+        incidents__max_grant_minutes=10,
     )
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer's entities")
     serve_over_mcp(ha, f"overseer-{entry_id}")
+    return entry_id
+
+
+def room_status(ha, entry_id: str) -> dict[str, Any]:
+    return ha.websocket({"type": "overseer/status", "entry_id": entry_id})
+
+
+def approve(ha, approval_id: str, **extra: Any) -> None:
+    response = ha.post("/api/services/overseer/approve", {"approval_id": approval_id, **extra})
+    assert response.status_code == 200, response.text
+
+
+def test_an_mcp_client_gets_the_rooms_guardrails(home_assistant, overseer):
+    ha, entry_id = home_assistant, overseer
 
     listed, [first] = asyncio.run(mcp_client(ha, [("lift_up", {})]))
     # Once the lift has stopped (a moving lift is refused as busy), the cooldown still holds.
     ha.wait_for(lambda: state(ha, "cover.lift") == "open", timeout=60, what="the lift to arrive")
-    _, (second, consequential) = asyncio.run(mcp_client(ha, [("lift_up", {}), ("neato_locate", {})]))
+    _, (second, consequential) = asyncio.run(mcp_client(ha, [("lift_up", {}), RED_BENCH]))
 
     tools = {tool.name: tool for tool in listed}
-    assert {"lift_up", "lift_down", "neato_locate", "ha_set_entity", "room_state"} <= set(tools)
+    assert {"lift_up", "lift_down", "ha_set_entity", "room_state"} <= set(tools)
     assert "chat_say" not in tools and "memory_write" not in tools  # the overseer's own
     annotated = AwesomeVersion(hass_version()) >= ANNOTATED
     if annotated:
         hints = {name: tool.annotations for name, tool in tools.items()}
         assert hints["room_state"].readOnlyHint is True
-        assert hints["neato_locate"].destructiveHint is True  # consequential in this room
+        assert hints["ha_set_entity"].destructiveHint is True  # consequential in this room
         assert hints["lift_up"].destructiveHint is False and hints["lift_up"].idempotentHint is True
         assert all(hint.openWorldHint is False for hint in hints.values())
     assert answer(first) == {"success": True, "tool": "lift_up", "outcome": "executed"}
@@ -102,7 +131,44 @@ def test_an_mcp_client_gets_the_rooms_guardrails(home_assistant, ollama):
     assert waiting["note"] == "a person must approve this call first: nothing has run yet"
     if annotated:  # nothing that did not run reads as a success to the client's model
         assert (first.isError, second.isError, consequential.isError) == (False, True, True)
-    approvals = ha.websocket({"type": "overseer/status", "entry_id": entry_id})["approvals"]
+    assert state(ha, "light.bench") == "off"
+    approvals = room_status(ha, entry_id)["approvals"]
     assert [(a["approval_id"], a["source"], a["status"]) for a in approvals] == [
         (waiting["approval_id"], "llm_api", "pending")
     ]
+
+
+def test_assist_waits_for_a_person_and_a_grant_spares_the_mcp_client_asking_twice(home_assistant, overseer):
+    ha, entry_id = home_assistant, overseer
+    [from_mcp] = room_status(ha, entry_id)["approvals"]
+    response = ha.post(
+        "/api/conversation/process",
+        {"text": "overseer make the bench light red", "agent_id": "conversation.arena_agent"},
+    )
+    response.raise_for_status()
+    speech = response.json()["response"]["speech"]["plain"]["speech"]
+    assert speech.startswith("ha_set_entity waits for a person's approval (APR-"), speech
+    assert state(ha, "light.bench") == "off"
+    waiting = {a["source"]: a for a in room_status(ha, entry_id)["approvals"] if a["status"] == "pending"}
+    assert set(waiting) == {"llm_api", "assist"}  # two callers, two requests
+
+    approve(ha, waiting["assist"]["approval_id"])
+    ha.wait_for(lambda: state(ha, "light.bench") == "on", what="the approved light change")
+    approve(ha, from_mcp["approval_id"], grant_minutes=5)
+    shown = room_status(ha, entry_id)
+    assert {a["source"]: a["status"] for a in shown["approvals"]} == {
+        "llm_api": "executed",
+        "assist": "executed",
+    }
+    [grant] = shown["grants"]
+    assert (grant["tool"], grant["source"]) == ("ha_set_entity", "llm_api")
+    # Assist's asker hears the outcome in the room's chat.
+    said = [line["text"] for line in shown["chat"] if line.get("bot")]
+    assert any(
+        "approved ha_set_entity(entity_id=light.bench, state=red), and it ran." in text for text in said
+    ), said
+
+    _, [again] = asyncio.run(mcp_client(ha, [RED_BENCH]))
+    assert answer(again) == {"success": True, "tool": "ha_set_entity", "outcome": "executed"}
+    audit = room_status(ha, entry_id)["recent_actions"]
+    assert audit[0]["approval"] == grant["grant_id"]

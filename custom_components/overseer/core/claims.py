@@ -29,6 +29,7 @@ _LIFT = rf"{_THE}lift"
 _LIGHT = rf"{_THE}(?:\w+ ){{0,2}}(?:lights?|lamps?|led strip)"
 _VACUUM = rf"{_THE}(?:vacuum|neato)"
 _PART = r"(?:on |off |up |down )?"
+_COLOURS = "red|orange|yellow|green|cyan|blue|purple|pink|white|magenta|violet|teal|amber|gold"
 _HUE = r"(?:on|off|out|dark|dimmed|now \w+|set to \w+|turned \w+|switched \w+|changed to \w+)"
 
 
@@ -74,6 +75,8 @@ CLAIM_KINDS = (
         rf"painting|flipped|flipping|killed|killing|dimmed|dimming) {_PART}{_LIGHT}\b",
         rf"{_WILL}(?:turn|switch|set|change|make|paint|flip|kill|dim) {_PART}{_LIGHT}\b",
         r"^(?:lights? out|let there be light)\b",
+        # The scripted worst case's (and a small model's) "Red it is." to "make the light red".
+        rf"^(?:{_COLOURS}) it is$",
     ),
     _kind(
         "vacuum",
