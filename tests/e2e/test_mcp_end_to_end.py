@@ -6,7 +6,8 @@ API to serve *Overseer guardrails (Arena)*, and a real MCP client (the `mcp` pac
 listed with their annotations; a first lift_up runs, a second is refused with the cooldown, a
 consequential call (ha_set_entity, made so by approval_tools) waits for a person. Then Assist
 asks for the same change and waits too; the demo user approves both through the REST API, one
-with a grant, and the MCP client's same call runs again without asking.
+with a grant, and the MCP client's same call runs again without asking. Last, the demo's button
+box counter moves by at most its step, once per cooldown.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def overseer(home_assistant, ollama) -> str:
         guardrails__cooldown_ha=0,
         guardrails__action_budget=10,
         incidents__max_grant_minutes=10,
+        room__counter_entity="counter.button_box",
+        guardrails__counter_max_step=2,
     )
     ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer's entities")
     serve_over_mcp(ha, f"overseer-{entry_id}")
@@ -172,3 +175,21 @@ def test_assist_waits_for_a_person_and_a_grant_spares_the_mcp_client_asking_twic
     assert answer(again) == {"success": True, "tool": "ha_set_entity", "outcome": "executed"}
     audit = room_status(ha, entry_id)["recent_actions"]
     assert audit[0]["approval"] == grant["grant_id"]
+
+
+def test_the_button_box_counter_moves_within_its_step(home_assistant, overseer):
+    ha = home_assistant
+    _, (up, too_far, again) = asyncio.run(
+        mcp_client(
+            ha,
+            [
+                ("counter_adjust", {"delta": 2}),
+                ("counter_adjust", {"delta": 3}),
+                ("counter_adjust", {"delta": 1}),
+            ],
+        )
+    )
+    assert answer(up)["outcome"] == "executed"
+    assert state(ha, "counter.button_box") == "2"
+    assert (answer(too_far)["error"], answer(again)["error"]) == ("invalid_arguments", "cooldown")
+    assert state(ha, "counter.button_box") == "2"
