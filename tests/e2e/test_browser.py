@@ -312,14 +312,22 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
 
         # Markup where the real room cannot put it: a user's name, chat text, an approval's
         # arguments (and so its call), the model's error. A card of its own shows it as text.
-        page.evaluate(SHOW_STATUS, {"id": "hostile", "status": hostile_status()})
+        page.evaluate(SHOW_STATUS, {"id": "hostile", "status": hostile_status(), "admin": True})
         hostile = page.locator("#hostile")
         line = hostile.locator("[data-line='human']")
         expect(line.locator(".who")).to_have_text(f"<b>sam</b>{HOSTILE}")
         expect(line.locator(".text")).to_have_text(f"nice <i>lap</i> {HOSTILE}")
-        expect(hostile.locator(".approval .call")).to_have_text(
+        expect(hostile.locator(".approval[data-approval='APR-1'] .call")).to_have_text(
             f"ha_set_entity(entity_id=light.bench, state=<s>red</s>{HOSTILE})"
         )
+        # Who asked, through what; a grant for a while where the room allows one; running grants.
+        from_chat = hostile.locator(".approval[data-approval='APR-2']")
+        expect(from_chat.locator(".k")).to_contain_text(f"asked by <b>alex</b>{HOSTILE} via the chat")
+        expect(from_chat.locator("button[data-answer='grant']")).to_have_text("Approve for 10 min")
+        grant = hostile.locator("[data-section='grants'] tr[data-grant='GRT-1']")
+        expect(grant).to_contain_text(f"asked by agent:<i>x</i>{HOSTILE} via an agent")
+        expect(grant).to_contain_text("by <u>Kim</u>")
+        expect(grant.locator("button[data-grant='GRT-1']")).to_have_text("Revoke")
         expect(hostile.locator("[data-field='memory_1']")).to_have_text(f"Slot 1<u>note</u>{HOSTILE}")
         expect(hostile.locator(".banner")).to_have_text(f"The model is unreachable: refused {HOSTILE}")
         # The phase strip is the server's list, whatever it holds.
@@ -351,12 +359,14 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
 
 # A card of its own on the page, over the dashboard at the right, showing the status object
 # given, with no subscription.
-SHOW_STATUS = """({ id, status }) => {
+SHOW_STATUS = """({ id, status, admin }) => {
     const card = document.createElement("overseer-card");
     card.id = id;
     card.style.cssText = "position: fixed; top: 0; right: 0; width: 400px; z-index: 10";
     card.setConfig({ entry_id: "none" });
     document.body.appendChild(card);
+    // Who is looking, set after it connected so that it never subscribes: it shows this status.
+    if (admin) card._hass = { user: { is_admin: true } };
     card._status = status;
 }"""
 
@@ -414,8 +424,35 @@ def hostile_status() -> dict[str, Any]:
                 "call": f"ha_set_entity(entity_id=light.bench, state=<s>red</s>{HOSTILE})",
                 "status": "pending",
                 "expires": "2099-01-01T00:00:00+00:00",
+            },
+            {
+                "approval_id": "APR-2",
+                "incident_id": "",
+                "source": "chat",
+                "caller": "overseer",
+                "asker": f"<b>alex</b>{HOSTILE}",
+                "tool": "lift_up",
+                "arguments": {},
+                "call": "lift_up()",
+                "status": "pending",
+                "expires": "2099-01-01T00:00:00+00:00",
+            },
+        ],
+        "grants": [
+            {
+                "grant_id": "GRT-1",
+                "approval_id": "APR-3",
+                "tool": "lift_up",
+                "arguments": {},
+                "call": "lift_up()",
+                "source": "llm_api",
+                "caller": f"agent:<i>x</i>{HOSTILE}",
+                "granted_by": "u1",
+                "granted_name": "<u>Kim</u>",
+                "expires": "2099-01-01T00:00:00+00:00",
             }
         ],
+        "max_grant_minutes": 10,
         "incidents": [],
     }
 
