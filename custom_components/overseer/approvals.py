@@ -120,8 +120,8 @@ class ApprovalDesk:
 
         The same call from the same caller while one waits gets that one: nobody is asked twice.
         """
-        source = caller.asks_as or ApprovalSource.TRIAGE
-        if (waiting := waiting_for(self.pending(), tool, arguments, source, caller.source)) is not None:
+        requester = caller.requester
+        if (waiting := waiting_for(self.pending(), tool, arguments, requester)) is not None:
             return waiting
         if len(self.pending()) >= MAX_PENDING:
             return None
@@ -129,14 +129,15 @@ class ApprovalDesk:
         approval = Approval(
             _new_id("APR", self._state.approvals),
             secrets.token_urlsafe(24),
-            caller.incident_id if source is ApprovalSource.TRIAGE else "",
+            requester.incident_id if requester.source is ApprovalSource.TRIAGE else "",
             tool,
             arguments,
             now,
             now + self._settings.approval_timeout,
-            source=source,
-            caller=caller.source,
-            asker=caller.asker,
+            source=requester.source,
+            caller=requester.caller,
+            asker=requester.asker,
+            user_id=requester.user_id,
         )
         self._put(approval)
         message = self._show(approval)
@@ -225,16 +226,9 @@ class ApprovalDesk:
     ) -> Approval:
         """A person's answer; refused answers are audited and raise ServiceValidationError.
 
-        grant_minutes > 0 with an approval also lets the same call from the same caller run
-        without asking until then.
+        grant_minutes > 0 with an approval also lets the same call by the same requester run
+        without asking until then, once this run really happened.
         """
-        allowed = self._settings.max_grant_minutes
-        if grant_minutes > allowed:  # checked before anything else: a refused answer changes nothing
-            raise ServiceValidationError(
-                translation_domain=DOMAIN,
-                translation_key="grant_too_long" if allowed else "grants_off",
-                translation_placeholders={"minutes": str(grant_minutes), "allowed": str(allowed)},
-            )
         user = context.user_id or ""
         approver, name = await self._async_approver(user)
         now = self._now()
@@ -255,13 +249,18 @@ class ApprovalDesk:
                 translation_placeholders={"approval_id": approval_id[:40], "status": status},
             )
         assert approval is not None
+        allowed = self._settings.max_grant_minutes
+        if approve and grant_minutes > allowed:  # an approver's, but past the room's bound: still waiting
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="grant_too_long" if allowed else "grants_off",
+                translation_placeholders={"minutes": str(grant_minutes), "allowed": str(allowed)},
+            )
         if not approve:
             self._finish(decided(approval, ApprovalStatus.DENIED, now, user, name))
             self._audit(approval, ApprovalStatus.DENIED.value, user)
             return self._state.approvals[approval_id]
         self._put(decided(approval, ApprovalStatus.APPROVED, now, user, name))
-        if grant_minutes:
-            self._grant(approval, now + grant_minutes * 60, user, name)
         executor = self._executor
         assert executor is not None, "run_with() is called at setup"
         try:
@@ -277,6 +276,8 @@ class ApprovalDesk:
         except asyncio.CancelledError:  # an unload or a restart half-way: never left approved
             self._finish(decided(approval, ApprovalStatus.BLOCKED, self._now(), user, name, INTERRUPTED))
             raise
+        if grant_minutes and record.ran:  # a call the room refused now grants nothing
+            self._grant(approval, grant_minutes * 60, user, name)
         status = ApprovalStatus.EXECUTED if record.ran else ApprovalStatus.BLOCKED
         why_not = "" if record.ran else str(record.reason or record.outcome.value)
         self._finish(decided(approval, status, self._now(), user, name, why_not), record.remaining_s)
@@ -286,16 +287,16 @@ class ApprovalDesk:
         """The grants still running, oldest first."""
         return list(live_grants(self._state.grants, self._now()).values())
 
-    def _grant(self, approval: Approval, expires: float, user: str, name: str) -> None:
+    def _grant(self, approval: Approval, seconds: float, user: str, name: str) -> None:
+        now = self._now()
         grant = Grant(
             _new_id("GRT", self._state.grants),
             approval.approval_id,
             approval.tool,
             approval.arguments,
-            approval.source,
-            approval.caller,
-            self._now(),
-            expires,
+            approval.requester,
+            now,
+            now + seconds,
             user,
             name,
         )
@@ -326,7 +327,9 @@ class ApprovalDesk:
                 translation_key="grant_not_an_approver",
                 translation_placeholders={"grant_id": grant_id},
             )
-        self._state.grants = {key: kept for key, kept in self._state.grants.items() if key != grant_id}
+        self._state.grants = {
+            key: kept for key, kept in live_grants(self._state.grants, self._now()).items() if key != grant_id
+        }
         self._executor_record(grant.grant_id, grant.tool, dict(grant.arguments), "revoked", user)
         self._changed()
 
@@ -337,9 +340,13 @@ class ApprovalDesk:
         self._finish(decided(approval, ApprovalStatus.EXPIRED, self._now(), reason=reason))
 
     def expire_overdue(self) -> None:
-        """Expire every pending approval whose time is up."""
+        """Expire every pending approval whose time is up, and forget the grants that ran out."""
         for approval in overdue(self._state.approvals.values(), self._now()):
             self.expire(approval.approval_id)
+        running = live_grants(self._state.grants, self._now())
+        if running.keys() != self._state.grants.keys():
+            self._state.grants = running
+            self._changed()
 
     def _audit(self, approval: Approval, what: str, user: str) -> None:
         """An answer that ran nothing: in the audit beside the calls, as needing approval."""

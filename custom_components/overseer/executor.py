@@ -12,7 +12,7 @@ from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 
 from .const import LOGGER, OverseerMode
-from .core.approvals import Approval, ApprovalSource, covering_grant
+from .core.approvals import Approval, ApprovalSource, Requester, covering_grant
 from .core.audit import AuditRecord, Outcome
 from .core.decision import RejectedCall
 from .core.metrics import Metrics
@@ -41,6 +41,13 @@ class Caller:
     asks_as: ApprovalSource | None = None
     asker: str = ""
     incident_id: str = ""
+
+    @property
+    def requester(self) -> Requester:
+        """Who asks, as an approval or a grant is bound to them: the Home Assistant user too."""
+        user_id = (self.context.user_id if self.context else None) or ""
+        source = self.asks_as or ApprovalSource.TRIAGE
+        return Requester(source, self.source, self.asker, user_id, self.incident_id)
 
 
 OVERSEER = Caller()
@@ -176,13 +183,24 @@ class Executor:
                 claimed,
                 approval is not None,
             )
-            if (
-                verdict.refusal is not None
-                and verdict.refusal.reason is Refusal.NEEDS_APPROVAL
-                and caller.asks_as
-            ):
+            needs_person = verdict.refusal is not None and verdict.refusal.reason is Refusal.NEEDS_APPROVAL
+            if needs_person and dry_run:  # recorded as what it would be, and nobody's phone rings
+                return self.record(
+                    decision_id,
+                    name,
+                    verdict.arguments,
+                    Outcome.DRY_RUN,
+                    source=caller.source,
+                    approval=approval,
+                )
+            if needs_person and caller.asks_as:
                 grant = covering_grant(
-                    self._state.grants.values(), name, verdict.arguments, caller.asks_as, caller.source, now
+                    self._state.grants.values(),
+                    name,
+                    verdict.arguments,
+                    caller.requester,
+                    now,
+                    self._settings.max_grant_minutes * 60,
                 )
                 if grant is not None:
                     verdict, approval = Verdict(verdict.arguments), grant.grant_id

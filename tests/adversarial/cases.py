@@ -8,6 +8,8 @@ from pathlib import Path
 
 CORPUS = json.loads((Path(__file__).parent / "corpus.json").read_text())["cases"]
 REPETITIONS = 5
+# Audited outcomes that ran nothing: a refusal, or a call waiting for a person's approval.
+STOPPED = ("blocked", "awaiting_approval")
 
 
 @dataclass

@@ -20,7 +20,7 @@ from custom_components.overseer.diagnostics import async_get_config_entry_diagno
 from ..contract import REASONS
 from ..ha.harness import tick
 from ..ollama_stub import Scripted, call
-from .cases import CORPUS, OUTCOMES, REPETITIONS, Outcome
+from .cases import CORPUS, OUTCOMES, REPETITIONS, STOPPED, Outcome
 from .rooms import chat_lines, prepare_room
 
 AUDIT_SIZE = 200  # records the audit log keeps
@@ -62,7 +62,8 @@ async def run_case(
     executed = Counter(e["tool"] for e in mine if e["outcome"] == "executed")
     allowed = case.get("allowed", {})
     outcome.attempts += len(mine)
-    outcome.blocked += sum(e["outcome"] == "blocked" for e in mine)
+    # Waiting for a person ran nothing either: counted with the refusals.
+    outcome.blocked += sum(e["outcome"] in STOPPED for e in mine)
     outcome.dry_run += sum(e["outcome"] == "dry_run" for e in mine)
     outcome.executed += sum(executed.values())
     outcome.unauthorised += sum(max(0, count - allowed.get(tool, 0)) for tool, count in executed.items())

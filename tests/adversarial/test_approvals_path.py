@@ -9,7 +9,7 @@ case may run at most what a legitimate approver allowed, and every refused answe
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -41,9 +41,11 @@ class Scene:
         return self.hass.config_entries.async_get_entry(self.entry_id).runtime_data.coordinator.state
 
     async def agent_call(
-        self, tool: str = "lift_up", platform: str = "agent", **arguments: Any
+        self, tool: str = "lift_up", platform: str = "agent", user=None, **arguments: Any
     ) -> dict[str, Any]:
-        instance = await llm.async_get_api(self.hass, f"overseer-{self.entry_id}", llm_context(platform))
+        """One call through the guardrails API, as an agent on platform for user (the admin by default)."""
+        context = replace(llm_context(platform), context=Context(user_id=(user or self.admin).id))
+        instance = await llm.async_get_api(self.hass, f"overseer-{self.entry_id}", context)
         return tool_answer(await instance.async_call_tool(llm.ToolInput(tool_name=tool, tool_args=arguments)))
 
     async def answer(self, user, service: str = "approve", approval_id: str | None = None, **extra) -> bool:
@@ -130,14 +132,15 @@ async def locked_meanwhile(scene: Scene) -> int:
 
 
 async def out_of_grant(scene: Scene) -> int:
-    """A grant for lift_up() from this agent: nothing else, from no one else, never after it ends."""
-    assert await scene.answer(scene.admin, grant_minutes=1)  # the legitimate answer: one run
-    scene.freezer.tick(61)
+    """A grant for lift_up() from this agent and user: nothing else, nobody else, never after it ends."""
+    assert await scene.answer(scene.admin, grant_minutes=10)  # the legitimate answer: one run
+    scene.freezer.tick(61)  # the lift's cooldown is over; the grant runs on
     attempts = [
-        await scene.agent_call("lift_up", platform="another_agent"),  # another caller
-        await scene.agent_call("ha_set_entity", entity_id="light.bench", state="red"),  # another tool
+        await scene.agent_call("lift_up", platform="another_agent"),  # another client
+        await scene.agent_call("lift_up", user=scene.household),  # another user of the same client
+        await scene.agent_call("ha_set_entity", entity_id="light.bench", state="red"),  # another call
     ]
-    scene.freezer.tick(60)  # the grant is over
+    scene.freezer.tick(10 * 60)  # the grant is over
     attempts.append(await scene.agent_call("lift_up"))
     if any(attempt["outcome"] != "awaiting_approval" for attempt in attempts):
         raise AssertionError(f"a call outside the grant did not ask a person: {attempts}")

@@ -17,7 +17,7 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 
 from ..contract import REASONS
 from ..ha.harness import llm_context, tool_answer
-from .cases import API_OUTCOMES, CORPUS, REPETITIONS, Outcome
+from .cases import API_OUTCOMES, CORPUS, REPETITIONS, STOPPED, Outcome
 from .rooms import chat_lines, prepare_room
 
 
@@ -48,7 +48,7 @@ async def test_adversarial_case_through_the_llm_api(hass, freezer, ollama_stub, 
                     outcome.problems.append(f"{entry_id}: {name} refused without a contract reason: {result}")
         audited = [e.data for e in events]
         executed = Counter(e["tool"] for e in audited if e["outcome"] == "executed")
-        outcome.blocked += sum(e["outcome"] == "blocked" for e in audited)
+        outcome.blocked += sum(e["outcome"] in STOPPED for e in audited)
         outcome.dry_run += sum(e["outcome"] == "dry_run" for e in audited)
         outcome.executed += sum(executed.values())
         allowed = case.get("allowed_via_api", case.get("allowed", {}))

@@ -20,6 +20,7 @@ from custom_components.overseer.core.approvals import (
     ApprovalSource,
     ApprovalStatus,
     Grant,
+    Requester,
     answer_refused,
     approval_as_dict,
     approval_from_dict,
@@ -233,6 +234,7 @@ def approvals(draw) -> Approval:
         source=source,
         caller=draw(st.text(_WORD, max_size=64)),
         asker=draw(st.text(_WORD, max_size=64)),
+        user_id=draw(st.text(_WORD, max_size=64)),
     )
 
 
@@ -473,7 +475,7 @@ def test_no_claim_lowers_the_policys_class_and_an_approval_only_lifts_the_wait_f
 
 def test_an_approval_stored_before_other_callers_could_ask_is_triages():
     stored = approval_as_dict(approval())
-    for key in ("source", "caller", "asker"):
+    for key in ("source", "caller", "asker", "user_id"):
         del stored[key]
     assert approval_from_dict(stored) == approval()
 
@@ -487,17 +489,28 @@ def test_only_triage_may_store_an_approval_without_an_incident():
 # Asking twice, and grants.
 
 LIFT = ("lift_up", {})
+AGENT = Requester(ApprovalSource.LLM_API, "agent:mcp_server", "", "user-alice")
 
 
-def test_the_same_call_from_the_same_caller_finds_the_one_that_waits():
-    first = approval(1, tool="lift_up", arguments={}, source=ApprovalSource.LLM_API, caller="agent:ollama")
+def test_the_same_call_by_the_same_requester_finds_the_one_that_waits():
+    first = approval(
+        1, tool="lift_up", arguments={}, incident_id="", source=ApprovalSource.LLM_API,
+        caller="agent:mcp_server", user_id="user-alice",
+    )  # fmt: skip
+    assert first.requester == AGENT
     book = [first, replace(first, approval_id="APR-00000002", status=ApprovalStatus.DENIED)]
-    assert waiting_for(book, *LIFT, ApprovalSource.LLM_API, "agent:ollama") == first
-    # Another caller, another source, other arguments or a decided one: a new request.
-    assert waiting_for(book, *LIFT, ApprovalSource.LLM_API, "agent:openai") is None
-    assert waiting_for(book, *LIFT, ApprovalSource.CHAT, "agent:ollama") is None
-    assert waiting_for(book, "lift_up", {"x": 1}, ApprovalSource.LLM_API, "agent:ollama") is None
-    assert waiting_for(book[1:], *LIFT, ApprovalSource.LLM_API, "agent:ollama") is None
+    assert waiting_for(book, *LIFT, AGENT) == first
+    # Another user of the same client, another client, another source, other arguments or a
+    # decided one: a request of its own.
+    assert waiting_for(book, *LIFT, replace(AGENT, user_id="user-bob")) is None
+    assert waiting_for(book, *LIFT, replace(AGENT, caller="agent:ollama")) is None
+    assert waiting_for(book, *LIFT, replace(AGENT, source=ApprovalSource.CHAT)) is None
+    assert waiting_for(book, "lift_up", {"x": 1}, AGENT) is None
+    assert waiting_for(book[1:], *LIFT, AGENT) is None
+
+
+CHAT = Requester(ApprovalSource.CHAT, "overseer", "alex")
+LONGEST = 30 * 60
 
 
 def grant(number: int = 1, created: float = NOW, minutes: float = 10, **changes) -> Grant:
@@ -506,8 +519,7 @@ def grant(number: int = 1, created: float = NOW, minutes: float = 10, **changes)
         f"APR-{number:08x}",
         "lift_up",
         {},
-        ApprovalSource.CHAT,
-        "overseer",
+        CHAT,
         created,
         created + minutes * 60,
         "user-1",
@@ -516,17 +528,38 @@ def grant(number: int = 1, created: float = NOW, minutes: float = 10, **changes)
     return replace(made, **changes)
 
 
-def test_a_grant_covers_only_its_own_call_from_its_own_caller_until_it_expires():
+def test_a_grant_covers_only_its_own_call_by_its_own_requester_until_it_expires():
     given = grant()
-    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "overseer", NOW) == given
-    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "overseer", NOW + 599) == given
-    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "overseer", NOW + 600) is None
-    assert covering_grant([given], *LIFT, ApprovalSource.ASSIST, "overseer", NOW) is None
-    assert covering_grant([given], *LIFT, ApprovalSource.CHAT, "agent:ollama", NOW) is None
-    assert covering_grant([given], "lift_down", {}, ApprovalSource.CHAT, "overseer", NOW) is None
+    assert covering_grant([given], *LIFT, CHAT, NOW, LONGEST) == given
+    assert covering_grant([given], *LIFT, CHAT, NOW + 599, LONGEST) == given
+    assert covering_grant([given], *LIFT, CHAT, NOW + 600, LONGEST) is None
+    # sam asking in the same chat is not alex; Assist is not the chat; an agent is not the overseer.
+    for other in (
+        replace(CHAT, asker="sam"),
+        replace(CHAT, source=ApprovalSource.ASSIST),
+        replace(CHAT, caller="agent:ollama"),
+        replace(CHAT, user_id="user-2"),
+    ):
+        assert covering_grant([given], *LIFT, other, NOW, LONGEST) is None, other
+    assert covering_grant([given], "lift_down", {}, CHAT, NOW, LONGEST) is None
     lights = grant(tool="ha_set_entity", arguments={"entity_id": "light.a", "state": "red"})
-    assert covering_grant([lights], "ha_set_entity", {"entity_id": "light.a", "state": "blue"},
-                          ApprovalSource.CHAT, "overseer", NOW) is None  # fmt: skip
+    blue = {"entity_id": "light.a", "state": "blue"}
+    assert covering_grant([lights], "ha_set_entity", blue, CHAT, NOW, LONGEST) is None
+    # Triage's grant is its incident's.
+    triage = Requester(ApprovalSource.TRIAGE, "triage", incident_id="INC-0001")
+    restart = grant(tool="asset_restart", arguments={"asset_id": "vacuum.neato"}, requester=triage)
+    later = replace(triage, incident_id="INC-0002")
+    assert (
+        covering_grant([restart], "asset_restart", {"asset_id": "vacuum.neato"}, later, NOW, LONGEST) is None
+    )
+
+
+def test_a_grant_longer_than_the_room_allows_now_no_longer_counts():
+    given = grant(minutes=20)
+    assert covering_grant([given], *LIFT, CHAT, NOW, LONGEST) == given
+    assert covering_grant([given], *LIFT, CHAT, NOW, 10 * 60) is None  # the bound was lowered
+    assert covering_grant([given], *LIFT, CHAT, NOW, 0) is None  # grants turned off
+    assert covering_grant([given], *LIFT, CHAT, NOW - 1, LONGEST) is None  # a clock set back
 
 
 def test_expired_grants_go_and_at_most_the_newest_twenty_stay():
@@ -538,7 +571,7 @@ def test_expired_grants_go_and_at_most_the_newest_twenty_stay():
 
 
 def test_a_stored_grant_comes_back_exactly_and_a_tampered_one_is_dropped():
-    given = grant(arguments={"entity_id": "light.a", "state": "red"})
+    given = grant(arguments={"entity_id": "light.a", "state": "red"}, requester=replace(CHAT, user_id="u9"))
     stored = json.loads(json.dumps(grant_as_dict(given)))
     assert grant_from_dict(stored) == given
     for key, value in [

@@ -263,3 +263,35 @@ async def test_a_grant_the_room_does_not_allow_approves_nothing(
     # Still waiting, and still answerable once.
     await answer(hass, hass_admin_user, approval_id)
     assert len(room["cover.open_cover"]) == 1
+
+
+async def test_a_grant_is_one_askers_and_ends_when_the_room_turns_grants_off(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    entry = await setup_overseer(
+        hass, ollama_stub, options={**GRANTS, "cooldown_lift": 0, "action_budget": 10}
+    )
+    approvals = async_capture_events(hass, "overseer_approval")
+    await ask_in_chat(hass, freezer, ollama_stub, "alex")
+    await answer(hass, hass_admin_user, approvals[0].data["approval_id"], grant_minutes=10)
+    await ask_in_chat(hass, freezer, ollama_stub, "alex")
+    assert len(room["cover.open_cover"]) == 2  # alex's grant
+    await ask_in_chat(hass, freezer, ollama_stub, "sam")
+    assert len(room["cover.open_cover"]) == 2  # sam is asked about, not let through
+    assert audit(hass)[-1][1] == "awaiting_approval"
+
+    hass.config_entries.async_update_entry(entry, options={**entry.options, "max_grant_minutes": 0})
+    await hass.async_block_till_done()
+    await ask_in_chat(hass, freezer, ollama_stub, "alex")
+    assert len(room["cover.open_cover"]) == 2
+    assert audit(hass)[-1][1] == "awaiting_approval"
+
+
+async def test_in_dry_run_a_consequential_call_is_recorded_and_nobody_is_asked(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub, options=GUARDED)
+    approvals = async_capture_events(hass, "overseer_approval")
+    await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.arena_dry_run"}, blocking=True)
+    assert (await use(hass, await room_api(hass), "lift_up"))["outcome"] == "dry_run"
+    assert approvals == [] and room["cover.open_cover"] == []

@@ -26,6 +26,8 @@ ARGUMENTS_CHARS = 1000
 CALLER_CHARS = 64
 _APPROVAL_ID = re.compile(r"APR-[0-9a-f]{8}")
 _GRANT_ID = re.compile(r"GRT-[0-9a-f]{8}")
+# A stored requester's texts, in Requester's order after its source.
+REQUESTER_TEXTS = ("caller", "asker", "user_id", "incident_id")
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _INCIDENT_ID = re.compile(r"INC-\d{1,9}")
 _TOOL = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -42,6 +44,22 @@ class ApprovalSource(StrEnum):
 
 # The askers who read the room's chat: what became of their call is said there.
 TOLD_IN_CHAT = frozenset({ApprovalSource.CHAT, ApprovalSource.ASSIST})
+
+
+@dataclass(frozen=True, slots=True)
+class Requester:
+    """Who asked for a call: an approval is theirs, and a grant lets only them go on without asking.
+
+    source and caller as the audit names them (the overseer, agent:<platform>, triage); the
+    person whose words led to it (a chat name); the Home Assistant user behind the call; and,
+    for triage, the incident.
+    """
+
+    source: ApprovalSource
+    caller: str = ""
+    asker: str = ""
+    user_id: str = ""
+    incident_id: str = ""
 
 
 class ApprovalStatus(StrEnum):
@@ -89,26 +107,23 @@ class Approval:
     caller: str = ""
     asker: str = ""
 
-    def asked_for(self, tool: str, arguments: Mapping[str, Any], source: ApprovalSource, caller: str) -> bool:
-        """The same call from the same caller."""
-        return (self.tool, dict(self.arguments), self.source, self.caller) == (
-            tool,
-            dict(arguments),
-            source,
-            caller,
-        )
+    user_id: str = ""
+
+    @property
+    def requester(self) -> Requester:
+        """Who asked."""
+        return Requester(self.source, self.caller, self.asker, self.user_id, self.incident_id)
 
 
 @dataclass(frozen=True, slots=True)
 class Grant:
-    """An approver's leave for one call (tool, exact arguments, caller) to run until it expires."""
+    """An approver's leave for one call (tool, exact arguments, requester) to run until it expires."""
 
     grant_id: str
     approval_id: str
     tool: str
     arguments: Mapping[str, Any]
-    source: ApprovalSource
-    caller: str
+    requester: Requester
     created: float
     expires: float
     granted_by: str
@@ -127,32 +142,34 @@ def answer_refused(approval: Approval | None, now: float) -> AnswerRefused | Non
 
 
 def waiting_for(
-    approvals: Iterable[Approval],
-    tool: str,
-    arguments: Mapping[str, Any],
-    source: ApprovalSource,
-    caller: str,
+    approvals: Iterable[Approval], tool: str, arguments: Mapping[str, Any], requester: Requester
 ) -> Approval | None:
-    """The pending approval of this very call, if one waits already: nobody is asked twice."""
-    return next((a for a in pending(approvals) if a.asked_for(tool, arguments, source, caller)), None)
+    """The pending approval of this very call by this requester: nobody is asked twice for it."""
+    wanted = (tool, dict(arguments), requester)
+    return next((a for a in pending(approvals) if (a.tool, dict(a.arguments), a.requester) == wanted), None)
 
 
 def covering_grant(
     grants: Iterable[Grant],
     tool: str,
     arguments: Mapping[str, Any],
-    source: ApprovalSource,
-    caller: str,
+    requester: Requester,
     now: float,
+    longest: float,
 ) -> Grant | None:
-    """The grant that lets this very call run now without asking, if any."""
-    wanted = (tool, dict(arguments), source, caller)
+    """The grant that lets this very call by this very requester run now without asking, if any.
+
+    longest is the room's bound in seconds as it is now: a grant made under a longer one (or
+    any, once grants are off) no longer counts.
+    """
+    wanted = (tool, dict(arguments), requester)
     return next(
         (
             grant
             for grant in grants
-            if now < grant.expires
-            and (grant.tool, dict(grant.arguments), grant.source, grant.caller) == wanted
+            if grant.created <= now < grant.expires
+            and grant.expires - grant.created <= longest
+            and (grant.tool, dict(grant.arguments), grant.requester) == wanted
         ),
         None,
     )
@@ -222,6 +239,7 @@ def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, A
         "source": approval.source.value,
         "caller": approval.caller,
         "asker": approval.asker,
+        "user_id": approval.user_id,
     }
     if with_nonce:
         data["nonce"] = approval.nonce
@@ -274,6 +292,7 @@ def approval_from_dict(data: Any) -> Approval | None:
             source,
             one_line(str(data.get("caller") or ""), CALLER_CHARS),
             one_line(str(data.get("asker") or ""), CALLER_CHARS),
+            one_line(str(data.get("user_id") or ""), CALLER_CHARS),
         )
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
@@ -286,8 +305,8 @@ def grant_as_dict(grant: Grant) -> dict[str, Any]:
         "approval_id": grant.approval_id,
         "tool": grant.tool,
         "arguments": dict(grant.arguments),
-        "source": grant.source.value,
-        "caller": grant.caller,
+        "source": grant.requester.source.value,
+        **{key: getattr(grant.requester, key) for key in REQUESTER_TEXTS},
         "created": grant.created,
         "expires": grant.expires,
         "granted_by": grant.granted_by,
@@ -318,8 +337,10 @@ def grant_from_dict(data: Any) -> Grant | None:
             approval_id,
             tool,
             arguments,
-            ApprovalSource(data["source"]),
-            one_line(str(data.get("caller") or ""), CALLER_CHARS),
+            Requester(
+                ApprovalSource(data["source"]),
+                *(one_line(str(data.get(key) or ""), CALLER_CHARS) for key in REQUESTER_TEXTS),
+            ),
             created,
             expires,
             one_line(str(data.get("granted_by") or ""), 64),
