@@ -26,7 +26,6 @@ from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN, EVENT_MOBILE_ACTION, LOGGER
 from .core.approvals import (
-    MAX_PENDING,
     TOLD_IN_CHAT,
     AnswerRefused,
     Approval,
@@ -35,6 +34,7 @@ from .core.approvals import (
     Grant,
     answer_refused,
     decided,
+    has_room,
     live_grants,
     overdue,
     pending,
@@ -123,7 +123,7 @@ class ApprovalDesk:
         requester = caller.requester
         if (waiting := waiting_for(self.pending(), tool, arguments, requester)) is not None:
             return waiting
-        if len(self.pending()) >= MAX_PENDING:
+        if not has_room(self.pending(), requester.source):
             return None
         now = self._now()
         approval = Approval(

@@ -28,6 +28,7 @@ from custom_components.overseer.core.approvals import (
     decided,
     grant_as_dict,
     grant_from_dict,
+    has_room,
     live_grants,
     overdue,
     pending,
@@ -585,3 +586,17 @@ def test_a_stored_grant_comes_back_exactly_and_a_tampered_one_is_dropped():
     ]:
         assert grant_from_dict({**stored, key: value}) is None, key
     assert grant_from_dict(None) is None and grant_from_dict({}) is None
+
+
+def test_callers_cannot_fill_the_book_that_triage_needs():
+    from_agents = [
+        approval(n, incident_id="", source=ApprovalSource.LLM_API, caller="agent:x") for n in range(1, 8)
+    ]
+    assert not has_room(from_agents, ApprovalSource.LLM_API)
+    assert not has_room(from_agents, ApprovalSource.CHAT)
+    assert has_room(from_agents, ApprovalSource.TRIAGE)
+    full = from_agents + [approval(n) for n in range(8, 11)]
+    assert not has_room(full, ApprovalSource.TRIAGE)
+    six_and_three = [*from_agents[:6], *full[7:]]
+    assert has_room(six_and_three, ApprovalSource.CHAT)
+    assert not has_room([*six_and_three, approval(11)], ApprovalSource.CHAT)  # ten wait: no more

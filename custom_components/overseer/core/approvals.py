@@ -20,6 +20,9 @@ from .text import one_line, stored_time
 
 # Bounds: never more than this many waiting, and the newest decided ones kept for the card.
 MAX_PENDING = 10
+# Of those, what the room's callers (chat, Assist, agents) may fill: a flood of their requests
+# leaves room for triage's, which keep a device working.
+MAX_PENDING_FROM_CALLERS = 7
 KEEP_DECIDED = 20
 MAX_GRANTS = 20
 ARGUMENTS_CHARS = 1000
@@ -179,6 +182,16 @@ def live_grants(grants: Mapping[str, Grant], now: float) -> dict[str, Grant]:
     """The grants not yet expired, the newest MAX_GRANTS of them."""
     kept = sorted((grant for grant in grants.values() if now < grant.expires), key=lambda g: g.created)
     return {grant.grant_id: grant for grant in kept[-MAX_GRANTS:]}
+
+
+def has_room(approvals: Iterable[Approval], source: ApprovalSource) -> bool:
+    """Whether one more request from source may wait (bounded, with triage's share kept free)."""
+    waiting = pending(approvals)
+    if source is not ApprovalSource.TRIAGE:
+        from_callers = sum(approval.source is not ApprovalSource.TRIAGE for approval in waiting)
+        if from_callers >= MAX_PENDING_FROM_CALLERS:
+            return False
+    return len(waiting) < MAX_PENDING
 
 
 def pending(approvals: Iterable[Approval], incident_id: str | None = None) -> list[Approval]:
