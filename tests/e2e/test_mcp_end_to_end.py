@@ -6,7 +6,8 @@ API to serve *Overseer guardrails (Arena)*, and a real MCP client (the `mcp` pac
 listed with their annotations; a first lift_up runs, a second is refused with the cooldown, a
 consequential call (ha_set_entity, made so by approval_tools) waits for a person. Then Assist
 asks for the same change and waits too; the demo user approves both through the REST API, one
-with a grant, and the MCP client's same call runs again without asking. Last, the demo's button
+with a grant, and the MCP client's same call runs again without asking. A line in the room's chat
+asks for it too and hears its denial there. Last, the demo's button
 box counter moves by at most its step, once per cooldown.
 """
 
@@ -193,3 +194,26 @@ def test_the_button_box_counter_moves_within_its_step(home_assistant, overseer):
     assert state(ha, "counter.button_box") == "2"
     assert (answer(too_far)["error"], answer(again)["error"]) == ("invalid_arguments", "cooldown")
     assert state(ha, "counter.button_box") == "2"
+
+
+def test_a_line_in_the_chat_waits_for_a_person_and_hears_the_denial(home_assistant, overseer):
+    ha, entry_id = home_assistant, overseer
+    ha.post(
+        "/api/services/overseer/post_message", {"user": "alex", "text": "overseer make the bench light red"}
+    ).raise_for_status()
+    said = ha.wait_for(
+        lambda: (line := state(ha, "input_text.overseer_said") or "").startswith("ha_set_entity waits")
+        and line,
+        what="the waiting line in the room's chat",
+    )
+    [asked] = [a for a in room_status(ha, entry_id)["approvals"] if a["source"] == "chat"]
+    assert (asked["asker"], asked["status"]) == ("alex", "pending") and asked["approval_id"] in said
+    response = ha.post("/api/services/overseer/deny", {"approval_id": asked["approval_id"]})
+    assert response.status_code == 200, response.text
+    ha.wait_for(
+        lambda: (state(ha, "input_text.overseer_said") or "").endswith(
+            "denied ha_set_entity(entity_id=light.bench, state=red); nothing ran."
+        ),
+        what="the denial told in the room's chat",
+    )
+    assert state(ha, "input_text.overseer_said").startswith("alex: ")
