@@ -6,9 +6,9 @@ API to serve *Overseer guardrails (Arena)*, and a real MCP client (the `mcp` pac
 listed with their annotations; a first lift_up runs, a second is refused with the cooldown, a
 consequential call (ha_set_entity, made so by approval_tools) waits for a person. Then Assist
 asks for the same change and waits too; the demo user approves both through the REST API, one
-with a grant, and the MCP client's same call runs again without asking. A line in the room's chat
-asks for it too and hears its denial there. Last, the demo's button
-box counter moves by at most its step, once per cooldown.
+with a grant, and the MCP client's same call runs again without asking. The demo's button box
+counter moves by at most its step, once per cooldown. A line in the room's chat asks for the
+light change too and hears its denial there.
 """
 
 from __future__ import annotations
