@@ -8,7 +8,8 @@ consequential call (ha_set_entity, made so by approval_tools) waits for a person
 asks for the same change and waits too; the demo user approves both through the REST API, one
 with a grant, and the MCP client's same call runs again without asking. The demo's button box
 counter moves by at most its step, once per cooldown. A line in the room's chat asks for the
-light change too and hears its denial there.
+light change too and hears its denial there. And triage's step for a jammed vacuum (sending it
+home, consequential here) waits for the same approval before the incident is fixed.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def overseer(home_assistant, ollama) -> str:
         "ollama",
         ollama.url,
         MODEL,
-        guardrails__approval_tools=["ha_set_entity"],
+        guardrails__approval_tools=["ha_set_entity", "neato_send_home"],
         guardrails__cooldown_ha=0,
         guardrails__action_budget=10,
         incidents__max_grant_minutes=10,
@@ -217,3 +218,24 @@ def test_a_line_in_the_chat_waits_for_a_person_and_hears_the_denial(home_assista
         what="the denial told in the room's chat",
     )
     assert state(ha, "input_text.overseer_said").startswith("alex: ")
+
+
+def test_triage_asks_the_same_way_and_the_approved_step_fixes_the_incident(home_assistant, overseer):
+    ha, entry_id = home_assistant, overseer
+    ha.post("/api/services/button/press", {"entity_id": "button.neato_jam_the_brush"}).raise_for_status()
+    asked = ha.wait_for(
+        lambda: [a for a in room_status(ha, entry_id)["approvals"] if a["source"] == "triage"],
+        timeout=60,
+        what="triage's approval",
+    )
+    [step] = asked
+    assert (step["tool"], step["status"]) == ("neato_send_home", "pending")
+    assert step["incident_id"].startswith("INC-")
+    assert state(ha, "vacuum.neato") == "error"  # nothing ran before a person said so
+    approve(ha, step["approval_id"])
+    ha.wait_for(
+        lambda: state(ha, "sensor.arena_open_incidents") == "0",
+        timeout=60,
+        what="the incident to be resolved",
+    )
+    assert state(ha, "vacuum.neato") != "error"
