@@ -9,13 +9,15 @@ asks for the same change and waits too; the demo user approves both through the 
 with a grant, and the MCP client's same call runs again without asking. The demo's button box
 counter moves by at most its step, once per cooldown. A line in the room's chat asks for the
 light change too and hears its denial there. And triage's step for a jammed vacuum (sending it
-home, consequential here) waits for the same approval before the incident is fixed.
+home, consequential here) waits for the same approval before the incident is fixed. Last, the
+seed's topic change starts a decision in the real process when the race night turns to dinner.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -25,6 +27,7 @@ from mcp.client.sse import sse_client
 
 from devtools.hass_process import hass_version
 
+from ..core.test_topics import DINNER, RACE
 from ..processes import configure_overseer, flow_step, state
 from .scripted_model import MODEL
 
@@ -77,6 +80,8 @@ def answer(result: Any) -> dict[str, Any]:
     return json.loads(content.text)
 
 
+# The quiet gap before an unsolicited decision may follow another (the option's default).
+MIN_GAP = 15
 RED_BENCH = ("ha_set_entity", {"entity_id": "light.bench", "state": "red"})
 
 
@@ -239,3 +244,22 @@ def test_triage_asks_the_same_way_and_the_approved_step_fixes_the_incident(home_
         what="the incident to be resolved",
     )
     assert state(ha, "vacuum.neato") != "error"
+
+
+def test_the_room_changing_topic_starts_a_decision(home_assistant, overseer):
+    """Seed 000's topic change, from real transcripts posted as a chat bridge would, in real time."""
+    ha = home_assistant
+
+    def post(user: str, lines: list[str]) -> None:
+        for line in lines:
+            ha.post("/api/services/overseer/post_message", {"user": user, "text": line}).raise_for_status()
+
+    post("alex", RACE)
+    # The race night's own decisions (an address, a dare, bursts) come and go; then a quiet gap.
+    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") in ("idle", "posted"), timeout=60, what="quiet")
+    time.sleep(MIN_GAP + 1)
+    assert state(ha, "sensor.arena_last_trigger") != "topic_change"
+    post("sam", DINNER)
+    ha.wait_for(
+        lambda: state(ha, "sensor.arena_last_trigger") == "topic_change", timeout=30, what="the topic change"
+    )
