@@ -8,7 +8,7 @@ an unguessable nonce; the pressing user is checked) or the card. An approved cal
 the executor again, so policy decides at that instant. Every refused answer is audited; what
 became of a call asked for in the chat (or through Assist) is said in the chat.
 
-An approver may also grant the same call from the same caller for a while (bounded by the
+An approver may also grant the same call by the same requester for a while (bounded by the
 max_grant_minutes option, off by default): it then runs without asking, still through policy.
 """
 
@@ -118,7 +118,7 @@ class ApprovalDesk:
     def request(self, tool: str, arguments: dict[str, Any], caller: Caller) -> Approval | None:
         """Ask for a person's approval of one checked call; None when too many are waiting already.
 
-        The same call from the same caller while one waits gets that one: nobody is asked twice.
+        The same call by the same requester while one waits gets that one: nobody is asked twice.
         """
         requester = caller.requester
         if (waiting := waiting_for(self.pending(), tool, arguments, requester)) is not None:
@@ -300,19 +300,22 @@ class ApprovalDesk:
             user,
             name,
         )
-        self._state.grants = live_grants({**self._state.grants, grant.grant_id: grant}, self._now())
+        self._state.grants = live_grants({**self._state.grants, grant.grant_id: grant}, now)
         self._changed()
 
     def knows_grant(self, grant_id: str) -> bool:
         """The grant is this room's and still running."""
-        return any(grant.grant_id == grant_id for grant in self.grants())
+        return self._running_grant(grant_id) is not None
+
+    def _running_grant(self, grant_id: str) -> Grant | None:
+        return next((grant for grant in self.grants() if grant.grant_id == grant_id), None)
 
     async def async_revoke(self, grant_id: str, context: Context) -> None:
         """An approver ends a grant early; anyone else is refused (audited) and nothing changes."""
         user = context.user_id or ""
         approver, _ = await self._async_approver(user)
-        grant = self._state.grants.get(grant_id)
-        if grant is None or not self.knows_grant(grant_id):
+        grant = self._running_grant(grant_id)
+        if grant is None:
             raise ServiceValidationError(
                 translation_domain=DOMAIN,
                 translation_key="grant_not_found",
@@ -327,9 +330,7 @@ class ApprovalDesk:
                 translation_key="grant_not_an_approver",
                 translation_placeholders={"grant_id": grant_id},
             )
-        self._state.grants = {
-            key: kept for key, kept in live_grants(self._state.grants, self._now()).items() if key != grant_id
-        }
+        self._state.grants = {kept.grant_id: kept for kept in self.grants() if kept.grant_id != grant_id}
         self._executor_record(grant.grant_id, grant.tool, dict(grant.arguments), "revoked", user)
         self._changed()
 

@@ -1,8 +1,8 @@
 """Approvals: a consequential call waits for a person, bound to who asked, its tool and arguments.
 
 Single use and expiring, whoever asked: the chat loop, Assist, another agent through the LLM
-API, or triage (then bound to its incident too). A grant lets the same call from the same caller
-run again for a while without asking. The shell checks who may answer and runs the call through
+API, or triage (then bound to its incident too). A grant lets the same call by the same
+requester run again for a while without asking. The shell checks who may answer and runs the call through
 policy again at that instant; this module only keeps the book and says whether an answer still
 can be taken.
 """
@@ -302,10 +302,7 @@ def approval_from_dict(data: Any) -> Approval | None:
             reason,
             None if decided_at is None else stored_time(decided_at),
             one_line(str(data.get("decided_name") or ""), 64),
-            source,
-            one_line(str(data.get("caller") or ""), CALLER_CHARS),
-            one_line(str(data.get("asker") or ""), CALLER_CHARS),
-            one_line(str(data.get("user_id") or ""), CALLER_CHARS),
+            *_stored_requester(data, source)[:4],  # its incident is the approval's own field above
         )
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
@@ -350,10 +347,7 @@ def grant_from_dict(data: Any) -> Grant | None:
             approval_id,
             tool,
             arguments,
-            Requester(
-                ApprovalSource(data["source"]),
-                *(one_line(str(data.get(key) or ""), CALLER_CHARS) for key in REQUESTER_TEXTS),
-            ),
+            Requester(*_stored_requester(data, ApprovalSource(data["source"]))),
             created,
             expires,
             one_line(str(data.get("granted_by") or ""), 64),
@@ -361,6 +355,11 @@ def grant_from_dict(data: Any) -> Grant | None:
         )
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
+
+
+def _stored_requester(data: Mapping[str, Any], source: ApprovalSource) -> tuple[Any, ...]:
+    """A stored requester's fields in Requester's order, each text one bounded line."""
+    return (source, *(one_line(str(data.get(key) or ""), CALLER_CHARS) for key in REQUESTER_TEXTS))
 
 
 def _call_fits(tool: Any, arguments: Any) -> bool:

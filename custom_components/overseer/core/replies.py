@@ -1,4 +1,8 @@
-"""Plain words for what a decision did, for someone who asked through Assist and got no line."""
+"""Plain words for what a decision did, in the overseer's own sentences.
+
+For someone who asked through Assist and got no line, and for the room when a call waits for a
+person.
+"""
 
 from __future__ import annotations
 
