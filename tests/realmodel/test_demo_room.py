@@ -11,7 +11,8 @@ order; and at least OWN_LINE_SHARE of them by the model's own sensible line (not
 not JSON or a call, not an echo of the prompt, not the question said back). Printed: those
 shares, the lines it spoke unprompted (not asserted: the bundled model spoke none in the
 measured runs), the tool calls' well-formed share and refusals, the median latency, and the
-server's tokens/s and prompt-cache reuse where it reports them. `scripts/bench --model URL`
+server's tokens/s and prompt-cache reuse where it reports them; every decision's question,
+reply and outcome go to test-output/demo_room-decisions.jsonl. `scripts/bench --model URL`
 runs this check against any model.
 """
 
@@ -33,9 +34,11 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from custom_components.overseer.const import Phase
 from custom_components.overseer.core.context import closing_cue
 from custom_components.overseer.core.gate import Trigger, TriggerKind
+from custom_components.overseer.cycle import Cycle
 from devtools.bundled_model import server_counters
 
 from ..ha.harness import load_demo, status
+from ..processes import OUTPUT
 from .conftest import ModelEndpoint
 
 REPO = Path(__file__).parents[2]
@@ -72,10 +75,12 @@ OWN_LINE_SHARE = 5 / 12
 # signatures, a call written as text, an assistant's stock refusal.
 NOT_OWN_WORDS = re.compile(
     r"available[ _]tools|blocked[ _]tools|STATE_UPDATE|\breason=|\bcooldowns?:|site_mode|"
-    r"\b[a-z]+_[a-z_]+\(|<tool_call>|\{\s*\"|```|(can.t|unable to) assist|as an ai\b",
+    r"\b[a-z]+_[a-z_]+\b|<tool_call>|\{\s*\"|```|(can.t|unable to) assist|as an ai\b",
     re.IGNORECASE,
 )
 ECHO_WORDS = 5
+# Every decision of the last run, asked and answered, one JSON object a line.
+TRACE = OUTPUT / "demo_room-decisions.jsonl"
 
 
 @dataclass(frozen=True)
@@ -169,9 +174,13 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         data = event.data
         lines.append(Line(clock, data["user"], data["text"], data.get("bot", False), data.get("decision_id")))
 
+    entry = hass.config_entries.async_entries("overseer")[0]
+    traces: list[dict] = []
+
     @callback
     def decided(event: Event) -> None:
         decisions[event.data["decision_id"]] = dict(event.data)
+        traces.append(trace(entry.runtime_data.coordinator.last, clock))
 
     @callback
     def acted(event: Event) -> None:
@@ -277,7 +286,8 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     not_own = [line.text[:60] for line in own if not own_words(line.text, fallback, echoes)]
     malformed = sum(reason in MALFORMED for _, reason in calls)
     refused = sum(outcome == "blocked" and reason not in MALFORMED for outcome, reason in calls)
-    entry = hass.config_entries.async_entries("overseer")[0]
+    OUTPUT.mkdir(exist_ok=True)
+    TRACE.write_text("".join(json.dumps(item) + "\n" for item in traces))
     metrics = (await status(await hass_ws_client(hass), entry.entry_id))["metrics"]
     stale = Counter(d["stale"] for d in decisions.values())
     median_s = statistics.median(d["latency_ms"] for d in decisions.values()) / 1000
@@ -302,6 +312,25 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         f"{by_model} of {len(QUESTIONS)} questions answered in the model's own words; "
         f"lines not its own: {not_own}"
     )
+
+
+def trace(cycle: Cycle | None, at: float) -> dict:
+    """What one decision was asked and answered, for whoever reads a run's misses."""
+    if cycle is None:
+        return {}
+    reply, decision = cycle.reply, cycle.decision
+    return {
+        "at": at,
+        "trigger": cycle.trigger.kind.value,
+        "attempt": cycle.trigger.attempt,
+        "question": cycle.trigger.question,
+        "reply": reply.text if reply else None,
+        "calls": [[call.name, call.arguments] for call in reply.tool_calls] if reply else [],
+        "chat": decision.chat if decision else None,
+        "notes": list(decision.notes) if decision else [],
+        "actions": [[record.tool, record.outcome.value] for record in cycle.actions],
+        "stale": cycle.stale_reason.value if cycle.stale_reason else None,
+    }
 
 
 # A call the registry could not take as written: a name it does not have, or arguments it refuses.
