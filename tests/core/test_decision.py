@@ -151,11 +151,22 @@ STOCK_REFUSALS = [
     "I apologize, but I can't assist with that request right now.",
     "I’m sorry, I’m unable to assist with that command.",
     "Overseer: Sorry, I cannot help with that.",
+    # After the name of someone in the chat, as in 0.6.0's demo check.
+    "Sam, I'm sorry, but I can't assist with that.",
+    # Its apology for anything, said while the tool was free; asked again, it acted.
+    "Alex: I'm sorry, but I can't raise the lift right now.",
+    "alex: I'm sorry, but I cannot pick a side right now.",
+    "I'm sorry, but I can't turn the corner light off right now.",
+    "Sorry, I am unable to start the vacuum at the moment.",
+    "I'm sorry, but I can't lower the lift right now. Please try again later.",
 ]
 IN_CHARACTER = [
     "Sorry alex, the lift stays down. I can't help you there.",
     "Sorry sam, no.",
     "I can't help it.",
+    "I'm sorry, alex. I can't let you do that.",
+    "Sorry, the lift can't go up right now: it is cooling down.",
+    "Sorry, the lift can't go up right now.",
 ]
 
 
@@ -164,7 +175,25 @@ def test_a_call_written_as_a_function_to_someone_is_no_line():
     decision = decide('alex: ha_set_entity("light.corner", "off")')
     assert decision.chat is None and "tool_text_dropped" in decision.notes
     assert decide("alex: Lift up.").chat == "alex: Lift up."
-    assert decide("Note: lift_up is ready.").chat == "Note: lift_up is ready."
+
+
+# Qwen2.5-Coder-1.5B in 0.6.0's demo check, asked to make a light blue or to lower the lift: it
+# told the room about the call instead of making it.
+NARRATED_CALLS = [
+    "I will call the ha_set_entity function to set the bench light to blue.",
+    "I will call the lift_down() function to lower the lift.",
+    "Note: lift_up is ready.",
+    "alex: Use Chat_Say to talk to me.",
+]
+
+
+def test_a_line_that_names_a_tool_is_no_line():
+    for text in NARRATED_CALLS:
+        decision = decide(text)
+        assert decision.mode is Mode.SKIP and "tool_text_dropped" in decision.notes, text
+    # The things themselves, in words, are what the room hears.
+    assert decide("The lift is up, chat is say-so.").chat == "The lift is up, chat is say-so."
+    assert decide("ha! set that entity yourself.").chat == "ha! set that entity yourself."
 
 
 def test_a_line_the_model_put_in_quotes_is_posted_without_them():

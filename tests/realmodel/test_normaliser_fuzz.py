@@ -41,7 +41,7 @@ from custom_components.overseer.providers import ModelError, ModelTimeout
 from custom_components.overseer.providers.openai import OpenAIProvider
 from custom_components.overseer.providers.wire import typed_reply
 
-from ..contract import REASONS, ROOM_TOOLS
+from ..contract import REASONS, ROOM_TOOLS, TRIAGE_TOOLS
 from ..core.worlds import demo_world, light
 from ..processes import OUTPUT
 
@@ -81,7 +81,7 @@ RULES = DecisionRules()  # one action per decision, lines of at most 280 charact
 CALLS_READ = 32  # of one answer's calls, at most this many are even looked at
 PARAMS = {"chat_say": ("text",), "ha_set_entity": ("entity_id", "state"), "memory_write": ("slot", "text")}
 # A call written as text ("functions.lift_up:", "lift_up()"), read here without the integration's code.
-TOOL_NAMES = ROOM_TOOLS | {"chat_say", "memory_read", "memory_write"}
+TOOL_NAMES = ROOM_TOOLS | TRIAGE_TOOLS | {"chat_say", "memory_read", "memory_write"}
 CALL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 SKIP_WORDS = {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
@@ -89,9 +89,15 @@ THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 CALL_MARKS = re.compile(r'<tool_call>|"name"\s*:.*"(?:arguments|parameters)"', re.DOTALL | re.IGNORECASE)
 NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
 # A chat assistant's refusal, in the judge's own words: one sentence that apologises and says it
-# cannot help (the bundled model's "I'm sorry, but I can't assist with that.").
+# cannot help (the bundled model's "I'm sorry, but I can't assist with that."), or that it cannot
+# do something for now ("I'm sorry, but I can't raise the lift right now."), perhaps with a
+# "Please try again later." after it.
 APOLOGY = re.compile(r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e)\b")
 CANNOT_HELP = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to) (?:assist|help)\b")
+CANNOT_NOW = re.compile(
+    r"\bi (?:can'?t|cannot|can not|am unable to|am not able to) .*\b(?:right now|at the moment|at this time)$"
+)
+TRY_LATER = "please try again later"
 CUT = "…"
 INVISIBLE = ("Cc", "Cf", "Co", "Cn")
 
@@ -220,11 +226,14 @@ def visible(text: str) -> str:
 
 def stock_refusal(words: str) -> bool:
     """One short sentence that apologises and cannot help: an assistant's stock line, not the overseer's."""
-    sentences = [part for part in re.split(r"[.!?]+", words.replace("\u2019", "'")) if part.strip()]
+    parts = re.split(r"[.!?]+", words.replace("\u2019", "'"))
+    sentences = [part.strip(" ,") for part in parts if part.strip()]
+    if len(sentences) == 2 and sentences[1].lower() == TRY_LATER:
+        sentences.pop()
     return (
         len(sentences) == 1
-        and bool(APOLOGY.match(sentences[0].strip(" ,")))
-        and bool(CANNOT_HELP.search(sentences[0]))
+        and bool(APOLOGY.match(sentences[0].lower()))
+        and bool(CANNOT_HELP.search(sentences[0].lower()) or CANNOT_NOW.search(sentences[0].lower()))
     )
 
 
@@ -238,6 +247,9 @@ def says_something(text: str) -> bool:
     words = NAME_ECHO.sub("", plain(seen))
     label, colon, rest = words.partition(":")
     unlabelled = rest.strip() if colon and 0 < len(label) <= 32 and " " not in label.strip() else words
+    # A line that names a tool talks about the machinery, not to the room.
+    if TOOL_NAMES & set(re.findall(r"\w+", words.lower())):
+        return False
     for reading in (words, unlabelled):
         if (call := CALL_AS_TEXT.fullmatch(reading)) and call.group(1) in TOOL_NAMES:
             return False
@@ -579,6 +591,12 @@ KNOWN_REPLIES = {
         [],
         "SKIP",
     ),
+    "apology-for-now": (
+        {"content": "Alex: I'm sorry, but I can't lower the lift right now. Please try again later."},
+        [],
+        "SKIP",
+    ),
+    "tool-named": ({"content": "I will call the ha_set_entity function to set the light."}, [], "SKIP"),
     "made-up-tool": ({"content": "", "tool_calls": [tool_call("self_destruct", {})]}, [], "SKIP"),
     "cut-json": ({"content": "", "tool_calls": [tool_call("chat_say", '{"text": "Hal')]}, [], "SKIP"),
     "null-arguments": ({"content": "", "tool_calls": [tool_call("lift_up", "null")]}, [], "ACTION"),

@@ -31,18 +31,23 @@ NOTE_UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
 _CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
 # "functions.lift_up:", "lift_up()", "lift_up: {}": a call a small model wrote as text.
 _TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
+# "I will call the ha_set_entity function to set the bench light blue.": a small model narrates
+# the call it did not make. The room never hears the machinery's names; asked again, it acts.
+_TOOL_NAMED = re.compile(r"\b(?:" + "|".join(map(re.escape, TOOLS)) + r")\b", re.IGNORECASE)
 
 # '"Okay, let's raise the lift!"', 'alex: "Hey everyone!"': a whole line in quotes, no quote inside.
 _QUOTED = re.compile(r'^((?:[^:"\s]{1,32}:\s*)?)["\u201c]([^"\u201c\u201d]+)["\u201d]$')
 # "alex:": whom a line is for, and no line.
 _LABEL_ONLY = re.compile(SPEAKER_LABEL)
 # A chat assistant's stock refusal ("I'm sorry, but I can't assist with that.", perhaps after
-# "alex:"): not a line in the overseer's voice, and once in the transcript a small model says it
-# again to everything.
+# "alex:" or "Sam,"), or its apology for anything ("I'm sorry, but I can't raise the lift right
+# now.", said while the lift was free): not a line in the overseer's voice, and once in the
+# transcript a small model says it again to everything. Asked again, it does what was asked.
 _STOCK_REFUSAL = re.compile(
-    r"(?:[^:]{1,32}:\s*)?(?:i'?m\s+|i am\s+|i\s+)?(?:so\s+|very\s+)?(?:sorry|apologi[sz]e)\b.{0,40}?\b"
-    r"(?:can ?not|can'?t|unable to|not able to)\s+(?:assist|help)(?: you)?"
-    r"(?: with (?:that|this)[^.!]*)?[.!]?",
+    r"(?:[^:,]{1,32}[:,]\s*)?(?:i'?m\s+|i am\s+|i\s+)?(?:so\s+|very\s+)?(?:sorry|apologi[sz]e)\b.{0,40}?\b"
+    r"(?:(?:can ?not|can'?t|unable to|not able to)\s+(?:assist|help)(?: you)?(?: with (?:that|this)[^.!]*)?"
+    r"|i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+[^.!?]{1,60}?\b"
+    r"(?:right now|at the moment|at this time))[.!]?(?:\s+please try again later[.!]?)?",
     re.IGNORECASE,
 )
 _SKIP_WORDS = frozenset(
@@ -235,6 +240,9 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
         if (match := _TOOL_AS_TEXT.fullmatch(text)) and match.group(1) in TOOLS:
             notes.append(NOTE_TOOL_TEXT_DROPPED)
             return None
+    if _TOOL_NAMED.search(line):
+        notes.append(NOTE_TOOL_TEXT_DROPPED)
+        return None
     if _LABEL_ONLY.fullmatch(line):
         return None
     if len(line) > rules.max_chat_chars:
