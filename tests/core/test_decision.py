@@ -167,6 +167,10 @@ IN_CHARACTER = [
     "I'm sorry, alex. I can't let you do that.",
     "Sorry, the lift can't go up right now: it is cooling down.",
     "Sorry, the lift can't go up right now.",
+    # A reason or a name between the apology and the "can't" (an independent review's cases).
+    "Sorry sam, the lift is on cooldown, I can't raise it right now.",
+    "Sorry alex, the lift is cooling down. I can't raise it right now.",
+    "I'm sorry, alex. I can't raise the lift right now.",
 ]
 
 

@@ -95,8 +95,12 @@ NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
 APOLOGY = re.compile(r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e)\b")
 CANNOT_HELP = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to) (?:assist|help)\b")
 CANNOT_NOW = re.compile(
-    r"\bi (?:can'?t|cannot|can not|am unable to|am not able to) .*\b(?:right now|at the moment|at this time)$"
+    r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e),? (?:but )?"
+    r"i (?:can'?t|cannot|can not|am unable to|am not able to) [^.!?]{1,60} "
+    r"(?:right now|at the moment|at this time)$"
 )
+# Whom a stock line is for ("sam," or "sam:"), not part of it.
+ADDRESSEE = re.compile(r"^[^\s:,]{1,32}[:,] ")
 TRY_LATER = "please try again later"
 CUT = "…"
 INVISIBLE = ("Cc", "Cf", "Co", "Cn")
@@ -226,14 +230,15 @@ def visible(text: str) -> str:
 
 def stock_refusal(words: str) -> bool:
     """One short sentence that apologises and cannot help: an assistant's stock line, not the overseer's."""
-    parts = re.split(r"[.!?]+", words.replace("\u2019", "'"))
+    parts = re.split(r"[.!?]+", words.replace("\u2019", "'").lower())
     sentences = [part.strip(" ,") for part in parts if part.strip()]
-    if len(sentences) == 2 and sentences[1].lower() == TRY_LATER:
+    if len(sentences) == 2 and sentences[1] == TRY_LATER:
         sentences.pop()
-    return (
-        len(sentences) == 1
-        and bool(APOLOGY.match(sentences[0].lower()))
-        and bool(CANNOT_HELP.search(sentences[0].lower()) or CANNOT_NOW.search(sentences[0].lower()))
+    if len(sentences) != 1:
+        return False
+    return any(
+        (APOLOGY.match(sentence) and CANNOT_HELP.search(sentence)) or CANNOT_NOW.match(sentence)
+        for sentence in {sentences[0], ADDRESSEE.sub("", sentences[0])}
     )
 
 
@@ -595,6 +600,12 @@ KNOWN_REPLIES = {
         {"content": "Alex: I'm sorry, but I can't lower the lift right now. Please try again later."},
         [],
         "SKIP",
+    ),
+    "stock-refusal-to-someone": ({"content": "Sam, I'm sorry, but I can't assist with that."}, [], "SKIP"),
+    "sorry-with-a-reason": (
+        {"content": "Sorry sam, the lift is on cooldown, I can't raise it right now."},
+        [],
+        "CHAT",
     ),
     "tool-named": ({"content": "I will call the ha_set_entity function to set the light."}, [], "SKIP"),
     "made-up-tool": ({"content": "", "tool_calls": [tool_call("self_destruct", {})]}, [], "SKIP"),

@@ -44,9 +44,11 @@ _LABEL_ONLY = re.compile(SPEAKER_LABEL)
 # now.", said while the lift was free): not a line in the overseer's voice, and once in the
 # transcript a small model says it again to everything. Asked again, it does what was asked.
 _STOCK_REFUSAL = re.compile(
-    r"(?:[^:,]{1,32}[:,]\s*)?(?:i'?m\s+|i am\s+|i\s+)?(?:so\s+|very\s+)?(?:sorry|apologi[sz]e)\b.{0,40}?\b"
-    r"(?:(?:can ?not|can'?t|unable to|not able to)\s+(?:assist|help)(?: you)?(?: with (?:that|this)[^.!]*)?"
-    r"|i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+[^.!?]{1,60}?\b"
+    r"(?:[^:,]{1,32}[:,]\s*)?(?:i'?m\s+|i am\s+|i\s+)?(?:so\s+|very\s+)?(?:sorry|apologi[sz]e)\b"
+    r"(?:.{0,40}?\b(?:can ?not|can'?t|unable to|not able to)\s+(?:assist|help)(?: you)?"
+    r"(?: with (?:that|this)[^.!]*)?"
+    # The apology comes straight before "I can't": a reason or a name between them is in character.
+    r"|,?\s+(?:but\s+)?i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+[^.!?]{1,60}?\s"
     r"(?:right now|at the moment|at this time))[.!]?(?:\s+please try again later[.!]?)?",
     re.IGNORECASE,
 )
