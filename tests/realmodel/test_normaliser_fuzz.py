@@ -80,9 +80,8 @@ LINES = (
 RULES = DecisionRules()  # one action per decision, lines of at most 280 characters
 CALLS_READ = 32  # of one answer's calls, at most this many are even looked at
 PARAMS = {"chat_say": ("text",), "ha_set_entity": ("entity_id", "state"), "memory_write": ("slot", "text")}
-# A call written as text ("functions.lift_up:", "lift_up()"), read here without the integration's code.
+# Every tool's name, read here without the integration's code: a line naming one is no line.
 TOOL_NAMES = ROOM_TOOLS | TRIAGE_TOOLS | {"chat_say", "memory_read", "memory_write"}
-CALL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
 SKIP_WORDS = {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 # What only a call holds: its tag, or a name beside arguments.
@@ -252,14 +251,12 @@ def says_something(text: str) -> bool:
     words = NAME_ECHO.sub("", plain(seen))
     label, colon, rest = words.partition(":")
     unlabelled = rest.strip() if colon and 0 < len(label) <= 32 and " " not in label.strip() else words
-    # A line that names a tool talks about the machinery, not to the room.
+    # A line that names a tool ("functions.lift_up:", "I will call the ha_set_entity function")
+    # talks about the machinery, not to the room.
     if TOOL_NAMES & set(re.findall(r"\w+", words.lower())):
         return False
-    for reading in (words, unlabelled):
-        if (call := CALL_AS_TEXT.fullmatch(reading)) and call.group(1) in TOOL_NAMES:
-            return False
-        if stock_refusal(reading):
-            return False
+    if stock_refusal(words) or stock_refusal(unlabelled):
+        return False
     return bool(plain(seen)) and plain(seen) not in SKIP_WORDS
 
 

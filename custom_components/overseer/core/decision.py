@@ -29,10 +29,9 @@ NOTE_UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
 
 # A call's JSON or tag left in a line (cut off, or named inside a sentence): never posted.
 _CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
-# "functions.lift_up:", "lift_up()", "lift_up: {}": a call a small model wrote as text.
-_TOOL_AS_TEXT = re.compile(r"(?:functions\.)?(\w+)\s*(?:\(.*\))?\s*:?\s*(?:\{.*\})?", re.DOTALL)
-# "I will call the ha_set_entity function to set the bench light blue.": a small model narrates
-# the call it did not make. The room never hears the machinery's names; asked again, it acts.
+# "functions.lift_up:", "alex: lift_up()", "I will call the ha_set_entity function to set the
+# bench light blue.": a small model writes or narrates a call it did not make. The room never
+# hears the machinery's names; asked again, the model acts.
 _TOOL_NAMED = re.compile(r"\b(?:" + "|".join(map(re.escape, TOOLS)) + r")\b", re.IGNORECASE)
 
 # '"Okay, let's raise the lift!"', 'alex: "Hey everyone!"': a whole line in quotes, no quote inside.
@@ -235,13 +234,6 @@ def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> 
     if _STOCK_REFUSAL.fullmatch(line.replace("\u2019", "'")):
         notes.append(NOTE_STOCK_REFUSAL_DROPPED)
         return None
-    # Also after an addressee's label ("alex: ha_set_entity(...)"), as small models write it.
-    label, colon, addressed = line.partition(":")
-    bare = addressed.strip() if colon and 0 < len(label) <= 32 and " " not in label.strip() else line
-    for text in {line, bare}:
-        if (match := _TOOL_AS_TEXT.fullmatch(text)) and match.group(1) in TOOLS:
-            notes.append(NOTE_TOOL_TEXT_DROPPED)
-            return None
     if _TOOL_NAMED.search(line):
         notes.append(NOTE_TOOL_TEXT_DROPPED)
         return None
