@@ -184,16 +184,9 @@ class Executor:
                 approval is not None,
             )
             needs_person = verdict.refusal is not None and verdict.refusal.reason is Refusal.NEEDS_APPROVAL
-            if needs_person and dry_run:  # recorded as what it would be, and nobody's phone rings
-                return self.record(
-                    decision_id,
-                    name,
-                    verdict.arguments,
-                    Outcome.DRY_RUN,
-                    source=caller.source,
-                    approval=approval,
-                )
-            if needs_person and caller.asks_as:
+            if needs_person and dry_run:  # recorded below as what it would be; nobody's phone rings
+                verdict = Verdict(verdict.arguments)
+            elif needs_person and caller.asks_as:
                 grant = covering_grant(
                     self._state.grants.values(),
                     name,
