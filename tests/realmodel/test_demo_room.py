@@ -175,8 +175,8 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     clock = 0.0
     lines: list[Line] = []
     decisions: dict[str, dict] = {}
-    executed: dict[str, float] = {}
-    ran: dict[str, list[str]] = {}
+    # When each decision's first call executed, and every tool it ran.
+    executed: dict[str, tuple[float, list[str]]] = {}
     calls: list[tuple[str, str | None]] = []
 
     @callback
@@ -196,8 +196,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     def acted(event: Event) -> None:
         calls.append((event.data["outcome"], event.data.get("reason")))
         if event.data["outcome"] == "executed":
-            executed.setdefault(event.data["decision_id"], clock)
-            ran.setdefault(event.data["decision_id"], []).append(event.data["tool"])
+            executed.setdefault(event.data["decision_id"], (clock, []))[1].append(event.data["tool"])
 
     hass.bus.async_listen("overseer_chat_message", heard)
     hass.bus.async_listen("overseer_decision", decided)
@@ -217,7 +216,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         """
         return any(
             line.at >= at and line.bot and line.user == NAME and addressed(line.decision_id) for line in lines
-        ) or any(ran_at >= at and addressed(decision_id) for decision_id, ran_at in executed.items())
+        ) or any(ran_at >= at and addressed(decision_id) for decision_id, (ran_at, _) in executed.items())
 
     def addressed(decision_id: str | None) -> bool:
         return decisions.get(decision_id or "", {}).get("trigger") == "direct_address"
@@ -234,33 +233,39 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         return clock >= asked[-1] + QUESTION_EVERY and answered_since(asked[-1])
 
     end = None
-    while (
-        end is None
-        or clock < end
-        or phase() not in (Phase.IDLE, Phase.POSTED)
-        or not answered_since(asked[-1])
-    ):
-        if next_question_due():
-            hass.bus.async_fire(
-                "overseer_chat_message", {"user": "alex", "text": QUESTIONS[len(asked)], "bot": False}
+    try:
+        while (
+            end is None
+            or clock < end
+            or phase() not in (Phase.IDLE, Phase.POSTED)
+            or not answered_since(asked[-1])
+        ):
+            if next_question_due():
+                hass.bus.async_fire(
+                    "overseer_chat_message", {"user": "alex", "text": QUESTIONS[len(asked)], "bot": False}
+                )
+                asked.append(clock)
+                if len(asked) == len(QUESTIONS):
+                    # After the last question, time for the room to settle (a question asked again
+                    # waits between its two decisions, idle: the loop holds on until it is answered).
+                    end = clock + 2 * QUESTION_EVERY
+            thinking = phase() in (Phase.AWAITING_MODEL, Phase.TOOL_EXEC)
+            step = THINKING_STEP if thinking else IDLE_STEP
+            # Real seconds pass only while the model thinks (the frozen clock also holds the
+            # event loop's, so the wait is a thread's).
+            await hass.async_add_executor_job(time.sleep, step if thinking else 0.01)
+            clock += step
+            freezer.tick(step)
+            async_fire_time_changed(hass)
+            settling = end is None or clock < end + NEVER_ANSWERED
+            assert settling, "the room never settled after the last question"
+            assert not asked or answered_since(asked[-1]) or clock < asked[-1] + NEVER_ANSWERED, (
+                f"never answered: {QUESTIONS[len(asked) - 1]!r}"
             )
-            asked.append(clock)
-            if len(asked) == len(QUESTIONS):
-                # After the last question, time for the room to settle (a question asked again
-                # waits between its two decisions, idle: the loop holds on until it is answered).
-                end = clock + 2 * QUESTION_EVERY
-        thinking = phase() in (Phase.AWAITING_MODEL, Phase.TOOL_EXEC)
-        step = THINKING_STEP if thinking else IDLE_STEP
-        # Real seconds pass only while the model thinks (the frozen clock also holds the
-        # event loop's, so the wait is a thread's).
-        await hass.async_add_executor_job(time.sleep, step if thinking else 0.01)
-        clock += step
-        freezer.tick(step)
-        async_fire_time_changed(hass)
-        assert end is None or clock < end + NEVER_ANSWERED, "the room never settled after the last question"
-        assert not asked or answered_since(asked[-1]) or clock < asked[-1] + NEVER_ANSWERED, (
-            f"never answered: {QUESTIONS[len(asked) - 1]!r}"
-        )
+    finally:
+        # Also when the loop fails: the trace is what tells why.
+        OUTPUT.mkdir(exist_ok=True)
+        TRACE.write_text("".join(json.dumps(item) + "\n" for item in traces))
 
     own = [line for line in lines if line.bot and line.user == NAME]
     # Each decision for a direct address that answered (a line, or the asked-for action), once,
@@ -269,10 +274,11 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     answers: dict[str, tuple[float, str, list[str]]] = {}
     for line in own:
         if addressed(line.decision_id):
-            answers.setdefault(line.decision_id, (line.at, line.text, ran.get(line.decision_id or "", [])))
-    for decision_id, at in executed.items():
+            tools = executed.get(line.decision_id or "", (0.0, []))[1]
+            answers.setdefault(line.decision_id, (line.at, line.text, tools))
+    for decision_id, (at, tools) in executed.items():
         if addressed(decision_id):
-            answers.setdefault(decision_id, (at, "", ran[decision_id]))
+            answers.setdefault(decision_id, (at, "", tools))
     pending = sorted(answers.values())
     unanswered, by_model, by_action, echoed = [], 0, 0, []
     for question, at in zip(QUESTIONS, asked, strict=True):
@@ -281,25 +287,23 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             unanswered.append(question)
             continue
         pending.remove(taken)
-        text, tools = taken[1], taken[2]
-        if text and own_words(text, fallback, echoes) and not repeats_question(text, question):
+        _, text, tools = taken
+        said_back = bool(text) and own_words(text, fallback, echoes) and repeats_question(text, question)
+        if said_back:
+            echoed.append(text)
+        if text and own_words(text, fallback, echoes) and not said_back:
             by_model += 1
         elif ASKED_FOR.get(question) in tools:
             by_action += 1
-        if text and own_words(text, fallback, echoes) and repeats_question(text, question):
-            echoed.append(text)
 
     unprompted = [
         line.text
         for line in own
-        if decisions.get(line.decision_id, {}).get("trigger") != "direct_address"
-        and own_words(line.text, fallback, echoes)
+        if not addressed(line.decision_id) and own_words(line.text, fallback, echoes)
     ]
     not_own = [line.text[:60] for line in own if not own_words(line.text, fallback, echoes)]
     malformed = sum(reason in MALFORMED for _, reason in calls)
     refused = sum(outcome == "blocked" and reason not in MALFORMED for outcome, reason in calls)
-    OUTPUT.mkdir(exist_ok=True)
-    TRACE.write_text("".join(json.dumps(item) + "\n" for item in traces))
     metrics = (await status(await hass_ws_client(hass), entry.entry_id))["metrics"]
     stale = Counter(d["stale"] for d in decisions.values())
     median_s = statistics.median(d["latency_ms"] for d in decisions.values()) / 1000
@@ -335,7 +339,9 @@ def trace(cycle: Cycle | None, at: float) -> dict:
     reply, decision = cycle.reply, cycle.decision
     return {
         "at": at,
+        "decision_id": cycle.decision_id,
         "trigger": cycle.trigger.kind.value,
+        "asker": cycle.trigger.detail,
         "attempt": cycle.trigger.attempt,
         "question": cycle.trigger.question,
         "reply": reply.text if reply else None,
