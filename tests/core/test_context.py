@@ -253,6 +253,7 @@ def test_the_cue_asks_what_addressed_the_overseer_not_the_askers_latest_line():
     gate.observe_chat("kim", "overseer, lower it", False, 3.0)
     newest = gate.tick(3.0)
     assert (newest.detail, newest.since, newest.question) == ("sam", 3.0, "overseer, now!")
+    assert gate.tick(3.0).question == "overseer, lower it"  # kim's turn: their own answer
     # Asked again, it is the same question.
     gate.ask_again(trigger)
     again = gate.tick(40.0)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from custom_components.overseer.core.gate import AddressMatcher, Gate, GateConfig, TriggerKind
+from custom_components.overseer.core.gate import MAX_WAITING_ASKERS, AddressMatcher, Gate, GateConfig, TriggerKind
 
 
 @pytest.mark.parametrize(
@@ -65,16 +65,55 @@ def test_unsolicited_triggers_wait_for_the_minimum_gap():
 def test_address_while_busy_is_answered_in_the_next_cycle_and_coalesced():
     gate = Gate(GateConfig(), now=0)
     gate.observe_chat("alex", "overseer?", bot=False, now=1)
-    gate.observe_chat("sam", "overseer!!", bot=False, now=2)
+    gate.observe_chat("alex", "overseer!!", bot=False, now=2)
     gate.observe_world("driver_changed", "rover2", now=3)
     assert gate.tick(3, busy=True) is None
     assert gate.addressed_pending
     trigger = gate.tick(500)  # however long the model took
     assert trigger.kind is TriggerKind.DIRECT_ADDRESS
-    assert trigger.since == 1
-    assert trigger.detail == "alex"
+    assert (trigger.since, trigger.detail, trigger.question) == (1, "alex", "overseer!!")
     assert gate.tick(600) is None  # one decision for all of it
     assert not gate.addressed_pending
+
+
+def test_every_asker_waits_for_an_answer_of_their_own_in_the_order_they_asked():
+    gate = Gate(GateConfig(), now=0)
+    gate.observe_chat("alex", "overseer, pick a side", bot=False, now=1)
+    gate.observe_chat("sam", "overseer, raise the lift!", bot=False, now=2)
+    gate.observe_world("docked", "rover1", now=3)
+    first = gate.tick(4)
+    # The world event goes with the first answer; sam is not coalesced away.
+    assert (first.detail, first.coalesced) == ("alex", (TriggerKind.WORLD_EVENT,))
+    assert gate.addressed_pending
+    # alex's question is asked again while sam waits: neither takes the other's place.
+    gate.ask_again(first)
+    gate.observe_chat("Sam", "overseer, now!", bot=False, now=20)
+    second = gate.tick(30)
+    assert (second.detail, second.question, second.attempt) == ("sam", "overseer, now!", 0)
+    third = gate.tick(60)
+    assert (third.detail, third.question, third.attempt) == ("alex", "overseer, pick a side", 1)
+    assert gate.tick(70) is None and not gate.addressed_pending
+
+
+def test_a_question_put_back_keeps_the_newer_words_already_waiting():
+    gate = Gate(GateConfig(), now=0)
+    gate.observe_chat("alex", "overseer, raise the lift", bot=False, now=1)
+    asked = gate.tick(1)
+    gate.observe_chat("alex", "overseer, lower it instead", bot=False, now=10)
+    gate.ask_again(asked)
+    again = gate.tick(20)
+    assert (again.since, again.question) == (1, "overseer, lower it instead")
+
+
+def test_a_crowd_of_askers_is_bounded_and_still_answered_in_the_chat():
+    gate = Gate(GateConfig(), now=0)
+    for index in range(MAX_WAITING_ASKERS + 5):
+        gate.observe_chat(f"fan{index}", "overseer!", bot=False, now=index)
+    answered = []
+    while (trigger := gate.tick(1000 + len(answered))) is not None:
+        answered.append(trigger.detail)
+    # The first eight each get a decision; the rest are in the last one's transcript.
+    assert answered == [f"fan{index}" for index in range(MAX_WAITING_ASKERS)]
 
 
 def test_world_events_expire_unanswered_addresses_do_not():

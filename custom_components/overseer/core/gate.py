@@ -26,6 +26,9 @@ DEFAULT_CHALLENGES = (
 ADDRESS_SCAN_CHARS = 1000
 # The words that addressed the overseer, kept to be asked again at the end of the request.
 QUESTION_CHARS = 400
+# People waiting for an answer, each answered in a decision of their own. Past this many, a
+# newcomer is answered by the last waiting person's decision, which reads their words in the chat.
+MAX_WAITING_ASKERS = 8
 
 
 class TriggerKind(StrEnum):
@@ -104,6 +107,8 @@ class Gate:
         self._challenges = tuple(fold(phrase) for phrase in config.challenge_phrases if fold(phrase))
         self._topics = TopicWatch(ignore=(config.name or DEFAULT_NAME, *config.aliases))
         self._pending: dict[TriggerKind, Trigger] = {}
+        # One waiting address per asker (folded name), oldest first.
+        self._addresses: dict[str, Trigger] = {}
         self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
         self.last_activity: float | None = None
         self.last_decision: float | None = None
@@ -157,17 +162,31 @@ class Gate:
         self._add(Trigger(TriggerKind.MANUAL, now))
 
     def _add(self, trigger: Trigger) -> None:
-        """Coalesce: keep the earliest arrival of each kind, and its detail.
-
-        Someone who asks again while waiting is answered on their newest words.
-        """
-        pending = self._pending.get(trigger.kind)
-        if pending is None:
+        """Coalesce: keep the earliest arrival of each kind, and its detail."""
+        if trigger.kind is TriggerKind.DIRECT_ADDRESS:
+            self._add_address(trigger)
+        elif trigger.kind not in self._pending:
             self._pending[trigger.kind] = replace(trigger, coalesced=())
-        elif trigger.question and trigger.detail == pending.detail:
-            self._pending[trigger.kind] = replace(
-                pending, question=trigger.question, via_assist=pending.via_assist or trigger.via_assist
-            )
+
+    def _add_address(self, trigger: Trigger) -> None:
+        """Each asker waits for an answer of their own: another's question never takes their place.
+
+        Someone who asks again while waiting is answered on their newest words; a question put
+        back (asked again, or after a failure) keeps the newer words already waiting.
+        """
+        asker = fold(trigger.detail)
+        pending = self._addresses.get(asker)
+        if pending is None:
+            if len(self._addresses) < MAX_WAITING_ASKERS:
+                self._addresses[asker] = replace(trigger, coalesced=())
+            return
+        newer = trigger.since >= pending.since and trigger.question
+        self._addresses[asker] = replace(
+            pending,
+            since=min(pending.since, trigger.since),
+            question=trigger.question if newer else pending.question,
+            via_assist=pending.via_assist or trigger.via_assist,
+        )
 
     def requeue(self, trigger: Trigger) -> None:
         """Put back a solicited trigger whose decision failed, so it is answered later."""
@@ -182,7 +201,7 @@ class Gate:
     @property
     def addressed_pending(self) -> bool:
         """Someone is waiting for an answer."""
-        return TriggerKind.DIRECT_ADDRESS in self._pending
+        return bool(self._addresses)
 
     def tick(self, now: float, busy: bool = False) -> Trigger | None:
         """Name the trigger for a decision starting now, or None; consumes what it names."""
@@ -193,6 +212,8 @@ class Gate:
         if busy:
             return None
         candidates = dict(self._pending)
+        if self._addresses:
+            candidates[TriggerKind.DIRECT_ADDRESS] = next(iter(self._addresses.values()))
         previous = self.last_decision if self.last_decision is not None else self._started
         counting_from = max(now - config.burst_window, previous)
         burst = [t for t in self._human_times if t > counting_from]
@@ -215,8 +236,10 @@ class Gate:
             and now - self.last_decision < config.min_gap
         ):
             return None
+        chosen = candidates[kind]
         self._pending.clear()
+        # The other askers still wait, each for their own decision.
+        if kind is TriggerKind.DIRECT_ADDRESS:
+            del self._addresses[fold(chosen.detail)]
         self.last_decision = now
-        return replace(
-            candidates[kind], coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind)
-        )
+        return replace(chosen, coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind))
