@@ -27,6 +27,14 @@ PHRASINGS = [
     ("I'll remember that, sam.", ("memory",)),
     ("Saved to memory: sam owes a lap.", ("memory",)),
     ("Lift raised and the bench light now blue.", ("lift_up", "light")),
+    # The bundled model's answers with no call at all (the demo check's trace, 0.6.0).
+    ("Alex: I'm raising the lift.", ("lift_up",)),
+    ("Alex: I'm lowering the lift.", ("lift_down",)),
+    ("Alex: I'm setting the bench light to blue.", ("light",)),
+    ("We're turning off the lights.", ("light",)),
+    ("I am starting the vacuum.", ("vacuum",)),
+    ("I'm not raising the lift.", ()),
+    ("I'm raising the stakes.", ()),
     # States, refusals, questions and plans for later claim nothing.
     ("The lift is up.", ()),
     ("The vacuum is running.", ()),

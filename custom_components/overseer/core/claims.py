@@ -21,7 +21,8 @@ from .text import SPEAKER_LABEL, fold
 # A state ("The lift is going up."), a deed of someone else ("Alex raised the lift") and thanks
 # ("Thanks for turning on the lights") are no claims.
 _LEAD = (
-    r"^(?:(?:i|i've|i have|i just|we|we've|just|now|okay|ok|sure|done|so|then|yes|alright|already|there)\s+)*"
+    r"^(?:(?:i|i've|i have|i'm|i am|i just|we|we've|we're|we are|just|now|okay|ok|sure|done|so|then|yes|"
+    r"alright|already|there)\s+)*"
 )
 _WILL = r"\b(?:i'll|i will|i'm going to|i am going to|i'm gonna|let me|let's|let us|watch me)\s+"
 _THE = r"(?:the |your |all |those |that |this )?"
