@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from homeassistant.core import HomeAssistant
 
@@ -22,12 +22,13 @@ from .core.context import (
     summarise,
 )
 from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Decision, backed, normalise
-from .core.gate import SOLICITED, Trigger, TriggerKind
+from .core.gate import SOLICITED, Deed, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.replies import Phrase, describe_actions
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
+from .core.tools import deed_text
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Caller, Executor
@@ -139,8 +140,11 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     )
     # Run first: whether an announced action was refused decides whether its line still fits.
     ran = await _async_execute(parts, cycle, decision)
+    # A line about what the question's earlier decision did is backed by that deed.
     cycle.decision = decision = backed(
-        decision, [record.tool for record in ran if record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN)]
+        decision,
+        [record.tool for record in ran if record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN)]
+        + [deed.tool for deed in cycle.trigger.acted],
     )
     finished = parts.now()
     cycle.stale_reason = _judge(parts, cycle, ran, before, finished)
@@ -204,20 +208,31 @@ def _judge(
 def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished: float) -> bool:
     """Someone asked: a line, or the asked-for action, answers; otherwise ask again, then fall back.
 
-    Returns whether a fallback line was posted.
+    An action that ran without a line is followed by one more decision for the line, so the asker
+    hears from the overseer, as from any Home Assistant agent after its tools ran; the room saw
+    the deed already, so that decision needs no answer of its own. Returns whether a fallback
+    line was posted.
     """
+    trigger = cycle.trigger
+    if trigger.acted:
+        return False
+    ran = [action for action in cycle.actions if action.ran]
     # A call that waits for a person answers too: the room was told it waits.
-    acted = any(action.ran or action.outcome is Outcome.AWAITING_APPROVAL for action in cycle.actions)
-    if posted or acted:
+    waiting = any(action.outcome is Outcome.AWAITING_APPROVAL for action in cycle.actions)
+    if posted or ran or waiting:
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
+        if not posted and ran:
+            parts.ask_again(
+                replace(trigger, acted=tuple(Deed(r.tool, deed_text(r.tool, r.arguments)) for r in ran))
+            )
         return False
-    if cycle.trigger.attempt < ASKS_PER_QUESTION - 1:
+    if trigger.attempt < ASKS_PER_QUESTION - 1:
         parts.metrics.record_address(finished, AddressOutcome.ASKED_AGAIN)
-        parts.ask_again(cycle.trigger)
+        parts.ask_again(trigger)
         return False
     parts.metrics.record_address(finished, AddressOutcome.FALLBACK)
-    _post(parts, parts.settings.fallback_line.replace(ASKER, cycle.trigger.detail or ""), cycle.decision_id)
+    _post(parts, parts.settings.fallback_line.replace(ASKER, trigger.detail or ""), cycle.decision_id)
     return True
 
 

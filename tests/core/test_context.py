@@ -10,12 +10,14 @@ from custom_components.overseer.core.context import (
     TranscriptBounds,
     build_messages,
     closing_cue,
+    describe_trigger,
     render_state_update,
     select_transcript,
     summarise,
 )
-from custom_components.overseer.core.gate import Gate, GateConfig, Trigger, TriggerKind
+from custom_components.overseer.core.gate import Deed, Gate, GateConfig, Trigger, TriggerKind
 from custom_components.overseer.core.policy import Ledger, Limits, availability
+from custom_components.overseer.core.tools import deed_text
 from custom_components.overseer.core.world import Entity, SiteMode
 
 from .worlds import demo_world
@@ -258,6 +260,27 @@ def test_the_cue_asks_what_addressed_the_overseer_not_the_askers_latest_line():
     gate.ask_again(trigger)
     again = gate.tick(40.0)
     assert again is not None and (again.attempt, again.question) == (1, trigger.question)
+
+
+def test_after_a_deed_the_cue_asks_for_a_line_about_it_and_new_words_ask_afresh():
+    gate = Gate(GateConfig(), now=0.0)
+    gate.observe_chat("alex", "overseer make the bench light blue", False, 1.0)
+    asked = gate.tick(1.0)
+    deed = Deed("ha_set_entity", deed_text("ha_set_entity", {"entity_id": "light.bench", "state": "blue"}))
+    gate.ask_again(replace(asked, acted=(deed,)))
+    follow_up = gate.tick(20.0)
+    assert describe_trigger(follow_up) == (
+        "direct_address from alex, done as asked: answer alex now in one chat line"
+    )
+    assert closing_cue(follow_up, [], "Overseer", True) == (
+        "alex: overseer make the bench light blue\nYou did what alex asked: set a room light "
+        "(light.bench, blue) ran. Tell alex in one new short line of your own."
+    )
+    # Asked something new before the line about the deed came, alex gets an answer to that.
+    gate.ask_again(replace(asked, acted=(deed,)))
+    gate.observe_chat("alex", "overseer, now the corner", False, 30.0)
+    fresh = gate.tick(30.0)
+    assert (fresh.question, fresh.attempt, fresh.acted) == ("overseer, now the corner", 0, ())
 
 
 def test_the_cue_quotes_like_the_transcript_and_never_passes_anyone_as_the_overseer():

@@ -2,7 +2,13 @@
 
 import pytest
 
-from custom_components.overseer.core.gate import MAX_WAITING_ASKERS, AddressMatcher, Gate, GateConfig, TriggerKind
+from custom_components.overseer.core.gate import (
+    MAX_WAITING_ASKERS,
+    AddressMatcher,
+    Gate,
+    GateConfig,
+    TriggerKind,
+)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +95,7 @@ def test_every_asker_waits_for_an_answer_of_their_own_in_the_order_they_asked():
     gate.ask_again(first)
     gate.observe_chat("Sam", "overseer, now!", bot=False, now=20)
     second = gate.tick(30)
-    assert (second.detail, second.question, second.attempt) == ("sam", "overseer, now!", 0)
+    assert (second.detail, second.question, second.attempt) == ("Sam", "overseer, now!", 0)
     third = gate.tick(60)
     assert (third.detail, third.question, third.attempt) == ("alex", "overseer, pick a side", 1)
     assert gate.tick(70) is None and not gate.addressed_pending

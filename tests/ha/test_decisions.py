@@ -493,6 +493,50 @@ async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, free
     assert build_status(entry.runtime_data)["metrics"]["unbacked_claims"] == 1
 
 
+async def test_an_action_without_a_line_is_followed_by_the_models_line_about_it(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model answers "raise the lift" with the call alone: the asker heard nothing.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.reply("Lift raised. Enjoy the view, alex.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert len(room["cover.open_cover"]) == 1 and bot_lines(chat) == []
+    await tick(hass, freezer)
+    follow_up = ollama_stub.requests[1]["messages"]
+    assert (
+        "trigger: direct_address from alex, done as asked: answer alex now in one chat line"
+        in (follow_up[1]["content"])
+    )
+    assert follow_up[-1]["content"].endswith(
+        "alex: overseer raise the lift\n"
+        "You did what alex asked: raise the lift ran. Tell alex in one new short line of your own."
+    )
+    # The line about the deed is backed by it; the lift is not raised twice.
+    assert [line["text"] for line in bot_lines(chat)] == ["Lift raised. Enjoy the view, alex."]
+    assert len(room["cover.open_cover"]) == 1
+    await tick(hass, freezer, seconds=10)
+    assert len(ollama_stub.requests) == 2  # answered: nothing more is asked
+    metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
+    assert metrics["addressed"] == {"acted": 1}
+
+
+async def test_silence_after_the_deed_is_no_miss(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="blue"))
+    ollama_stub.reply("SKIP")
+    say(hass, "alex", "overseer make the bench light blue")
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    assert "set a room light (light.bench, blue) ran" in ollama_stub.requests[1]["messages"][-1]["content"]
+    await tick(hass, freezer, seconds=10)
+    # The light answered alex: no fallback line, and the question is not asked a third time.
+    assert bot_lines(chat) == [] and len(ollama_stub.requests) == 2
+
+
 async def test_the_room_changing_topic_is_a_lively_moment_once(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     for line in RACE:

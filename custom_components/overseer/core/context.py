@@ -29,6 +29,8 @@ LOOKBACK = 1000
 CHARS_PER_TOKEN = 4
 # The question, said again at the end of the request: long enough to know what was asked.
 CUE_CHARS = 160
+# What one call that ran did, in the cue that asks for the line about it.
+DEED_CHARS = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +165,8 @@ def describe_trigger(trigger: Trigger) -> str:
     """The STATE_UPDATE's trigger line; a question asked again says plainly who is waiting."""
     if trigger.attempt and trigger.kind is TriggerKind.DIRECT_ADDRESS:
         asker = _label(trigger.detail) or "someone"
-        return f"{trigger.kind.value} from {asker}, asked again: answer {asker} now in one chat line"
+        again = "done as asked" if trigger.acted else "asked again"
+        return f"{trigger.kind.value} from {asker}, {again}: answer {asker} now in one chat line"
     return trigger.kind.value
 
 
@@ -264,7 +267,12 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         ),
         "",
     )
-    answer = f"Answer {who} now, in one new short line of your own{ask}."
+    if trigger.acted:
+        # What ran, said plainly: the line that follows the deed is the model's, not a receipt.
+        done = "; ".join(quote_chat(deed.words, DEED_CHARS) for deed in trigger.acted)
+        answer = f"You did what {who} asked: {done} ran. Tell {who} in one new short line of your own."
+    else:
+        answer = f"Answer {who} now, in one new short line of your own{ask}."
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
 
 

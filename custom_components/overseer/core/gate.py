@@ -67,6 +67,14 @@ class GateConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Deed:
+    """A call that ran for someone's question: the tool, and what it did in plain words."""
+
+    tool: str
+    words: str
+
+
+@dataclass(frozen=True, slots=True)
 class Trigger:
     """One decision's reason, with the reasons it absorbed."""
 
@@ -81,6 +89,8 @@ class Trigger:
     question: str = ""
     # The question came through Assist: an approval it leads to is Assist's.
     via_assist: bool = False
+    # What already ran for this question, without a line: the asker is told in the model's words.
+    acted: tuple[Deed, ...] = ()
 
 
 class AddressMatcher:
@@ -180,11 +190,12 @@ class Gate:
             if len(self._addresses) < MAX_WAITING_ASKERS:
                 self._addresses[asker] = replace(trigger, coalesced=())
             return
-        newer = trigger.since >= pending.since and trigger.question
+        # New words are a new question, asked afresh; a question put back is older than them.
+        newer = trigger if trigger.since >= pending.since and trigger.question else pending
         self._addresses[asker] = replace(
-            pending,
+            newer,
             since=min(pending.since, trigger.since),
-            question=trigger.question if newer else pending.question,
+            coalesced=(),
             via_assist=pending.via_assist or trigger.via_assist,
         )
 
@@ -194,7 +205,7 @@ class Gate:
             self._add(trigger)
 
     def ask_again(self, trigger: Trigger) -> None:
-        """The model answered a question with nothing usable: ask it once more, counted."""
+        """Ask the model once more, counted: it answered with nothing usable, or acted without a line."""
         if trigger.kind in SOLICITED:
             self._add(replace(trigger, attempt=trigger.attempt + 1))
 

@@ -557,6 +557,17 @@ def call_text(name: str, arguments: Mapping[str, Any]) -> str:
     return f"{name}({', '.join(f'{key}={value}' for key, value in arguments.items())})"
 
 
+def deed_text(name: str, arguments: Mapping[str, Any]) -> str:
+    """What a call did, in its title's words: "raise the lift", "set a room light (light.bench, blue)".
+
+    The tool's name is not said: a small model writes it back into its line.
+    """
+    spec = TOOLS.get(name)
+    title = spec.title.lower() if spec is not None and spec.title else name
+    values = ", ".join(str(value) for value in arguments.values())
+    return f"{title} ({values})" if values else title
+
+
 def tools_in(group: CooldownGroup) -> tuple[str, ...]:
     """The tools that share a group's cooldown, in registry order."""
     return tuple(spec.name for spec in TOOL_SPECS if spec.group is group)
