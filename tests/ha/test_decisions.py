@@ -475,6 +475,24 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. The bench stays white."
 
 
+async def test_a_copy_of_any_line_it_can_read_is_no_new_line(hass, freezer, ollama_stub, room):
+    # The bundled model answered "rate that last lap" with its line to another question, three
+    # lines back: beyond the last two it said, still in the transcript it read.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    said = ["Alex: the lift stays where it is.", "Sam: rover 2 is a menace.", "Kim: the crowd is restless."]
+    for number, line in enumerate(said):
+        ollama_stub.reply(line)
+        say(hass, "alex", f"overseer, question {number}")
+        await tick(hass, freezer)
+    ollama_stub.reply("Overseer: Alex: the lift stays where it is.")
+    say(hass, "alex", "hey overseer, rate that last lap")
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == said
+    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
+    assert "repeat_dropped" in status["decision"]["notes"]
+
+
 async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, freezer, ollama_stub, room):
     # The bundled model answered "overseer raise the lift" with "Lift raised." and no call.
     await setup_overseer(hass, ollama_stub)
