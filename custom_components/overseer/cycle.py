@@ -140,6 +140,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         vocabulary=vocabulary(world, settings.limits, include_missing=True),
         recent_bot_lines=recent_bot,
         rules=settings.rules,
+        question=cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
     )
     # Run first: whether an announced action was refused decides whether its line still fits.
     ran = await _async_execute(parts, cycle, decision)

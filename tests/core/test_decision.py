@@ -5,12 +5,14 @@ Most cases go in through the providers' wire reader, as a real reply does.
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from custom_components.overseer.core.decision import (
     NOTE_CHAT_CUT,
     NOTE_JSON_TEXT_DROPPED,
+    NOTE_QUESTION_SAID_BACK,
     NOTE_REPEAT_DROPPED,
     DecisionRules,
     Mode,
@@ -319,6 +321,37 @@ def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
     assert decision.mode is Mode.SKIP and NOTE_REPEAT_DROPPED in decision.notes
     fresh = decide("The dock is hungry tonight.", recent=recent)
     assert fresh.mode is Mode.CHAT
+    # Said to someone else, the same words are the same line (the demo check's "Kim: Lower the
+    # lift." after "Alex: Lower the lift.").
+    again = decide("Overseer: Kim: the score is 100.", recent=["Alex: The score is 100."])
+    assert again.mode is Mode.SKIP and NOTE_REPEAT_DROPPED in again.notes
+
+
+@pytest.mark.parametrize(
+    ("line", "question", "said_back"),
+    [
+        # The bundled model's echoes in the demo check.
+        ("Overseer: Alex: Pick a side.", "overseer, pick a side", True),
+        ("Alex: Lower the lift.", "overseer lower the lift please", True),
+        ("Overseer, raise the lift!", "overseer raise the lift", True),
+        # Answers that share the question's words, and a line with nobody asking.
+        ("Pick a side? I pick chaos.", "overseer, pick a side", False),
+        ("The lift stays down, alex.", "overseer lower the lift please", False),
+        ("Pick a side.", "", False),
+    ],
+)
+def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, said_back):
+    decision = normalise(
+        typed_reply(line, None),
+        name="Overseer",
+        known_tools=configured_tools(WORLD),
+        vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
+        recent_bot_lines=(),
+        rules=DecisionRules(),
+        question=question,
+    )
+    assert (NOTE_QUESTION_SAID_BACK in decision.notes) is said_back
+    assert (decision.chat is None) is said_back
 
 
 def test_conversation_agent_json_replies():

@@ -33,7 +33,7 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.overseer.const import Phase
 from custom_components.overseer.core.context import closing_cue
-from custom_components.overseer.core.gate import Trigger, TriggerKind
+from custom_components.overseer.core.gate import Deed, Trigger, TriggerKind
 from custom_components.overseer.cycle import Cycle
 from devtools.bundled_model import server_counters
 
@@ -63,7 +63,11 @@ ASKED_FOR = {
     "overseer lower the lift please": "lift_down",
     "overseer turn the corner light off": "ha_set_entity",
 }
+# Who asks them (the crowd addresses the overseer too, and is answered in decisions of its own).
+ASKER = "alex"
 QUESTION_EVERY = 30.0
+# And never before they read the answer: time enough for the line that follows an action.
+READ_ANSWER = 10.0
 # The overseer always answers whoever addresses it (the fallback line after a second try): a
 # question still waiting after this long of simulated time is a hang, not a slow model.
 NEVER_ANSWERED = 600.0
@@ -110,9 +114,16 @@ def words(text: str) -> list[str]:
 def prompt_runs() -> set[tuple[str, ...]]:
     """Every run of ECHO_WORDS words in the system prompt and the closing cues: a line holding one
     repeats the prompt."""
+    after_a_deed = Trigger(
+        TriggerKind.DIRECT_ADDRESS, 0.0, "alex", acted=(Deed("lift_up", "raise the lift"),)
+    )
     cues = [
-        closing_cue(Trigger(kind, 0.0, "alex"), [], NAME, can_act=True) or ""
-        for kind in (TriggerKind.DIRECT_ADDRESS, TriggerKind.CHAT_BURST)
+        closing_cue(trigger, [], NAME, can_act=True) or ""
+        for trigger in (
+            Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, "alex"),
+            Trigger(TriggerKind.CHAT_BURST, 0.0, "alex"),
+            after_a_deed,
+        )
     ]
     runs: set[tuple[str, ...]] = set()
     for text in [(REPO / "custom_components/overseer/prompts/system.md").read_text(), *cues]:
@@ -175,8 +186,8 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     clock = 0.0
     lines: list[Line] = []
     decisions: dict[str, dict] = {}
-    # When each decision's first call executed, and every tool it ran.
-    executed: dict[str, tuple[float, list[str]]] = {}
+    # The tools each decision ran.
+    executed: dict[str, list[str]] = {}
     calls: list[tuple[str, str | None]] = []
 
     @callback
@@ -187,16 +198,22 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     entry = hass.config_entries.async_entries("overseer")[0]
     traces: list[dict] = []
 
+    # The question each decision answering someone answered, by asker and words (the crowd
+    # addresses the overseer too; a question put back or followed up is answered again).
+    questions: dict[str, tuple[str, str]] = {}
+
     @callback
     def decided(event: Event) -> None:
         decisions[event.data["decision_id"]] = dict(event.data)
-        traces.append(trace(entry.runtime_data.coordinator.last, clock))
+        traces.append(decision := trace(entry.runtime_data.coordinator.last, clock))
+        if decision.get("trigger") == "direct_address":
+            questions[decision["decision_id"]] = (decision["asker"], decision["question"])
 
     @callback
     def acted(event: Event) -> None:
         calls.append((event.data["outcome"], event.data.get("reason")))
         if event.data["outcome"] == "executed":
-            executed.setdefault(event.data["decision_id"], (clock, []))[1].append(event.data["tool"])
+            executed.setdefault(event.data["decision_id"], []).append(event.data["tool"])
 
     hass.bus.async_listen("overseer_chat_message", heard)
     hass.bus.async_listen("overseer_decision", decided)
@@ -207,22 +224,25 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
 
     asked: list[float] = []
 
-    def answered_since(at: float) -> bool:
-        """A decision for a direct address has posted a line or run an action since `at`.
+    def answers(question: str) -> tuple[list[str], list[str]]:
+        """The lines posted and the tools run by the decisions answering alex's question.
 
-        Only such decisions count: a line the crowd prompted is no answer, and a person who asked
-        on after it would have their two questions answered as one (the gate answers whoever asks
-        again while waiting on their newest words).
+        Only those count: a line the crowd prompted, or an answer to a crowd member, is no answer
+        to alex.
         """
-        return any(
-            line.at >= at and line.bot and line.user == NAME and addressed(line.decision_id) for line in lines
-        ) or any(ran_at >= at and addressed(decision_id) for decision_id, (ran_at, _) in executed.items())
+        ids = {decision_id for decision_id, asked in questions.items() if asked == (ASKER, question)}
+        said = [line.text for line in lines if line.bot and line.user == NAME and line.decision_id in ids]
+        return said, [tool for decision_id in ids for tool in executed.get(decision_id, [])]
 
-    def addressed(decision_id: str | None) -> bool:
-        return decisions.get(decision_id or "", {}).get("trigger") == "direct_address"
+    def answered(question: str) -> bool:
+        said, ran = answers(question)
+        return bool(said or ran)
+
+    # When each question was first answered.
+    answered_at: dict[str, float] = {}
 
     def next_question_due() -> bool:
-        """A person asks again half a minute after their last question, once it was answered.
+        """A person asks again half a minute after their last question, once they read its answer.
 
         A 1.5B model takes 10-30 s an answer, twice that when it is asked again.
         """
@@ -230,7 +250,12 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             return False
         if not asked:
             return clock >= FIRST_QUESTION
-        return clock >= asked[-1] + QUESTION_EVERY and answered_since(asked[-1])
+        last = QUESTIONS[len(asked) - 1]
+        if last not in answered_at and answered(last):
+            answered_at[last] = clock
+        return last in answered_at and clock >= max(
+            asked[-1] + QUESTION_EVERY, answered_at[last] + READ_ANSWER
+        )
 
     end = None
     try:
@@ -238,11 +263,11 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             end is None
             or clock < end
             or phase() not in (Phase.IDLE, Phase.POSTED)
-            or not answered_since(asked[-1])
+            or not answered(QUESTIONS[-1])
         ):
             if next_question_due():
                 hass.bus.async_fire(
-                    "overseer_chat_message", {"user": "alex", "text": QUESTIONS[len(asked)], "bot": False}
+                    "overseer_chat_message", {"user": ASKER, "text": QUESTIONS[len(asked)], "bot": False}
                 )
                 asked.append(clock)
                 if len(asked) == len(QUESTIONS):
@@ -259,7 +284,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             async_fire_time_changed(hass)
             settling = end is None or clock < end + NEVER_ANSWERED
             assert settling, "the room never settled after the last question"
-            assert not asked or answered_since(asked[-1]) or clock < asked[-1] + NEVER_ANSWERED, (
+            assert not asked or answered(QUESTIONS[len(asked) - 1]) or clock < asked[-1] + NEVER_ANSWERED, (
                 f"never answered: {QUESTIONS[len(asked) - 1]!r}"
             )
     finally:
@@ -268,38 +293,26 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         TRACE.write_text("".join(json.dumps(item) + "\n" for item in traces))
 
     own = [line for line in lines if line.bot and line.user == NAME]
-    # Each decision for a direct address that answered (a line, or the asked-for action), once,
-    # in order; each question takes the first answer not yet taken that came after it.
+    # Each question is answered by its own line (also one that followed the asked-for action),
+    # else by the action it asked for.
     fallback, echoes = fallback_pattern(), prompt_runs()
-    answers: dict[str, tuple[float, str, list[str]]] = {}
-    for line in own:
-        if addressed(line.decision_id):
-            tools = executed.get(line.decision_id or "", (0.0, []))[1]
-            answers.setdefault(line.decision_id, (line.at, line.text, tools))
-    for decision_id, (at, tools) in executed.items():
-        if addressed(decision_id):
-            answers.setdefault(decision_id, (at, "", tools))
-    pending = sorted(answers.values())
     unanswered, by_model, by_action, echoed = [], 0, 0, []
-    for question, at in zip(QUESTIONS, asked, strict=True):
-        taken = next((answer for answer in pending if answer[0] >= at), None)
-        if taken is None:
+    for question in QUESTIONS:
+        said, ran = answers(question)
+        if not said and not ran:
             unanswered.append(question)
             continue
-        pending.remove(taken)
-        _, text, tools = taken
-        said_back = bool(text) and own_words(text, fallback, echoes) and repeats_question(text, question)
-        if said_back:
-            echoed.append(text)
-        if text and own_words(text, fallback, echoes) and not said_back:
+        own_lines = [text for text in said if own_words(text, fallback, echoes)]
+        echoed += [text for text in own_lines if repeats_question(text, question)]
+        if any(not repeats_question(text, question) for text in own_lines):
             by_model += 1
-        elif ASKED_FOR.get(question) in tools:
+        elif ASKED_FOR.get(question) in ran:
             by_action += 1
 
     unprompted = [
         line.text
         for line in own
-        if not addressed(line.decision_id) and own_words(line.text, fallback, echoes)
+        if line.decision_id not in questions and own_words(line.text, fallback, echoes)
     ]
     not_own = [line.text[:60] for line in own if not own_words(line.text, fallback, echoes)]
     malformed = sum(reason in MALFORMED for _, reason in calls)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .text import SPEAKER_LABEL, fold
+from .text import fold, without_addressee
 
 # A clause claims an action in three shapes, each for the overseer alone: a headline with no
 # verb to be ("Lift raised.", "Bench light now blue"), a deed with no other subject ("Raising the
@@ -102,15 +102,13 @@ _NEGATION = re.compile(
 )
 # Sentences, and the parts a comma or a conjunction joins: "No problem, raising the lift!"
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,\s*|\s+(?:and|but|though|although|unless|so)\s+")
-# Whom a clause is for: "alex: lift lowered".
-_ADDRESSEE = re.compile(rf"^{SPEAKER_LABEL}\s*")
 
 
 def claimed_actions(line: str) -> tuple[str, ...]:
     """The kinds of action the line claims the overseer did, is doing or will do now."""
     claimed: list[str] = []
     for part in _CLAUSES.split(fold(line).replace("\u2019", "'")):
-        clause = _ADDRESSEE.sub("", part.strip()).strip("\"'\u201c\u201d").rstrip(".!… ")
+        clause = without_addressee(part.strip()).strip("\"'\u201c\u201d").rstrip(".!… ")
         if not clause or clause.endswith("?"):
             continue
         for kind in CLAIM_KINDS:

@@ -12,7 +12,7 @@ from typing import Any
 
 from .claims import unbacked_claims
 from .reply import ModelReply
-from .text import SPEAKER_LABEL, fold, one_line, without_thinking
+from .text import SPEAKER_LABEL, fold, one_line, without_addressee, without_thinking
 from .tools import TOOLS, ArgumentError, Refusal, Vocabulary
 
 RAW_TEXT_CHARS = 20000
@@ -26,6 +26,7 @@ NOTE_CHAT_SALVAGED = "chat_salvaged"
 NOTE_TOOL_TEXT_DROPPED = "tool_text_dropped"
 NOTE_STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
 NOTE_UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
+NOTE_QUESTION_SAID_BACK = "question_said_back"
 
 # A call's JSON or tag left in a line (cut off, or named inside a sentence): never posted.
 _CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
@@ -51,6 +52,7 @@ _STOCK_REFUSAL = re.compile(
     r"(?:right now|at the moment|at this time))[.!]?(?:\s+please try again later[.!]?)?",
     re.IGNORECASE,
 )
+_WORDS = re.compile(r"[\w']+")
 _SKIP_WORDS = frozenset(
     {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
 )
@@ -111,8 +113,12 @@ def normalise(
     vocabulary: Vocabulary,
     recent_bot_lines: Iterable[str],
     rules: DecisionRules,
+    question: str = "",
 ) -> Decision:
-    """Turn a typed model reply into a Decision; never raises, whatever the reply holds."""
+    """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
+
+    question: the words that addressed the overseer, if someone did.
+    """
     known = frozenset(known_tools)
     notes: list[str] = [NOTE_CALLS_IGNORED] if reply.calls_cut else []
     intents: list[Intent] = []
@@ -158,6 +164,9 @@ def normalise(
             notes.append(NOTE_CHAT_SALVAGED)
     if chat is not None and _is_repeat(chat, recent_bot_lines, rules.repeat_threshold):
         notes.append(NOTE_REPEAT_DROPPED)
+        chat = None
+    if chat is not None and _says_back(chat, question):
+        notes.append(NOTE_QUESTION_SAID_BACK)
         chat = None
     if intents:
         mode = Mode.ACTION_CHAT if chat else Mode.ACTION
@@ -263,11 +272,17 @@ def _cut_at_word(line: str, limit: int) -> str:
     return head.rstrip(" ,;:-") + "…"
 
 
+def _says_back(line: str, question: str) -> bool:
+    """The line only says the question again: "alex: Pick a side." to "overseer, pick a side"."""
+    said = set(_WORDS.findall(fold(without_addressee(line))))
+    return bool(said) and said <= set(_WORDS.findall(fold(question)))
+
+
 def _is_repeat(line: str, recent: Iterable[str], threshold: float) -> bool:
-    """Too close to something the overseer said recently."""
-    folded = fold(line)
+    """Too close to something the overseer said recently, to whomever it was said."""
+    folded = fold(without_addressee(line))
     for previous in recent:
-        other = fold(previous)
+        other = fold(without_addressee(previous))
         if not other:
             continue
         if folded == other or SequenceMatcher(None, folded, other).ratio() >= threshold:

@@ -29,6 +29,7 @@ _TEMPLATE_MARKERS = re.compile(
 _WHITESPACE = re.compile(r"\s+")
 # One word and a colon, as a transcript labels whom a line is from or for ("alex:").
 SPEAKER_LABEL = r"[^\s:{}]{1,32}:"
+_ADDRESSEE = re.compile(rf"^{SPEAKER_LABEL}\s*")
 # Braces become their full-width forms so pasted tool-call JSON can no longer parse
 # as JSON anywhere downstream, while a reader (or a model) still sees the braces.
 _BRACES = str.maketrans({"{": "｛", "}": "｝"})
@@ -127,3 +128,8 @@ def stored_time(value: Any) -> float:
     if not math.isfinite(number) or not 0 <= number <= LATEST_TS:
         raise ValueError(f"not a timestamp: {value!r}")
     return number
+
+
+def without_addressee(line: str) -> str:
+    """The line without whom it is for: "alex: lift lowered" reads "lift lowered"."""
+    return _ADDRESSEE.sub("", line, count=1)
