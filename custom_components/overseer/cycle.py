@@ -40,6 +40,8 @@ from .settings import Settings
 ASKS_PER_QUESTION = 2
 # Where the fallback line names who asked.
 ASKER = "[user]"
+# The overseer's own last lines a new line must not repeat.
+REPEATS_LOOKED_AT = 6
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -103,7 +105,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.state_update = render_state_update(
         world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )
-    window = lines = select_transcript(transcript, started, settings.bounds)
+    lines = select_transcript(transcript, started, settings.bounds)
     if cycle.trigger.attempt:
         # Asked again, the first answer was unusable, most often a copy of an earlier line: a small
         # model copies what its context holds, so this time it reads only the people.
@@ -129,10 +131,10 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         fire_chat_typing(parts.hass, room=settings.room, user=settings.name, typing=False)
     cycle.reply = reply
     parts.model_answered()
-    # A copy of any line of its own in the window (a small model copies one from far back as
-    # readily as the last), or of its last lines, is no new line.
-    last_said = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
-    recent_bot = [line.text for line in window if line.own] + last_said
+    # A copy of one of its last few lines is no new line, though the model read only the last two.
+    recent_bot = [line.text for line in transcript if line.own][
+        -max(settings.bounds.bot_messages, REPEATS_LOOKED_AT) :
+    ]
     cycle.decision = decision = normalise(
         reply,
         name=settings.name,

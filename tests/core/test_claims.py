@@ -35,6 +35,9 @@ PHRASINGS = [
     ("I am starting the vacuum.", ("vacuum",)),
     ("I'm not raising the lift.", ()),
     ("I'm raising the stakes.", ()),
+    ("The lift was lowered.", ("lift_down",)),
+    ("The lift has been raised.", ("lift_up",)),
+    ("The lift was lowered by Sam.", ()),
     # States, refusals, questions and plans for later claim nothing.
     ("The lift is up.", ()),
     ("The vacuum is running.", ()),

@@ -158,6 +158,20 @@ def test_last_bot_lines_are_kept_even_when_old():
     assert chosen[-1].text == "m39"
 
 
+def test_of_its_own_lines_the_window_holds_only_the_last_bot_messages():
+    # The demo check's room: the overseer answered every few lines; the model read all of its
+    # answers and gave one question another's.
+    lines = []
+    for i in range(8):
+        lines += [
+            ChatLine("alex", f"q{i}", False, 10.0 * i),
+            ChatLine("Overseer", f"a{i}", True, 10.0 * i + 5, True),
+        ]
+    chosen = select_transcript(lines, now=80.0, bounds=TranscriptBounds(turns=30, bot_messages=2))
+    assert [line.text for line in chosen if line.own] == ["a6", "a7"]
+    assert [line.text for line in chosen if not line.own] == [f"q{i}" for i in range(8)]
+
+
 def last(items, count):
     return items[max(len(items) - count, 0) :]
 
@@ -190,7 +204,7 @@ def test_transcript_never_exceeds_its_bounds_and_keeps_its_minimums(
     kept_bots = last([line for line in lines if line.own], bots)
     assert all(line in chosen for line in kept_humans + kept_bots)
     extra = [line for line in chosen if line not in kept_humans and line not in kept_bots]
-    assert all(line.ts >= now - minutes * 60 for line in extra)
+    assert all(line.ts >= now - minutes * 60 and not line.own for line in extra)
     assert chosen == sorted(chosen, key=lambda line: lines.index(line))
 
 

@@ -475,9 +475,9 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. The bench stays white."
 
 
-async def test_a_copy_of_any_line_it_can_read_is_no_new_line(hass, freezer, ollama_stub, room):
+async def test_a_copy_of_one_of_its_last_lines_is_no_new_line(hass, freezer, ollama_stub, room):
     # The bundled model answered "rate that last lap" with its line to another question, three
-    # lines back: beyond the last two it said, still in the transcript it read.
+    # lines back: beyond the last two it said.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     said = ["Alex: the lift stays where it is.", "Sam: rover 2 is a menace.", "Kim: the crowd is restless."]

@@ -63,8 +63,9 @@ ASKED_FOR = {
     "overseer lower the lift please": "lift_down",
     "overseer turn the corner light off": "ha_set_entity",
 }
-# Who asks them (the crowd addresses the overseer too, and is answered in decisions of its own).
-ASKER = "alex"
+# Who asks them: a newcomer, not one of the demo's crowd (alex, sam, jo, kim), who address the
+# overseer too and are answered in decisions of their own.
+ASKER = "robin"
 QUESTION_EVERY = 30.0
 # And never before they read the answer: time enough for the line that follows an action.
 READ_ANSWER = 10.0
@@ -114,14 +115,12 @@ def words(text: str) -> list[str]:
 def prompt_runs() -> set[tuple[str, ...]]:
     """Every run of ECHO_WORDS words in the system prompt and the closing cues: a line holding one
     repeats the prompt."""
-    after_a_deed = Trigger(
-        TriggerKind.DIRECT_ADDRESS, 0.0, "alex", acted=(Deed("lift_up", "raise the lift"),)
-    )
+    after_a_deed = Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER, acted=(Deed("lift_up", "raise the lift"),))
     cues = [
         closing_cue(trigger, [], NAME, can_act=True) or ""
         for trigger in (
-            Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, "alex"),
-            Trigger(TriggerKind.CHAT_BURST, 0.0, "alex"),
+            Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER),
+            Trigger(TriggerKind.CHAT_BURST, 0.0, ASKER),
             after_a_deed,
         )
     ]
@@ -225,10 +224,9 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     asked: list[float] = []
 
     def answers(question: str) -> tuple[list[str], list[str]]:
-        """The lines posted and the tools run by the decisions answering alex's question.
+        """The lines posted and the tools run by the decisions answering the asker's question.
 
-        Only those count: a line the crowd prompted, or an answer to a crowd member, is no answer
-        to alex.
+        Only those count: a line the crowd prompted, or an answer to a crowd member, is no answer.
         """
         ids = {decision_id for decision_id, asked in questions.items() if asked == (ASKER, question)}
         said = [line.text for line in lines if line.bot and line.user == NAME and line.decision_id in ids]

@@ -32,6 +32,8 @@ _VACUUM = rf"{_THE}(?:vacuum|neato)"
 _PART = r"(?:on |off |up |down )?"
 _COLOURS = "red|orange|yellow|green|cyan|blue|purple|pink|white|magenta|violet|teal|amber|gold"
 _HUE = r"(?:on|off|out|dark|dimmed|now \w+|set to \w+|turned \w+|switched \w+|changed to \w+)"
+# "The lift was lowered.": a deed said without its doer, in reply to whoever asked for it.
+_DONE = r"(?:(?:was|has been|got) )?(?:now |just )?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +53,7 @@ CLAIM_KINDS = (
     _kind(
         "lift_up",
         ("lift_up",),
-        rf"^{_LIFT}(?:'s)? (?:now |just )?(?:raised|going up|rising|coming up|on its way up|up)$",
+        rf"^{_LIFT}(?:'s)? {_DONE}(?:raised|going up|rising|coming up|on its way up|up)$",
         rf"{_LEAD}(?:raised|raising|lifted|lifting|sent up|sending up|brought up|bringing up) {_LIFT}\b",
         rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} up\b",
         rf"{_WILL}(?:raise|lift|send up|bring up) {_LIFT}\b",
@@ -61,7 +63,7 @@ CLAIM_KINDS = (
     _kind(
         "lift_down",
         ("lift_down",),
-        rf"^{_LIFT}(?:'s)? (?:now |just )?(?:lowered|going down|coming down|dropping|on its way down|down)$",
+        rf"^{_LIFT}(?:'s)? {_DONE}(?:lowered|going down|coming down|dropping|on its way down|down)$",
         rf"{_LEAD}(?:lowered|lowering|dropped|dropping|brought down|bringing down) {_LIFT}\b",
         rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} down\b",
         rf"{_WILL}(?:lower|drop|bring down) {_LIFT}\b",

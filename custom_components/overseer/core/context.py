@@ -58,8 +58,10 @@ def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptB
     """The bounded window, oldest first.
 
     Holds the recent lines inside transcript_turns and transcript_minutes, plus, whatever
-    their age, the last min_human human lines and the overseer's own last bot_messages
-    lines. The result never has more than max(turns, min_human + bot_messages) lines.
+    their age, the last min_human human lines; of the overseer's own lines, its last
+    bot_messages only (the seed's "last 1-2 bot messages"): a small model copies whatever line
+    of its own it reads, and with every one in the window it answered one question with its
+    answer to another. The result never has more than max(turns, min_human + bot_messages) lines.
     """
     recent = list(islice(reversed(lines), LOOKBACK))  # newest first
     required: set[int] = set()
@@ -79,7 +81,7 @@ def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptB
     for index, line in enumerate(recent):
         if room == 0 or line.ts < cutoff:
             break
-        if index not in chosen:
+        if index not in chosen and not line.own:
             chosen.add(index)
             room -= 1
     return [recent[index] for index in sorted(chosen, reverse=True)]
