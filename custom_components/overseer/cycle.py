@@ -131,16 +131,18 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         fire_chat_typing(parts.hass, room=settings.room, user=settings.name, typing=False)
     cycle.reply = reply
     parts.model_answered()
-    # A copy of one of its last few lines is no new line, though the model read only the last two.
-    recent_bot = [line.text for line in transcript if line.own][
+    # A copy of one of its last few lines is no new line, though the model read only the last
+    # two; nor is a copy of someone's line it read.
+    said = [line.text for line in transcript if line.own][
         -max(settings.bounds.bot_messages, REPEATS_LOOKED_AT) :
     ]
+    recent = said + [line.text for line in lines if not line.own]
     cycle.decision = decision = normalise(
         reply,
         name=settings.name,
         known_tools=configured_tools(world) if control else (),
         vocabulary=vocabulary(world, settings.limits, include_missing=True),
-        recent_bot_lines=recent_bot,
+        recent_lines=recent,
         rules=settings.rules,
         question=cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
     )

@@ -38,6 +38,7 @@ PHRASINGS = [
     ("The lift was lowered.", ("lift_down",)),
     ("The lift has been raised.", ("lift_up",)),
     ("The lift was lowered by Sam.", ()),
+    ("I'll call the lift up.", ("lift_up",)),
     # States, refusals, questions and plans for later claim nothing.
     ("The lift is up.", ()),
     ("The vacuum is running.", ()),

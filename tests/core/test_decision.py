@@ -37,7 +37,7 @@ def normalise_reply(reply, recent=(), **rules):
         name="Overseer",
         known_tools=configured_tools(WORLD),
         vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-        recent_bot_lines=recent,
+        recent_lines=recent,
         rules=DecisionRules(**rules),
     )
 
@@ -325,6 +325,9 @@ def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
     # lift." after "Alex: Lower the lift.").
     again = decide("Overseer: Kim: the score is 100.", recent=["Alex: The score is 100."])
     assert again.mode is Mode.SKIP and NOTE_REPEAT_DROPPED in again.notes
+    # Someone's line said back with their name, as the bundled model did to a rover docking.
+    parrot = decide("Overseer: alex: go go go", recent=["go go go"])
+    assert parrot.mode is Mode.SKIP and NOTE_REPEAT_DROPPED in parrot.notes
 
 
 @pytest.mark.parametrize(
@@ -346,7 +349,7 @@ def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, sa
         name="Overseer",
         known_tools=configured_tools(WORLD),
         vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-        recent_bot_lines=(),
+        recent_lines=(),
         rules=DecisionRules(),
         question=question,
     )

@@ -489,8 +489,16 @@ async def test_a_copy_of_one_of_its_last_lines_is_no_new_line(hass, freezer, oll
     say(hass, "alex", "hey overseer, rate that last lap")
     await tick(hass, freezer)
     assert [line["text"] for line in bot_lines(chat)] == said
-    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
-    assert "repeat_dropped" in status["decision"]["notes"]
+    entry = hass.config_entries.async_get_entry("room1")
+    assert "repeat_dropped" in build_status(entry.runtime_data)["decision"]["notes"]
+    # Nor is someone's line said back with their name.
+    await tick(hass, freezer)  # the question asked again (the stub's default answer)
+    say(hass, "jo", "go go go")
+    ollama_stub.reply("Overseer: jo: go go go")
+    say(hass, "alex", "overseer, anything?")
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)][-1] != "jo: go go go"
+    assert "repeat_dropped" in build_status(entry.runtime_data)["decision"]["notes"]
 
 
 async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, freezer, ollama_stub, room):

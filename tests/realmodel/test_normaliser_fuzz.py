@@ -442,7 +442,7 @@ async def test_real_model_outputs_never_crash_or_stall_the_normaliser(hass, mode
                 name=NAME,
                 known_tools=known,
                 vocabulary=vocabulary(world, limits, include_missing=True),
-                recent_bot_lines=own_lines,
+                recent_lines=own_lines,
                 rules=RULES,
             )
         except Exception as err:  # a crash is what this test looks for
@@ -491,7 +491,7 @@ def decide(message: dict[str, Any], own_lines: list[str]) -> tuple[Decision, fro
     words = vocabulary(world, limits, include_missing=True)
     reply = typed_reply(message.get("content"), calls)
     decision = normalise(
-        reply, name=NAME, known_tools=known, vocabulary=words, recent_bot_lines=own_lines, rules=RULES
+        reply, name=NAME, known_tools=known, vocabulary=words, recent_lines=own_lines, rules=RULES
     )
     return decision, known, dict(words.entities)
 

@@ -57,7 +57,7 @@ CLAIM_KINDS = (
         rf"{_LEAD}(?:raised|raising|lifted|lifting|sent up|sending up|brought up|bringing up) {_LIFT}\b",
         rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} up\b",
         rf"{_WILL}(?:raise|lift|send up|bring up) {_LIFT}\b",
-        rf"{_WILL}(?:send|bring) {_LIFT} up\b",
+        rf"{_WILL}(?:send|bring|call) {_LIFT} up\b",
         r"^up (?:it goes|goes the lift)\b",
     ),
     _kind(

@@ -111,13 +111,15 @@ def normalise(
     name: str,
     known_tools: Iterable[str],
     vocabulary: Vocabulary,
-    recent_bot_lines: Iterable[str],
+    recent_lines: Iterable[str],
     rules: DecisionRules,
     question: str = "",
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
-    question: the words that addressed the overseer, if someone did.
+    recent_lines: the overseer's last lines and the chat it read: a line too close to one of
+    them is a copy ("alex: go go go" after alex said it). question: the words that addressed
+    the overseer, if someone did.
     """
     known = frozenset(known_tools)
     notes: list[str] = [NOTE_CALLS_IGNORED] if reply.calls_cut else []
@@ -162,7 +164,7 @@ def normalise(
         chat = _chat_line(near_miss, name, rules, notes)
         if chat is not None:
             notes.append(NOTE_CHAT_SALVAGED)
-    if chat is not None and _is_repeat(chat, recent_bot_lines, rules.repeat_threshold):
+    if chat is not None and _is_repeat(chat, recent_lines, rules.repeat_threshold):
         notes.append(NOTE_REPEAT_DROPPED)
         chat = None
     if chat is not None and _says_back(chat, question):
@@ -279,7 +281,7 @@ def _says_back(line: str, question: str) -> bool:
 
 
 def _is_repeat(line: str, recent: Iterable[str], threshold: float) -> bool:
-    """Too close to something the overseer said recently, to whomever it was said."""
+    """Too close to a recent line, to whomever it was said."""
     folded = fold(without_addressee(line))
     for previous in recent:
         other = fold(without_addressee(previous))
