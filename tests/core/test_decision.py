@@ -341,6 +341,9 @@ def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
         ("Pick a side? I pick chaos.", "overseer, pick a side", False),
         ("The lift stays down, alex.", "overseer lower the lift please", False),
         ("Pick a side.", "", False),
+        # The same words in another order answer a yes-or-no question.
+        ("The vacuum is running.", "overseer is the vacuum running?", False),
+        ("Is the vacuum running?", "overseer is the vacuum running?", True),
     ],
 )
 def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, said_back):

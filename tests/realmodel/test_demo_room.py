@@ -67,8 +67,10 @@ ASKED_FOR = {
 # overseer too and are answered in decisions of their own.
 ASKER = "robin"
 QUESTION_EVERY = 30.0
-# And never before they read the answer: time enough for the line that follows an action.
+# And never before they read the answer, or, answered by an action alone, before the line that
+# follows it had its time.
 READ_ANSWER = 10.0
+LINE_AFTER_ACTION = 60.0
 # The overseer always answers whoever addresses it (the fallback line after a second try): a
 # question still waiting after this long of simulated time is a hang, not a slow model.
 NEVER_ANSWERED = 600.0
@@ -142,11 +144,13 @@ def own_words(text: str, fallback: re.Pattern[str], echoes: set[tuple[str, ...]]
 
 
 def repeats_question(text: str, question: str) -> bool:
-    """The line only says the question back ("Alex: Who is winning?"), perhaps to whoever asked."""
+    """The line only says the question back ("Alex: Who is winning?"), perhaps to whoever asked:
+    its words in the question's order ("The vacuum is running." answers "is the vacuum running?")."""
     said = words(text)
     if said and text.partition(":")[1] and " " not in text.partition(":")[0].strip():
         said = words(text.partition(":")[2])  # the addressee's label is no word of the answer
-    return bool(said) and set(said) <= set(words(question))
+    asked = iter(words(question))
+    return bool(said) and all(word in asked for word in said)
 
 
 def fallback_pattern() -> re.Pattern[str]:
@@ -236,24 +240,31 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         said, ran = answers(question)
         return bool(said or ran)
 
-    # When each question was first answered.
+    # When each question was first answered, and first answered in a line.
     answered_at: dict[str, float] = {}
+    spoken_at: dict[str, float] = {}
 
     def next_question_due() -> bool:
         """A person asks again half a minute after their last question, once they read its answer.
 
-        A 1.5B model takes 10-30 s an answer, twice that when it is asked again.
+        A 1.5B model takes 10-30 s an answer, twice that when it is asked again. Answered by an
+        action alone, they wait a while for the line that follows it before asking on (new words
+        would take its place).
         """
         if len(asked) == len(QUESTIONS):
             return False
         if not asked:
             return clock >= FIRST_QUESTION
         last = QUESTIONS[len(asked) - 1]
-        if last not in answered_at and answered(last):
+        said, ran = answers(last)
+        if last not in answered_at and (said or ran):
             answered_at[last] = clock
-        return last in answered_at and clock >= max(
-            asked[-1] + QUESTION_EVERY, answered_at[last] + READ_ANSWER
-        )
+        if last not in spoken_at and said:
+            spoken_at[last] = clock
+        if last not in answered_at:
+            return False
+        read = spoken_at[last] + READ_ANSWER if last in spoken_at else answered_at[last] + LINE_AFTER_ACTION
+        return clock >= max(asked[-1] + QUESTION_EVERY, read)
 
     end = None
     try:

@@ -275,9 +275,13 @@ def _cut_at_word(line: str, limit: int) -> str:
 
 
 def _says_back(line: str, question: str) -> bool:
-    """The line only says the question again: "alex: Pick a side." to "overseer, pick a side"."""
-    said = set(_WORDS.findall(fold(without_addressee(line))))
-    return bool(said) and said <= set(_WORDS.findall(fold(question)))
+    """The line only says the question again: "alex: Pick a side." to "overseer, pick a side".
+
+    Its words in the question's order: "The vacuum is running." answers "is the vacuum running?".
+    """
+    said = _WORDS.findall(fold(without_addressee(line)))
+    asked = iter(_WORDS.findall(fold(question)))
+    return bool(said) and all(word in asked for word in said)
 
 
 def _is_repeat(line: str, recent: Iterable[str], threshold: float) -> bool:
