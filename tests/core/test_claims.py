@@ -39,6 +39,13 @@ PHRASINGS = [
     ("The lift has been raised.", ("lift_up",)),
     ("The lift was lowered by Sam.", ()),
     ("I'll call the lift up.", ("lift_up",)),
+    ("The corner light is now off.", ("light",)),
+    ("The bench light is now blue.", ("light",)),
+    ("The corner light was turned off.", ("light",)),
+    ("The lift is now up.", ("lift_up",)),
+    ("The lift is now moving up.", ("lift_up",)),
+    ("The corner light is off.", ()),
+    ("The lift is down.", ()),
     # States, refusals, questions and plans for later claim nothing.
     ("The lift is up.", ()),
     ("The vacuum is running.", ()),

@@ -32,8 +32,9 @@ _VACUUM = rf"{_THE}(?:vacuum|neato)"
 _PART = r"(?:on |off |up |down )?"
 _COLOURS = "red|orange|yellow|green|cyan|blue|purple|pink|white|magenta|violet|teal|amber|gold"
 _HUE = r"(?:on|off|out|dark|dimmed|now \w+|set to \w+|turned \w+|switched \w+|changed to \w+)"
-# "The lift was lowered.": a deed said without its doer, in reply to whoever asked for it.
-_DONE = r"(?:(?:was|has been|got) )?(?:now |just )?"
+# "The lift was lowered.", "The lift is now up.": a deed said without its doer, or a change said
+# to have just happened, in reply to whoever asked for it ("The lift is up." is a state).
+_DONE = r"(?:(?:was|has been|got) |(?:is |has )?(?=now|just))?(?:now |just )?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,7 @@ CLAIM_KINDS = (
     _kind(
         "lift_up",
         ("lift_up",),
-        rf"^{_LIFT}(?:'s)? {_DONE}(?:raised|going up|rising|coming up|on its way up|up)$",
+        rf"^{_LIFT}(?:'s)? {_DONE}(?:raised|(?:going|coming|moving|on its way) up|rising|up)$",
         rf"{_LEAD}(?:raised|raising|lifted|lifting|sent up|sending up|brought up|bringing up) {_LIFT}\b",
         rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} up\b",
         rf"{_WILL}(?:raise|lift|send up|bring up) {_LIFT}\b",
@@ -63,7 +64,7 @@ CLAIM_KINDS = (
     _kind(
         "lift_down",
         ("lift_down",),
-        rf"^{_LIFT}(?:'s)? {_DONE}(?:lowered|going down|coming down|dropping|on its way down|down)$",
+        rf"^{_LIFT}(?:'s)? {_DONE}(?:lowered|(?:going|coming|moving|on its way) down|dropping|down)$",
         rf"{_LEAD}(?:lowered|lowering|dropped|dropping|brought down|bringing down) {_LIFT}\b",
         rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} down\b",
         rf"{_WILL}(?:lower|drop|bring down) {_LIFT}\b",
@@ -74,6 +75,8 @@ CLAIM_KINDS = (
         "light",
         ("ha_set_entity",),
         rf"^{_LIGHT} (?:now |just )?{_HUE}\b",
+        rf"^{_LIGHT} (?:is |'s )(?:now|just) \w+",
+        rf"^{_LIGHT} (?:was|has been|got) {_HUE}\b(?! by\b)",
         rf"{_LEAD}(?:turned|turning|switched|switching|set|setting|changed|changing|made|making|painted|"
         rf"painting|flipped|flipping|killed|killing|dimmed|dimming) {_PART}{_LIGHT}\b",
         rf"{_WILL}(?:turn|switch|set|change|make|paint|flip|kill|dim) {_PART}{_LIGHT}\b",
