@@ -12,6 +12,7 @@ from .const import OverseerMode, Phase
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
+    LIVELY,
     ChatLine,
     InputSummary,
     build_messages,
@@ -172,6 +173,10 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished) or posted
+    elif cycle.trigger.kind in LIVELY and not cycle.trigger.attempt and NOTE_REPEAT_DROPPED in decision.notes:
+        # A lively moment met with a copy of its own line (what a small model does with its lines
+        # in view): once more, without them, if the moment is still fresh by then.
+        parts.ask_again(cycle.trigger)
     fire_decision(
         parts.hass,
         decision_id=cycle.decision_id,

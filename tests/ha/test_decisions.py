@@ -367,6 +367,30 @@ async def test_world_events_trigger_and_the_heartbeat_needs_people(hass, freezer
     assert "trigger: heartbeat" in ollama_stub.requests[1]["messages"][1]["content"]
 
 
+async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_lines(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model met rovers docking with its last line again, every time.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("The lift stays put tonight.")
+    say(hass, "alex", "overseer, you there?")
+    await tick(hass, freezer)
+    ollama_stub.reply("Overseer: The lift stays put tonight.")
+    ollama_stub.reply("Rover 1 docks. Coward.")
+    hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
+    await hass.async_block_till_done()
+    await tick(hass, freezer, seconds=15)
+    assert [line["text"] for line in bot_lines(chat)] == ["The lift stays put tonight."]
+    await tick(hass, freezer, seconds=15)  # the minimum gap
+    retry = ollama_stub.requests[2]["messages"]
+    assert "trigger: world_event" in retry[1]["content"]
+    assert [m for m in retry if m["role"] == "assistant"] == []
+    assert [line["text"] for line in bot_lines(chat)][-1] == "Rover 1 docks. Coward."
+    await tick(hass, freezer, seconds=15)
+    assert len(ollama_stub.requests) == 3  # once only
+
+
 async def test_memory_written_by_the_model_and_the_services(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("memory_write", slot="2", text="alex always\ncheats"))

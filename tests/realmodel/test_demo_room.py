@@ -7,10 +7,10 @@ the overseer waits for nothing and at the real pace while the model thinks, so t
 rovers go on during every answer as they do in the demo. Someone asks the overseer something,
 and asks the next half a minute later once it was answered. Asserted, as shares (never
 timings): every question gets its own answer (a posted line, or the asked-for action), in
-order; and at least ANSWERED_BY_MODEL_SHARE of them by the model itself: its own sensible line
-(not the fallback, not JSON or a call, not an echo of the prompt, not the question said back),
-or the action the question asked for. Printed: those shares, the lines it spoke unprompted (not
-asserted: the bundled model speaks none to three a run), the tool calls' well-formed share and
+order; at least OWN_LINE_SHARE of them in the model's own sensible line (not the fallback, not
+JSON or a call, not an echo of the prompt, not the question said back; the line that follows an
+action counts); and UNPROMPTED_LINES lines of its own spoken unprompted. Printed: those shares,
+the questions answered by the asked-for action alone, the tool calls' well-formed share and
 refusals, the median latency, and the server's tokens/s and prompt-cache reuse where it reports
 them; every decision's question, reply and outcome go to test-output/demo_room-decisions.jsonl.
 `scripts/bench --model URL` runs this check against any model.
@@ -80,13 +80,13 @@ FIRST_QUESTION = 10.0
 IDLE_STEP = 1.0
 THINKING_STEP = 0.25
 NAME = "Overseer"
-# The goal is 0.8 by its own line. Qwen2.5-Coder-1.5B on two cores held 0.50-0.83 in the four
-# runs of 0.5.2 the README quotes, half of them its apology "I'm sorry, but I can't … right now."
-# which 0.6.0 drops and asks again, when it mostly does what was asked: asserted is the share
-# answered by the model itself (its own line, or the asked-for action), at the floor the runs
-# hold less one question for the spread between runs, so that a change that makes it clearly
-# worse fails.
-ANSWERED_BY_MODEL_SHARE = 5 / 12
+# The goal is 0.8 of the questions answered in its own line and a line unprompted every run.
+# Since 0.7.0 (the transcript holds its last two lines only, copies and echoes are asked again,
+# an action is followed by its line) Qwen2.5-Coder-1.5B on two cores answers 8-11 of 12 in its
+# own line and speaks unprompted 0-4 times a run: asserted are floors the runs hold, so that a
+# change that makes it clearly worse fails without a noisy run failing CI.
+OWN_LINE_SHARE = 8 / 12
+UNPROMPTED_LINES = 1
 # What a line that is not the overseer's own words looks like: the prompt's blocks and tool
 # signatures, a call written as text, an assistant's stock refusal.
 NOT_OWN_WORDS = re.compile(
@@ -348,10 +348,11 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             f"the model's own lines: {said}; lines not its own: {not_own}"
         )
     assert not unanswered, f"asked and never answered: {unanswered}"
-    assert by_model + by_action >= ANSWERED_BY_MODEL_SHARE * len(QUESTIONS), (
-        f"{by_model} of {len(QUESTIONS)} questions answered in the model's own words and {by_action} "
-        f"by doing what was asked; lines not its own: {not_own}"
+    assert by_model >= OWN_LINE_SHARE * len(QUESTIONS), (
+        f"{by_model} of {len(QUESTIONS)} questions answered in the model's own words; "
+        f"lines not its own: {not_own}"
     )
+    assert len(unprompted) >= UNPROMPTED_LINES, "the overseer never spoke unprompted"
 
 
 def trace(cycle: Cycle | None, at: float) -> dict:

@@ -205,9 +205,12 @@ class Gate:
             self._add(trigger)
 
     def ask_again(self, trigger: Trigger) -> None:
-        """Ask the model once more, counted: it answered with nothing usable, or acted without a line."""
-        if trigger.kind in SOLICITED:
-            self._add(replace(trigger, attempt=trigger.attempt + 1))
+        """Ask the model once more, counted: it answered with nothing usable, or acted without a line.
+
+        The decision's shell says when; an unsolicited trigger still waits for the minimum gap
+        and expires like any other.
+        """
+        self._add(replace(trigger, attempt=trigger.attempt + 1))
 
     @property
     def addressed_pending(self) -> bool:
