@@ -41,8 +41,6 @@ from .settings import Settings
 ASKS_PER_QUESTION = 2
 # Where the fallback line names who asked.
 ASKER = "[user]"
-# The overseer's own last lines a new line must not repeat.
-REPEATS_LOOKED_AT = 6
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -132,11 +130,9 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         fire_chat_typing(parts.hass, room=settings.room, user=settings.name, typing=False)
     cycle.reply = reply
     parts.model_answered()
-    # A copy of one of its last few lines is no new line, though the model read only the last
-    # two; nor is a copy of someone's line it read.
-    said = [line.text for line in transcript if line.own][
-        -max(settings.bounds.bot_messages, REPEATS_LOOKED_AT) :
-    ]
+    # A copy of its last lines (the seed's anti-repeat context), or of someone's line it read, is
+    # no new line.
+    said = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
     recent = said + [line.text for line in lines if not line.own]
     cycle.decision = decision = normalise(
         reply,

@@ -499,30 +499,20 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. The bench stays white."
 
 
-async def test_a_copy_of_one_of_its_last_lines_is_no_new_line(hass, freezer, ollama_stub, room):
-    # The bundled model answered "rate that last lap" with its line to another question, three
-    # lines back: beyond the last two it said.
+async def test_a_line_that_says_someones_chat_line_back_is_no_new_line(hass, freezer, ollama_stub, room):
+    # The bundled model met a rover docking with "alex: go go go", a crowd line it had read.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    said = ["Alex: the lift stays where it is.", "Sam: rover 2 is a menace.", "Kim: the crowd is restless."]
-    for number, line in enumerate(said):
-        ollama_stub.reply(line)
-        say(hass, "alex", f"overseer, question {number}")
-        await tick(hass, freezer)
-    ollama_stub.reply("Overseer: Alex: the lift stays where it is.")
-    say(hass, "alex", "hey overseer, rate that last lap")
-    await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == said
-    entry = hass.config_entries.async_get_entry("room1")
-    assert "repeat_dropped" in build_status(entry.runtime_data)["decision"]["notes"]
-    # Nor is someone's line said back with their name.
-    await tick(hass, freezer)  # the question asked again (the stub's default answer)
     say(hass, "jo", "go go go")
     ollama_stub.reply("Overseer: jo: go go go")
+    ollama_stub.reply("Jo cheers. The dock is unimpressed.")
     say(hass, "alex", "overseer, anything?")
     await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)][-1] != "jo: go go go"
+    assert bot_lines(chat) == []
+    entry = hass.config_entries.async_get_entry("room1")
     assert "repeat_dropped" in build_status(entry.runtime_data)["decision"]["notes"]
+    await tick(hass, freezer)  # asked again
+    assert [line["text"] for line in bot_lines(chat)] == ["Jo cheers. The dock is unimpressed."]
 
 
 async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, freezer, ollama_stub, room):
