@@ -24,8 +24,9 @@ from homeassistant.helpers.entity_platform import AddEntitiesCallback
 from .compat import conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
 from .coordinator import OverseerCoordinator
-from .core.gate import TriggerKind
+from .core.gate import ASKER_CHARS, TriggerKind
 from .core.replies import describe_actions
+from .core.text import fold, one_line
 from .cycle import Cycle
 from .entity import room_device
 from .phrases import Phrase, async_phrases
@@ -69,6 +70,8 @@ class _Answer:
         self._coordinator = coordinator
         self._skip = coordinator.last.decision_id if coordinator.busy and coordinator.last else None
         self._lines: dict[str, str] = {}
+        # Whose answer this is: others waiting are answered in decisions of their own.
+        self.asker = ""
         self.done: asyncio.Future[tuple[Cycle, str | None] | None] = hass.loop.create_future()
 
     @callback
@@ -103,7 +106,9 @@ class _Answer:
         decision_id = event.data["decision_id"]
         if self.done.done() or cycle is None or cycle.decision_id != decision_id or decision_id == self._skip:
             return
-        if cycle.trigger.kind is not TriggerKind.DIRECT_ADDRESS:
+        if cycle.trigger.kind is not TriggerKind.DIRECT_ADDRESS or fold(cycle.trigger.detail) != fold(
+            one_line(self.asker, ASKER_CHARS)
+        ):
             return
         line = self._lines.get(decision_id)
         # Nothing said and nothing tried: the question is being asked again (dry run aside).
@@ -139,10 +144,11 @@ class OverseerAgent(conversation.ConversationEntity):
             if (asker := asked_for(self.hass, user_input.context)) is not None:
                 # The room's orchestrator asks: the question and earlier answers are in the
                 # room's chat already, so the task is not posted as a line; answer the asker.
+                answer.asker = asker
                 coordinator.inputs.request_address(asker)
             else:
-                caller = await caller_name(self.hass, user_input.context, user_input.device_id)
-                coordinator.inputs.take_address(caller, user_input.text, user_input.context)
+                answer.asker = await caller_name(self.hass, user_input.context, user_input.device_id)
+                coordinator.inputs.take_address(answer.asker, user_input.text, user_input.context)
             async with asyncio.timeout(coordinator.settings.request_timeout):
                 return _reply(await answer.done, coordinator.state.dry_run, phrase)
         except TimeoutError:

@@ -46,6 +46,11 @@ PHRASINGS = [
     ("The lift is now moving up.", ("lift_up",)),
     ("The corner light is off.", ()),
     ("The lift is down.", ()),
+    ("The bench light's now blue.", ("light",)),
+    # Past states and comments (an independent review's cases).
+    ("alex: the lift was down", ()),
+    ("The light is just gorgeous tonight.", ()),
+    ("The light is now the least of your worries.", ()),
     # States, refusals, questions and plans for later claim nothing.
     ("The lift is up.", ()),
     ("The vacuum is running.", ()),

@@ -344,6 +344,10 @@ def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
         # The same words in another order answer a yes-or-no question.
         ("The vacuum is running.", "overseer is the vacuum running?", False),
         ("Is the vacuum running?", "overseer is the vacuum running?", True),
+        # Short answers in the question's words (an independent review's cases).
+        ("alex: Blue.", "overseer, red or blue?", False),
+        ("Yes.", "overseer, yes or no?", False),
+        ("Lift up.", "overseer is the lift up?", False),
     ],
 )
 def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, said_back):

@@ -13,7 +13,7 @@ from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
 from ..ollama_stub import Scripted, call
-from .harness import OPTIONS, set_select, setup_overseer, tick
+from .harness import OPTIONS, say, set_select, setup_overseer, tick
 
 AGENT = "conversation.arena_agent"
 
@@ -102,6 +102,18 @@ async def test_an_action_without_a_line_is_told_in_plain_words(
     assert reply.startswith("lift_up was not run: it is cooling down for ")
     assert int(reply.removeprefix("lift_up was not run: it is cooling down for ").split(" ")[0]) > 0
     assert len(room["cover.open_cover"]) == 1
+
+
+async def test_assist_hears_its_own_answer_not_another_askers(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.reply("The lift rises, alex.")
+    ollama_stub.reply("Hello, Mock User.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)  # the lift rises; alex's line about it comes next
+    assert speech(await converse(hass, freezer, "hello", hass_admin_user.id)) == "Hello, Mock User."
 
 
 async def test_under_lockdown_the_reply_explains_and_nothing_moves(

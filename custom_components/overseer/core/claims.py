@@ -34,7 +34,8 @@ _COLOURS = "red|orange|yellow|green|cyan|blue|purple|pink|white|magenta|violet|t
 _HUE = r"(?:on|off|out|dark|dimmed|now \w+|set to \w+|turned \w+|switched \w+|changed to \w+)"
 # "The lift was lowered.", "The lift is now up.": a deed said without its doer, or a change said
 # to have just happened, in reply to whoever asked for it ("The lift is up." is a state).
-_DONE = r"(?:(?:was|has been|got) |(?:is |has )?(?=now|just))?(?:now |just )?"
+_DONE = r"(?:(?:is |has )?(?=now|just))?(?:now |just )?"
+_PASSIVE = r"(?:was|has been|got) (?:just )?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ CLAIM_KINDS = (
         "lift_up",
         ("lift_up",),
         rf"^{_LIFT}(?:'s)? {_DONE}(?:raised|(?:going|coming|moving|on its way) up|rising|up)$",
+        rf"^{_LIFT} {_PASSIVE}(?:raised|lifted|sent up|brought up)$",
         rf"{_LEAD}(?:raised|raising|lifted|lifting|sent up|sending up|brought up|bringing up) {_LIFT}\b",
         rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} up\b",
         rf"{_WILL}(?:raise|lift|send up|bring up) {_LIFT}\b",
@@ -65,6 +67,7 @@ CLAIM_KINDS = (
         "lift_down",
         ("lift_down",),
         rf"^{_LIFT}(?:'s)? {_DONE}(?:lowered|(?:going|coming|moving|on its way) down|dropping|down)$",
+        rf"^{_LIFT} {_PASSIVE}(?:lowered|dropped|sent down|brought down)$",
         rf"{_LEAD}(?:lowered|lowering|dropped|dropping|brought down|bringing down) {_LIFT}\b",
         rf"{_LEAD}(?:sent|sending|brought|bringing) {_LIFT} down\b",
         rf"{_WILL}(?:lower|drop|bring down) {_LIFT}\b",
@@ -75,8 +78,8 @@ CLAIM_KINDS = (
         "light",
         ("ha_set_entity",),
         rf"^{_LIGHT} (?:now |just )?{_HUE}\b",
-        rf"^{_LIGHT} (?:is |'s )(?:now|just) \w+",
-        rf"^{_LIGHT} (?:was|has been|got) {_HUE}\b(?! by\b)",
+        rf"^{_LIGHT}(?: is|'s) (?:now|just) (?:on|off|out|dark|dimmed|{_COLOURS})\b",
+        rf"^{_LIGHT} {_PASSIVE}(?:turned|switched|set|changed|dimmed)\b(?! by\b)(?!.* by\b)",
         rf"{_LEAD}(?:turned|turning|switched|switching|set|setting|changed|changing|made|making|painted|"
         rf"painting|flipped|flipping|killed|killing|dimmed|dimming) {_PART}{_LIGHT}\b",
         rf"{_WILL}(?:turn|switch|set|change|make|paint|flip|kill|dim) {_PART}{_LIGHT}\b",

@@ -277,11 +277,13 @@ def _cut_at_word(line: str, limit: int) -> str:
 def _says_back(line: str, question: str) -> bool:
     """The line only says the question again: "alex: Pick a side." to "overseer, pick a side".
 
-    Its words in the question's order: "The vacuum is running." answers "is the vacuum running?".
+    Its words in the question's order, and most of them: "The vacuum is running." answers "is
+    the vacuum running?", and "Blue." answers "red or blue?".
     """
     said = _WORDS.findall(fold(without_addressee(line)))
-    asked = iter(_WORDS.findall(fold(question)))
-    return bool(said) and all(word in asked for word in said)
+    words = _WORDS.findall(fold(question))
+    asked = iter(words)
+    return len(said) > len(words) / 2 and all(word in asked for word in said)
 
 
 def _is_repeat(line: str, recent: Iterable[str], threshold: float) -> bool:

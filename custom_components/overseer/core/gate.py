@@ -24,6 +24,8 @@ DEFAULT_CHALLENGES = (
 )
 # Only what the model will read can address it; this also bounds the cost of a flood.
 ADDRESS_SCAN_CHARS = 1000
+# Who spoke, as a trigger names them.
+ASKER_CHARS = 40
 # The words that addressed the overseer, kept to be asked again at the end of the request.
 QUESTION_CHARS = 400
 # People waiting for an answer, each answered in a decision of their own. Past this many, a
@@ -139,14 +141,14 @@ class Gate:
                 Trigger(
                     TriggerKind.DIRECT_ADDRESS,
                     now,
-                    one_line(user, 40),
+                    one_line(user, ASKER_CHARS),
                     question=one_line(text, QUESTION_CHARS),
                 )
             )
             return TriggerKind.DIRECT_ADDRESS
         folded = fold(text[:ADDRESS_SCAN_CHARS])
         if any(phrase in folded for phrase in self._challenges):
-            self._add(Trigger(TriggerKind.CHALLENGE, now, one_line(user, 40)))
+            self._add(Trigger(TriggerKind.CHALLENGE, now, one_line(user, ASKER_CHARS)))
             return TriggerKind.CHALLENGE
         return TriggerKind.TOPIC_CHANGE if topic else None
 
@@ -161,7 +163,7 @@ class Gate:
             Trigger(
                 TriggerKind.DIRECT_ADDRESS,
                 now,
-                one_line(user, 40),
+                one_line(user, ASKER_CHARS),
                 question=one_line(question, QUESTION_CHARS),
                 via_assist=True,
             )
@@ -190,8 +192,12 @@ class Gate:
             if len(self._addresses) < MAX_WAITING_ASKERS:
                 self._addresses[asker] = replace(trigger, coalesced=())
             return
-        # New words are a new question, asked afresh; a question put back is older than them.
-        newer = trigger if trigger.since >= pending.since and trigger.question else pending
+        # New words are a new question, asked afresh (a request without words asks about the
+        # chat, not about a deed already done); a question put back is older than them.
+        fresh = trigger.since >= pending.since and not trigger.attempt and not trigger.acted
+        if fresh and not trigger.question and not pending.acted:
+            trigger = replace(trigger, question=pending.question)
+        newer = trigger if fresh else pending
         self._addresses[asker] = replace(
             newer,
             since=min(pending.since, trigger.since),
