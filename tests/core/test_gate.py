@@ -121,7 +121,7 @@ def test_a_crowd_of_askers_is_bounded_and_still_answered_in_the_chat():
     answered = []
     while (trigger := gate.tick(1000 + len(answered))) is not None:
         answered.append(trigger.detail)
-    # The first eight each get a decision; the rest are in the last one's transcript.
+    # The first eight each get a decision; the rest are only in the chat those decisions read.
     assert answered == [f"fan{index}" for index in range(MAX_WAITING_ASKERS)]
 
 

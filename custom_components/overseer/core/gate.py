@@ -29,7 +29,7 @@ ASKER_CHARS = 40
 # The words that addressed the overseer, kept to be asked again at the end of the request.
 QUESTION_CHARS = 400
 # People waiting for an answer, each answered in a decision of their own. Past this many, a
-# newcomer is answered by the last waiting person's decision, which reads their words in the chat.
+# newcomer is not queued: their words are only in the chat the next decisions read.
 MAX_WAITING_ASKERS = 8
 
 
