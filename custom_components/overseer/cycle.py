@@ -17,6 +17,7 @@ from .core.context import (
     InputSummary,
     build_messages,
     closing_cue,
+    deeds_told,
     describe_trigger,
     render_state_update,
     select_transcript,
@@ -25,11 +26,11 @@ from .core.context import (
 from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Decision, backed, normalise
 from .core.gate import SOLICITED, Deed, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
-from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
+from .core.policy import Availability, availability, tool_schemas, vocabulary
 from .core.replies import Phrase, describe_actions
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
-from .core.tools import deed_text
+from .core.tools import CHAT_TOOLS, deed_text
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Caller, Executor
@@ -101,6 +102,10 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     control = cycle.mode is OverseerMode.CONTROL
     if control:
         cycle.tools = availability(world, state.ledger, settings.limits, started)
+        if cycle.trigger.acted:
+            # What was asked for already ran: this decision is for the line. Offered its tools
+            # again, a small model acts again (the same memory_write twice) instead of speaking.
+            cycle.tools = cycle.tools.only(tuple(CHAT_TOOLS))
     cycle.state_update = render_state_update(
         world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )
@@ -137,11 +142,12 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.decision = decision = normalise(
         reply,
         name=settings.name,
-        known_tools=configured_tools(world) if control else (),
+        known_tools=(*cycle.tools.available, *(name for name, _ in cycle.tools.blocked)),
         vocabulary=vocabulary(world, settings.limits, include_missing=True),
         recent_lines=recent,
         rules=settings.rules,
         question=cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
+        deeds_told=deeds_told(cycle.trigger),
     )
     # Run first: whether an announced action was refused decides whether its line still fits.
     ran = await _async_execute(parts, cycle, decision)
@@ -217,13 +223,15 @@ def _judge(
 def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished: float) -> bool:
     """Someone asked: a line, or the asked-for action, answers; otherwise ask again, then fall back.
 
-    An action that ran without a line is followed by one more decision for the line, so the asker
-    hears from the overseer, as from any Home Assistant agent after its tools ran; the room saw
-    the deed already, so that decision needs no answer of its own. Returns whether a fallback
-    line was posted.
+    An action that ran without a line is followed by a decision for the line, so the asker hears
+    from the overseer, as from any Home Assistant agent after its tools ran; the room saw the deed
+    already, so that line is tried once more at most and never falls back. Returns whether a
+    fallback line was posted.
     """
     trigger = cycle.trigger
     if trigger.acted:
+        if not posted and trigger.attempt < ASKS_PER_QUESTION:
+            parts.ask_again(trigger)
         return False
     ran = [action for action in cycle.actions if action.ran]
     # A call that waits for a person answers too: the room was told it waits.

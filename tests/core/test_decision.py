@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from custom_components.overseer.core.decision import (
     NOTE_CHAT_CUT,
     NOTE_JSON_TEXT_DROPPED,
+    NOTE_DEED_SAID_BACK,
     NOTE_QUESTION_SAID_BACK,
     NOTE_REPEAT_DROPPED,
     DecisionRules,
@@ -362,6 +363,47 @@ def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, sa
     )
     assert (NOTE_QUESTION_SAID_BACK in decision.notes) is said_back
     assert (decision.chat is None) is said_back
+
+
+@pytest.mark.parametrize(
+    ("line", "said_back"),
+    [
+        # The bundled model's line after the bench light turned blue, in the demo check.
+        ("I set a room light (light.bench, blue) ran.", True),
+        ("Set a room light (light.bench, blue) ran!", True),
+        # Its own words about the same deed.
+        ("The bench glows blue now, alex.", False),
+        ("I set the bench light to blue.", False),
+    ],
+)
+def test_a_line_that_says_the_deed_back_as_told_is_no_line(line, said_back):
+    decision = normalise(
+        typed_reply(line, None),
+        name="Overseer",
+        known_tools=("chat_say",),
+        vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
+        recent_lines=(),
+        rules=DecisionRules(),
+        question="overseer make the bench light blue",
+        deeds_told="set a room light (light.bench, blue) ran",
+    )
+    assert (NOTE_DEED_SAID_BACK in decision.notes) is said_back
+    assert (decision.chat is None) is said_back
+
+
+def test_a_terse_line_about_a_deed_is_not_the_deed_said_back():
+    reply = typed_reply("Raised the lift.", None)
+    for told in ("raise the lift ran", ""):
+        decision = normalise(
+            reply,
+            name="Overseer",
+            known_tools=("chat_say",),
+            vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
+            recent_lines=(),
+            rules=DecisionRules(),
+            deeds_told=told,
+        )
+        assert decision.chat == "Raised the lift."
 
 
 def test_conversation_agent_json_replies():

@@ -61,19 +61,21 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     say(hass, "alex", "overseer start the vacuum")
     await tick(hass, freezer)
     say(hass, "sam", "overseer again!")
+    await tick(hass, freezer)  # the line after alex's deed (SKIP), tried again after sam's turn
     await tick(hass, freezer)
 
-    second = ollama_stub.requests[1]
+    second = ollama_stub.requests[2]
+    assert second["messages"][-1]["content"].endswith("sam: overseer again!\nAnswer sam now, in one new short line of your own (and call a tool if you act).")
     roles = [m["role"] for m in second["messages"]]
     assert roles == ["system", "user", "user", "user", "user", "user"]
     assert second["messages"][0]["content"].startswith("You are Overseer,")
     assert second["messages"][1]["content"].startswith("STATE_UPDATE\n")
-    assert "cooldowns: lift=ready, neato=118s, ha=ready" in second["messages"][1]["content"]
+    assert "cooldowns: lift=ready, neato=116s, ha=ready" in second["messages"][1]["content"]
     assert second["messages"][2]["content"] == "alex: overseer start the vacuum"
     assert second["messages"][3]["content"] == "sam: overseer again!"
     offered = {tool["function"]["name"] for tool in second["tools"]}
     assert offered == {"chat_say", "lift_up", "lift_down", "ha_set_entity", "memory_read", "memory_write"}
-    assert "- neato_start() reason=cooldown remaining=118s" in second["messages"][-1]["content"]
+    assert "- neato_start() reason=cooldown remaining=116s" in second["messages"][-1]["content"]
     assert second["options"]["num_ctx"] == 8192 and second["keep_alive"] == -1
     assert second["stream"] is False
 
@@ -568,13 +570,49 @@ async def test_silence_after_the_deed_is_no_miss(hass, freezer, ollama_stub, roo
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="blue"))
     ollama_stub.reply("SKIP")
+    ollama_stub.reply("SKIP")
     say(hass, "alex", "overseer make the bench light blue")
     await tick(hass, freezer)
     await tick(hass, freezer)
     assert "set a room light (light.bench, blue) ran" in ollama_stub.requests[1]["messages"][-1]["content"]
+    await tick(hass, freezer)  # the line is tried once more
     await tick(hass, freezer, seconds=10)
-    # The light answered alex: no fallback line, and the question is not asked a third time.
-    assert bot_lines(chat) == [] and len(ollama_stub.requests) == 2
+    # The light answered alex: no fallback line, and the line is not tried a third time.
+    assert bot_lines(chat) == [] and len(ollama_stub.requests) == 3
+
+
+async def test_the_line_after_a_deed_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):
+    # Offered its tools, the bundled model wrote its memory again instead of the line.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.reply("Up it goes, alex. Mind the gap.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    offered = [tool["function"]["name"] for tool in ollama_stub.requests[1]["tools"]]
+    assert offered == ["chat_say"]
+    assert "available_tools:\n- chat_say(text)\n" in ollama_stub.requests[1]["messages"][-2]["content"] + "\n"
+    # The call it made anyway is refused and audited; the lift rose once, and the line came next.
+    await tick(hass, freezer)
+    assert len(room["cover.open_cover"]) == 1
+    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes, alex. Mind the gap."]
+    assert actions(action_events) == [("lift_up", "executed", None), ("lift_up", "blocked", "not_allowlisted")]
+
+
+async def test_the_cue_said_back_after_a_deed_is_no_line(hass, freezer, ollama_stub, room):
+    # The bundled model answered the cue with its own words: "I set a room light (light.bench, blue) ran."
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="blue"))
+    ollama_stub.reply("I set a room light (light.bench, blue) ran.")
+    ollama_stub.reply("The bench glows blue for you, alex.")
+    say(hass, "alex", "overseer make the bench light blue")
+    for _ in range(3):
+        await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["The bench glows blue for you, alex."]
 
 
 async def test_the_room_changing_topic_is_a_lively_moment_once(hass, freezer, ollama_stub, room):

@@ -270,12 +270,20 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         "",
     )
     if trigger.acted:
-        # What ran, said plainly: the line that follows the deed is the model's, not a receipt.
-        done = "; ".join(quote_chat(deed.words, DEED_CHARS) for deed in trigger.acted)
-        answer = f"You did what {who} asked: {done} ran. Tell {who} in one new short line of your own."
+        answer = f"You did what {who} asked: {deeds_told(trigger)}. Tell {who} in one new short line of your own."
     else:
         answer = f"Answer {who} now, in one new short line of your own{ask}."
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
+
+
+def deeds_told(trigger: Trigger) -> str:
+    """What already ran for the asker, as the cue tells it ("raise the lift ran"); else empty.
+
+    Said plainly: the line that follows the deed is the model's, not a receipt.
+    """
+    if not trigger.acted:
+        return ""
+    return "; ".join(quote_chat(deed.words, DEED_CHARS) for deed in trigger.acted) + " ran"
 
 
 def system_prompt(template: str, name: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from .claims import unbacked_claims
 from .reply import ModelReply
 from .text import SPEAKER_LABEL, fold, one_line, without_addressee, without_thinking
-from .tools import TOOLS, ArgumentError, Refusal, Vocabulary
+from .tools import CHAT_TOOLS, TOOLS, ArgumentError, Refusal, Vocabulary
 
 RAW_TEXT_CHARS = 20000
 REJECTED_ARGUMENT_CHARS = 200
@@ -27,6 +27,7 @@ NOTE_TOOL_TEXT_DROPPED = "tool_text_dropped"
 NOTE_STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
 NOTE_UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
 NOTE_QUESTION_SAID_BACK = "question_said_back"
+NOTE_DEED_SAID_BACK = "deed_said_back"
 
 # A call's JSON or tag left in a line (cut off, or named inside a sentence): never posted.
 _CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
@@ -114,12 +115,14 @@ def normalise(
     recent_lines: Iterable[str],
     rules: DecisionRules,
     question: str = "",
+    deeds_told: str = "",
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
     recent_lines: the overseer's last lines and the chat it read: a line too close to one of
     them is a copy ("alex: go go go" after alex said it). question: the words that addressed
-    the overseer, if someone did.
+    the overseer, if someone did. deeds_told: what the request told the model already ran for
+    them ("raise the lift ran"), which is no line word for word.
     """
     known = frozenset(known_tools)
     notes: list[str] = [NOTE_CALLS_IGNORED] if reply.calls_cut else []
@@ -134,7 +137,7 @@ def normalise(
     ]
     said: str | None = None
     # A small model's near miss: chat_say with arguments that do not check, beside no text.
-    near_miss = next((call.shown for call in reply.malformed if _speaks(call.name)), None)
+    near_miss = next((call.shown for call in reply.malformed if call.name in CHAT_TOOLS), None)
     for call in reply.tool_calls:
         spec = TOOLS.get(call.name)
         if spec is None or call.name not in known:
@@ -170,6 +173,10 @@ def normalise(
     if chat is not None and _says_back(chat, question):
         notes.append(NOTE_QUESTION_SAID_BACK)
         chat = None
+    if chat is not None and _holds_words_of(chat, deeds_told):
+        # "I set a room light (light.bench, blue) ran.": the cue said back, not a line.
+        notes.append(NOTE_DEED_SAID_BACK)
+        chat = None
     if intents:
         mode = Mode.ACTION_CHAT if chat else Mode.ACTION
     else:
@@ -192,11 +199,6 @@ def backed(decision: Decision, ran: Iterable[str]) -> Decision:
         notes=(*decision.notes, NOTE_UNBACKED_CLAIM_DROPPED),
     )
 
-
-def _speaks(name: str) -> bool:
-    """The tool is the chat channel."""
-    spec = TOOLS.get(name)
-    return spec is not None and spec.speaks is not None
 
 
 def show(value: Any) -> str:
@@ -284,6 +286,14 @@ def _says_back(line: str, question: str) -> bool:
     words = _WORDS.findall(fold(question))
     asked = iter(words)
     return len(said) > len(words) / 2 and all(word in asked for word in said)
+
+
+def _holds_words_of(line: str, told: str) -> bool:
+    """The line holds every word of told, in a row ("Raised the lift." does not hold "raise the lift ran")."""
+    told_words = _WORDS.findall(fold(told))
+    said = _WORDS.findall(fold(line))
+    size = len(told_words)
+    return bool(told_words) and any(said[i : i + size] == told_words for i in range(len(said) - size + 1))
 
 
 def _is_repeat(line: str, recent: Iterable[str], threshold: float) -> bool:

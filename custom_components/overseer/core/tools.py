@@ -546,6 +546,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
 )
 
 TOOLS: Mapping[str, ToolSpec] = {spec.name: spec for spec in TOOL_SPECS}
+# The chat channel: the tools that say a line rather than act.
+CHAT_TOOLS: frozenset[str] = frozenset(spec.name for spec in TOOL_SPECS if spec.speaks is not None)
 # The options whose entities some argument may name: the vocabulary's entities come from these.
 NAMED_TARGETS: tuple[Target, ...] = tuple(
     dict.fromkeys(param.names for spec in TOOL_SPECS for param in spec.params if param.names is not None)
