@@ -27,7 +27,7 @@ from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Dec
 from .core.gate import SOLICITED, Deed, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, tool_schemas, vocabulary
-from .core.replies import Phrase, describe_actions
+from .core.replies import Phrase, describe_actions, refusal_answer
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.tools import CHAT_TOOLS, deed_text
@@ -249,7 +249,11 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
         parts.ask_again(trigger)
         return False
     parts.metrics.record_address(finished, AddressOutcome.FALLBACK)
-    _post(parts, parts.settings.fallback_line.replace(ASKER, trigger.detail or ""), cycle.decision_id)
+    # Asked for something a guardrail stopped, the asker hears why rather than that nothing came.
+    line = refusal_answer(
+        cycle.actions, trigger.detail, parts.phrase
+    ) or parts.settings.fallback_line.replace(ASKER, trigger.detail or "")
+    _post(parts, line, cycle.decision_id)
     return True
 
 

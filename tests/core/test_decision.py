@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from custom_components.overseer.core.decision import (
     NOTE_CHAT_CUT,
-    NOTE_JSON_TEXT_DROPPED,
     NOTE_DEED_SAID_BACK,
+    NOTE_JSON_TEXT_DROPPED,
     NOTE_QUESTION_SAID_BACK,
     NOTE_REPEAT_DROPPED,
     DecisionRules,

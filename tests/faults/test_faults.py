@@ -182,7 +182,9 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
     assert len(executed) == 2 * limits["action_budget"], times
     blocked = Counter(e.data["reason"] for e in actions if e.data["outcome"] == "blocked")
     # The decision for the line after a deed offers no tool to act with: its calls are all refused.
-    follow_ups = [r for r in ollama_stub.requests if "You did what alex asked" in r["messages"][-1]["content"]]
+    follow_ups = [
+        r for r in ollama_stub.requests if "You did what alex asked" in r["messages"][-1]["content"]
+    ]
     assert follow_ups and blocked["not_allowlisted"] == len(tools) * len(follow_ups)
     assert blocked["rate_limit"] >= 1
     assert blocked["max_tool_calls"] == 4 * (len(ollama_stub.requests) - len(follow_ups))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from pytest_homeassistant_custom_component.common import (
@@ -65,7 +66,10 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     await tick(hass, freezer)
 
     second = ollama_stub.requests[2]
-    assert second["messages"][-1]["content"].endswith("sam: overseer again!\nAnswer sam now, in one new short line of your own (and call a tool if you act).")
+    assert second["messages"][-1]["content"].endswith(
+        "sam: overseer again!\nAnswer sam now, in one new short line of your own (and call a tool if you act)"
+        "."
+    )
     roles = [m["role"] for m in second["messages"]]
     assert roles == ["system", "user", "user", "user", "user", "user"]
     assert second["messages"][0]["content"].startswith("You are Overseer,")
@@ -599,7 +603,10 @@ async def test_the_line_after_a_deed_is_offered_no_tool_to_act_again(hass, freez
     await tick(hass, freezer)
     assert len(room["cover.open_cover"]) == 1
     assert [line["text"] for line in bot_lines(chat)] == ["Up it goes, alex. Mind the gap."]
-    assert actions(action_events) == [("lift_up", "executed", None), ("lift_up", "blocked", "not_allowlisted")]
+    assert actions(action_events) == [
+        ("lift_up", "executed", None),
+        ("lift_up", "blocked", "not_allowlisted"),
+    ]
 
 
 async def test_the_cue_said_back_after_a_deed_is_no_line(hass, freezer, ollama_stub, room):
@@ -695,6 +702,24 @@ async def test_the_built_in_fallback_line_is_translated(hass, freezer, ollama_st
     assert [line["text"] for line in bot_lines(chat)] == [
         "Sorry alex, I have nothing useful to say to that right now."
     ]
+
+
+async def test_an_asked_for_action_a_guardrail_stops_is_answered_with_why(hass, freezer, ollama_stub, room):
+    # The bundled model answered "lower the lift please" with lift_down on the lift's cooldown, twice:
+    # the asker got "nothing useful to say", not why.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Up.", call("lift_up"))
+    ollama_stub.reply("", call("lift_down"))
+    ollama_stub.reply("", call("lift_down"))
+    say(hass, "sam", "overseer raise the lift")
+    await tick(hass, freezer)
+    say(hass, "alex", "overseer lower the lift please")
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    assert len(room["cover.close_cover"]) == 0
+    [_, answer] = [line["text"] for line in bot_lines(chat)]
+    assert re.fullmatch(r"alex, I cannot lower the lift now: it is cooling down for \d+ s\.", answer), answer
 
 
 async def test_a_manual_trigger_may_end_in_silence(hass, freezer, ollama_stub, room):

@@ -257,27 +257,28 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     answered_at: dict[str, float] = {}
     spoken_at: dict[str, float] = {}
 
-    def next_question_due() -> bool:
-        """A person asks again half a minute after their last question, once they read its answer.
+    def heard_out(question: str) -> bool:
+        """The asker read the answer, or, answered by an action alone, waited a while for the line
+        that follows it (new words would take its place)."""
+        said, ran = answers(question)
+        if question not in answered_at and (said or ran):
+            answered_at[question] = clock
+        if question not in spoken_at and said:
+            spoken_at[question] = clock
+        if question in spoken_at:
+            return clock >= spoken_at[question] + READ_ANSWER
+        return question in answered_at and clock >= answered_at[question] + LINE_AFTER_ACTION
 
-        A 1.5B model takes 10-30 s an answer, twice that when it is asked again. Answered by an
-        action alone, they wait a while for the line that follows it before asking on (new words
-        would take its place).
+    def next_question_due() -> bool:
+        """A person asks again half a minute after their last question, once they heard it out.
+
+        A 1.5B model takes 10-30 s an answer, twice that when it is asked again.
         """
         if len(asked) == len(QUESTIONS):
             return False
         if not asked:
             return clock >= FIRST_QUESTION
-        last = QUESTIONS[len(asked) - 1]
-        said, ran = answers(last)
-        if last not in answered_at and (said or ran):
-            answered_at[last] = clock
-        if last not in spoken_at and said:
-            spoken_at[last] = clock
-        if last not in answered_at:
-            return False
-        read = spoken_at[last] + READ_ANSWER if last in spoken_at else answered_at[last] + LINE_AFTER_ACTION
-        return clock >= max(asked[-1] + QUESTION_EVERY, read)
+        return heard_out(QUESTIONS[len(asked) - 1]) and clock >= asked[-1] + QUESTION_EVERY
 
     end = None
     try:
@@ -285,7 +286,8 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             end is None
             or clock < end
             or phase() not in (Phase.IDLE, Phase.POSTED)
-            or not answered(QUESTIONS[-1])
+            # The last question too has its time for the line after an action.
+            or not heard_out(QUESTIONS[-1])
         ):
             if next_question_due():
                 hass.bus.async_fire(

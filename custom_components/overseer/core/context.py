@@ -270,7 +270,8 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         "",
     )
     if trigger.acted:
-        answer = f"You did what {who} asked: {deeds_told(trigger)}. Tell {who} in one new short line of your own."
+        told = deeds_told(trigger)
+        answer = f"You did what {who} asked: {told}. Tell {who} in one new short line of your own."
     else:
         answer = f"Answer {who} now, in one new short line of your own{ask}."
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer

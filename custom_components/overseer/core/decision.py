@@ -200,7 +200,6 @@ def backed(decision: Decision, ran: Iterable[str]) -> Decision:
     )
 
 
-
 def show(value: Any) -> str:
     """A bounded, printable form of what a model sent, for the audit log."""
     try:

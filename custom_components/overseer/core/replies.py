@@ -1,7 +1,7 @@
 """Plain words for what a decision did, in the overseer's own sentences.
 
-For someone who asked through Assist and got no line, and for the room when a call waits for a
-person.
+For someone who asked through Assist and got no line, for the room when a call waits for a
+person, and for someone whose asked-for call a guardrail stopped.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from .audit import AuditRecord, Outcome
-from .tools import Refusal
+from .tools import Refusal, deed_text
 
 # A phrase by translation key, with its placeholders filled in.
 Phrase = Callable[..., str]
@@ -38,3 +38,29 @@ def describe_actions(records: Iterable[AuditRecord], phrase: Phrase) -> str | No
             because = phrase(reason_key(record.reason), seconds=record.remaining_s or 0)
             sentences.append(phrase("reply_refused", tool=tool, reason=because))
     return " ".join(sentences) or None
+
+
+# The room's guardrails (a cooldown, the budget, a lock), not a call the registry could not take.
+_GUARDRAILS = frozenset(Refusal) - {
+    Refusal.NOT_ALLOWLISTED,
+    Refusal.INVALID_ARGUMENTS,
+    Refusal.MAX_TOOL_CALLS,
+}
+
+
+def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -> str | None:
+    """Why the call made for asker did not run, or None.
+
+    "robin, I cannot lower the lift now: it is cooling down for 40 s.": the deed in its title's
+    words, which also says which call it was when the model called one nobody asked for.
+    """
+    refused = next(
+        (record for record in records if record.outcome is Outcome.BLOCKED and record.reason in _GUARDRAILS),
+        None,
+    )
+    if refused is None:
+        return None
+    because = phrase(reason_key(refused.reason), seconds=refused.remaining_s or 0)
+    return phrase(
+        "answer_refused", user=asker, deed=deed_text(refused.tool, refused.arguments), reason=because
+    )
