@@ -90,7 +90,7 @@ NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
 # A chat assistant's refusal, in the judge's own words: one sentence that apologises and says it
 # cannot help (the bundled model's "I'm sorry, but I can't assist with that."), or that it cannot
 # do something for now ("I'm sorry, but I can't raise the lift right now."), perhaps with a
-# "Please try again later." after it.
+# "Please try again later." or "Please let me know if you have any other questions." after it.
 APOLOGY = re.compile(r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e)\b")
 CANNOT_HELP = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to) (?:assist|help)\b")
 CANNOT_NOW = re.compile(
@@ -100,7 +100,7 @@ CANNOT_NOW = re.compile(
 )
 # Whom a stock line is for ("sam," or "sam:"), not part of it.
 ADDRESSEE = re.compile(r"^[^\s:,]{1,32}[:,] ")
-TRY_LATER = "please try again later"
+SIGN_OFFS = ("please try again later", "please let me know if you have any other questions")
 CUT = "…"
 INVISIBLE = ("Cc", "Cf", "Co", "Cn")
 
@@ -231,7 +231,7 @@ def stock_refusal(words: str) -> bool:
     """One short sentence that apologises and cannot help: an assistant's stock line, not the overseer's."""
     parts = re.split(r"[.!?]+", words.replace("\u2019", "'").lower())
     sentences = [part.strip(" ,") for part in parts if part.strip()]
-    if len(sentences) == 2 and sentences[1] == TRY_LATER:
+    if len(sentences) == 2 and sentences[1] in SIGN_OFFS:
         sentences.pop()
     if len(sentences) != 1:
         return False
@@ -599,6 +599,22 @@ KNOWN_REPLIES = {
         "SKIP",
     ),
     "stock-refusal-to-someone": ({"content": "Sam, I'm sorry, but I can't assist with that."}, [], "SKIP"),
+    "stock-refusal-signed-off": (
+        {
+            "content": "",
+            "tool_calls": [
+                tool_call(
+                    "chat_say",
+                    {
+                        "text": "I'm sorry, but I can't assist with that. "
+                        "Please let me know if you have any other questions."
+                    },
+                )
+            ],
+        },
+        [],
+        "SKIP",
+    ),
     "sorry-with-a-reason": (
         {"content": "Sorry sam, the lift is on cooldown, I can't raise it right now."},
         [],
