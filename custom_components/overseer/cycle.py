@@ -26,7 +26,7 @@ from .core.context import (
 from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Decision, backed, normalise
 from .core.gate import SOLICITED, Deed, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
-from .core.policy import Availability, availability, tool_schemas, vocabulary
+from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.replies import Phrase, describe_actions, refusal_answer
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
@@ -142,7 +142,8 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.decision = decision = normalise(
         reply,
         name=settings.name,
-        known_tools=(*cycle.tools.available, *(name for name, _ in cycle.tools.blocked)),
+        known_tools=configured_tools(world) if control else (),
+        shown_tools=(*cycle.tools.available, *(name for name, _ in cycle.tools.blocked)),
         vocabulary=vocabulary(world, settings.limits, include_missing=True),
         recent_lines=recent,
         rules=settings.rules,
@@ -241,7 +242,10 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
         parts.metrics.record_address(finished, outcome)
         if not posted and ran:
             parts.ask_again(
-                replace(trigger, acted=tuple(Deed(r.tool, deed_text(r.tool, r.arguments)) for r in ran))
+                # Counted afresh: the line gets its two tries whichever try acted.
+                replace(
+                    trigger, attempt=0, acted=tuple(Deed(r.tool, deed_text(r.tool, r.arguments)) for r in ran)
+                )
             )
         return False
     if trigger.attempt < ASKS_PER_QUESTION - 1:
@@ -249,7 +253,7 @@ def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished
         parts.ask_again(trigger)
         return False
     parts.metrics.record_address(finished, AddressOutcome.FALLBACK)
-    # Asked for something a guardrail stopped, the asker hears why rather than that nothing came.
+    # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of it.
     line = refusal_answer(
         cycle.actions, trigger.detail, parts.phrase
     ) or parts.settings.fallback_line.replace(ASKER, trigger.detail or "")

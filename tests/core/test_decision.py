@@ -387,7 +387,7 @@ def test_a_line_that_says_the_deed_back_as_told_is_no_line(line, said_back):
         recent_lines=(),
         rules=DecisionRules(),
         question="overseer make the bench light blue",
-        deeds_told="set a room light (light.bench, blue) ran",
+        deeds_told=("raise the lift ran", "set a room light (light.bench, blue) ran"),
     )
     assert (NOTE_DEED_SAID_BACK in decision.notes) is said_back
     assert (decision.chat is None) is said_back
@@ -395,7 +395,7 @@ def test_a_line_that_says_the_deed_back_as_told_is_no_line(line, said_back):
 
 def test_a_terse_line_about_a_deed_is_not_the_deed_said_back():
     reply = typed_reply("Raised the lift.", None)
-    for told in ("raise the lift ran", ""):
+    for told in (("raise the lift ran",), ()):
         decision = normalise(
             reply,
             name="Overseer",

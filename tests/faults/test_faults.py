@@ -185,7 +185,7 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
     follow_ups = [
         r for r in ollama_stub.requests if "You did what alex asked" in r["messages"][-1]["content"]
     ]
-    assert follow_ups and blocked["not_allowlisted"] == len(tools) * len(follow_ups)
+    assert follow_ups and blocked["not_available"] == len(tools) * len(follow_ups)
     assert blocked["rate_limit"] >= 1
     assert blocked["max_tool_calls"] == 4 * (len(ollama_stub.requests) - len(follow_ups))
 

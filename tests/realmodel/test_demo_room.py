@@ -167,10 +167,15 @@ def repeats_question(text: str, question: str) -> bool:
 
 
 def fallback_pattern() -> re.Pattern[str]:
-    """The built-in fallback line, whoever asked, as the translations give it."""
-    translations = json.loads((REPO / "custom_components/overseer/translations/en.json").read_text())
-    before, after = translations["exceptions"]["no_answer"]["message"].split("{user}")
-    return re.compile(f"{re.escape(before)}.*{re.escape(after)}")
+    """The overseer's own sentences for an asker the model did not answer, as the translations give
+    them: the fallback line, and what was tried and why."""
+    phrases = json.loads((REPO / "custom_components/overseer/translations/en.json").read_text())["exceptions"]
+    return re.compile(
+        "|".join(
+            ".*".join(map(re.escape, re.split(r"\{\w+\}", phrases[key]["message"])))
+            for key in ("no_answer", "answer_refused")
+        )
+    )
 
 
 async def set_up_demo(hass: HomeAssistant, model: ModelEndpoint, monkeypatch) -> None:
@@ -281,13 +286,14 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
         return heard_out(QUESTIONS[len(asked) - 1]) and clock >= asked[-1] + QUESTION_EVERY
 
     end = None
+    last_heard_out = False
     try:
         while (
             end is None
             or clock < end
             or phase() not in (Phase.IDLE, Phase.POSTED)
             # The last question too has its time for the line after an action.
-            or not heard_out(QUESTIONS[-1])
+            or not last_heard_out
         ):
             if next_question_due():
                 hass.bus.async_fire(
@@ -304,6 +310,8 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
             # event loop's, so the wait is a thread's).
             await hass.async_add_executor_job(time.sleep, step if thinking else 0.01)
             clock += step
+            # Stamped as it happens, like every other answer.
+            last_heard_out = len(asked) == len(QUESTIONS) and heard_out(QUESTIONS[-1])
             freezer.tick(step)
             async_fire_time_changed(hass)
             settling = end is None or clock < end + NEVER_ANSWERED

@@ -270,21 +270,19 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         "",
     )
     if trigger.acted:
-        told = deeds_told(trigger)
+        told = "; ".join(deeds_told(trigger))
         answer = f"You did what {who} asked: {told}. Tell {who} in one new short line of your own."
     else:
         answer = f"Answer {who} now, in one new short line of your own{ask}."
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
 
 
-def deeds_told(trigger: Trigger) -> str:
-    """What already ran for the asker, as the cue tells it ("raise the lift ran"); else empty.
+def deeds_told(trigger: Trigger) -> tuple[str, ...]:
+    """What already ran for the asker, each as the cue tells it ("raise the lift ran").
 
     Said plainly: the line that follows the deed is the model's, not a receipt.
     """
-    if not trigger.acted:
-        return ""
-    return "; ".join(quote_chat(deed.words, DEED_CHARS) for deed in trigger.acted) + " ran"
+    return tuple(f"{quote_chat(deed.words, DEED_CHARS)} ran" for deed in trigger.acted)
 
 
 def system_prompt(template: str, name: str) -> str:

@@ -118,16 +118,20 @@ def normalise(
     recent_lines: Iterable[str],
     rules: DecisionRules,
     question: str = "",
-    deeds_told: str = "",
+    deeds_told: Iterable[str] = (),
+    shown_tools: Iterable[str] | None = None,
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
     recent_lines: the overseer's last lines and the chat it read: a line too close to one of
     them is a copy ("alex: go go go" after alex said it). question: the words that addressed
     the overseer, if someone did. deeds_told: what the request told the model already ran for
-    them ("raise the lift ran"), which is no line word for word.
+    them ("raise the lift ran"), each no line word for word. shown_tools: the tools the request
+    showed (available or blocked), when fewer than the known ones; another known tool is not
+    available to this decision.
     """
     known = frozenset(known_tools)
+    shown = known if shown_tools is None else frozenset(shown_tools)
     notes: list[str] = [NOTE_CALLS_IGNORED] if reply.calls_cut else []
     intents: list[Intent] = []
     rejections = [
@@ -145,6 +149,9 @@ def normalise(
         spec = TOOLS.get(call.name)
         if spec is None or call.name not in known:
             rejections.append(RejectedCall(show(call.name), show(call.arguments), Refusal.NOT_ALLOWLISTED))
+            continue
+        if call.name not in shown:
+            rejections.append(RejectedCall(call.name, show(call.arguments), Refusal.NOT_AVAILABLE))
             continue
         try:
             clean = spec.validate(call.arguments, vocabulary)
@@ -176,7 +183,7 @@ def normalise(
     if chat is not None and _says_back(chat, question):
         notes.append(NOTE_QUESTION_SAID_BACK)
         chat = None
-    if chat is not None and _holds_words_of(chat, deeds_told):
+    if chat is not None and any(_holds_words_of(chat, told) for told in deeds_told):
         # "I set a room light (light.bench, blue) ran.": the cue said back, not a line.
         notes.append(NOTE_DEED_SAID_BACK)
         chat = None

@@ -35,24 +35,29 @@ def describe_actions(records: Iterable[AuditRecord], phrase: Phrase) -> str | No
         elif record.outcome is Outcome.AWAITING_APPROVAL:
             sentences.append(phrase("reply_awaiting_approval", tool=tool, approval_id=record.approval or ""))
         else:
-            because = phrase(reason_key(record.reason), seconds=record.remaining_s or 0)
-            sentences.append(phrase("reply_refused", tool=tool, reason=because))
+            sentences.append(phrase("reply_refused", tool=tool, reason=_because(record, phrase)))
     return " ".join(sentences) or None
 
 
-# The room's guardrails (a cooldown, the budget, a lock), not a call the registry could not take.
-_GUARDRAILS = frozenset(Refusal) - {
-    Refusal.NOT_ALLOWLISTED,
-    Refusal.INVALID_ARGUMENTS,
-    Refusal.MAX_TOOL_CALLS,
-}
+# The room's guardrails: what stops a well-formed call for now, not a call the registry refuses.
+_GUARDRAILS = frozenset(
+    {
+        Refusal.COOLDOWN,
+        Refusal.BUSY,
+        Refusal.UNAVAILABLE,
+        Refusal.RATE_LIMIT,
+        Refusal.SITE_MODE_ADMIN,
+        Refusal.SITE_MODE_LOCKDOWN,
+        Refusal.LIGHTS_LOCKED_ON,
+    }
+)
 
 
 def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -> str | None:
     """Why the call made for asker did not run, or None.
 
-    "robin, I cannot lower the lift now: it is cooling down for 40 s.": the deed in its title's
-    words, which also says which call it was when the model called one nobody asked for.
+    "robin, I tried to lower the lift, but it is cooling down for 40 s.": the deed in its
+    title's words, which is true also when the model called something nobody asked for.
     """
     refused = next(
         (record for record in records if record.outcome is Outcome.BLOCKED and record.reason in _GUARDRAILS),
@@ -60,7 +65,10 @@ def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -
     )
     if refused is None:
         return None
-    because = phrase(reason_key(refused.reason), seconds=refused.remaining_s or 0)
-    return phrase(
-        "answer_refused", user=asker, deed=deed_text(refused.tool, refused.arguments), reason=because
-    )
+    deed = deed_text(refused.tool, refused.arguments)
+    return phrase("answer_refused", user=asker, deed=deed, reason=_because(refused, phrase))
+
+
+def _because(record: AuditRecord, phrase: Phrase) -> str:
+    """A refusal's plain words ("it is cooling down for 40 s")."""
+    return phrase(reason_key(record.reason), seconds=record.remaining_s or 0)
