@@ -164,6 +164,7 @@ STOCK_REFUSALS = [
     "I'm sorry, but I can't lower the lift right now. Please try again later.",
     # With an assistant's sign-off, in 0.7.0's demo check: once posted, it was said again to the next.
     "I'm sorry, but I can't assist with that. Please let me know if you have any other questions.",
+    "I'm sorry, but I can't assist with that. Please try again.",
 ]
 IN_CHARACTER = [
     "Sorry alex, the lift stays down. I can't help you there.",

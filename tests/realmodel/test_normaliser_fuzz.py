@@ -90,7 +90,7 @@ NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
 # A chat assistant's refusal, in the judge's own words: one sentence that apologises and says it
 # cannot help (the bundled model's "I'm sorry, but I can't assist with that."), or that it cannot
 # do something for now ("I'm sorry, but I can't raise the lift right now."), perhaps with a
-# "Please try again later." or "Please let me know if you have any other questions." after it.
+# "Please try again (later)." or "Please let me know if you have any other questions." after it.
 APOLOGY = re.compile(r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e)\b")
 CANNOT_HELP = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to) (?:assist|help)\b")
 CANNOT_NOW = re.compile(
@@ -100,7 +100,11 @@ CANNOT_NOW = re.compile(
 )
 # Whom a stock line is for ("sam," or "sam:"), not part of it.
 ADDRESSEE = re.compile(r"^[^\s:,]{1,32}[:,] ")
-SIGN_OFFS = ("please try again later", "please let me know if you have any other questions")
+SIGN_OFFS = (
+    "please try again",
+    "please try again later",
+    "please let me know if you have any other questions",
+)
 CUT = "…"
 INVISIBLE = ("Cc", "Cf", "Co", "Cn")
 

@@ -51,9 +51,9 @@ _STOCK_REFUSAL = re.compile(
     # The apology comes straight before "I can't": a reason or a name between them is in character.
     r"|,?\s+(?:but\s+)?i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+[^.!?]{1,60}?\s"
     r"(?:right now|at the moment|at this time))[.!]?"
-    # An assistant's sign-off after it: "Please try again later.", "Please let me know if you have
-    # any other questions."
-    r"(?:\s+please (?:try again later|let me know if you have any other questions)[.!]?)?",
+    # An assistant's sign-off after it: "Please try again (later).", "Please let me know if you
+    # have any other questions."
+    r"(?:\s+please (?:try again(?: later)?|let me know if you have any other questions)[.!]?)?",
     re.IGNORECASE,
 )
 _WORDS = re.compile(r"[\w']+")
