@@ -143,7 +143,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         reply,
         name=settings.name,
         known_tools=configured_tools(world) if control else (),
-        shown_tools=(*cycle.tools.available, *(name for name, _ in cycle.tools.blocked)),
+        shown_tools=cycle.tools.shown,
         vocabulary=vocabulary(world, settings.limits, include_missing=True),
         recent_lines=recent,
         rules=settings.rules,

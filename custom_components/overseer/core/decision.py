@@ -291,16 +291,21 @@ def _says_back(line: str, question: str) -> bool:
     Its words in the question's order, and most of them: "The vacuum is running." answers "is
     the vacuum running?", and "Blue." answers "red or blue?".
     """
-    said = _WORDS.findall(fold(without_addressee(line)))
-    words = _WORDS.findall(fold(question))
+    said = _words(without_addressee(line))
+    words = _words(question)
     asked = iter(words)
     return len(said) > len(words) / 2 and all(word in asked for word in said)
 
 
+def _words(text: str) -> list[str]:
+    """The text's words as a reader compares them."""
+    return _WORDS.findall(fold(text))
+
+
 def _holds_words_of(line: str, told: str) -> bool:
     """The line holds every word of told, in a row ("Raised the lift." does not hold "raise the lift ran")."""
-    told_words = _WORDS.findall(fold(told))
-    said = _WORDS.findall(fold(line))
+    told_words = _words(told)
+    said = _words(line)
     size = len(told_words)
     return bool(told_words) and any(said[i : i + size] == told_words for i in range(len(said) - size + 1))
 

@@ -117,6 +117,11 @@ class Availability:
     available: tuple[str, ...]
     blocked: tuple[tuple[str, Block], ...]
 
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """Every tool the split shows the model, callable or blocked."""
+        return (*self.available, *(name for name, _ in self.blocked))
+
     def only(self, names: tuple[str, ...]) -> Availability:
         """The same split, narrowed to some of the tools."""
         return Availability(
