@@ -273,7 +273,9 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         told = "; ".join(deeds_told(trigger))
         answer = f"You did what {who} asked: {told}. Tell {who} in one new short line of your own."
     else:
-        answer = f"Answer {who} now, in one new short line of your own{ask}."
+        # Asked what it thinks ("rate that last lap"), the 1.5B model said "I'm sorry, but I can't
+        # assist with that." on both tries; told an opinion is an answer, it mostly gives one.
+        answer = f"Answer {who} now, in one short line of your own: an answer, an opinion or a verdict{ask}."
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
 
 
