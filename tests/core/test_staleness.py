@@ -78,6 +78,26 @@ def test_unsolicited_comments_are_dropped_when_late_locked_or_superseded():
     assert verdict("Quiet night.", ROVER2_DOCKED, solicited=False, subject="heartbeat") is None
 
 
+def spaced(world):
+    """The room with its rovers named as the demo names them: "Rover 1" … "Rover 3"."""
+    return replace(world, rovers=tuple(replace(r, name=f"Rover {r.name[-1]}") for r in world.rovers))
+
+
+def test_one_rover_moving_says_nothing_about_another():
+    # "rover" alone names every rover: in the demo, where a rover moves every few seconds, a line
+    # about one was dropped as stale whenever another docked.
+    before, after = room_facts(spaced(BEFORE)), room_facts(spaced(ROVER2_DOCKED))
+
+    def judged(line, solicited=True, subject="alex"):
+        return judge(Answer(solicited, subject, line, 10.0), before, after, (), stale_after=90)
+
+    assert judged("I think rover 1 is cheating again.") is None
+    assert judged("Rover 2 is still out on the track.") is StaleReason.STATE_CHANGED
+    assert judged("rover2 keeps driving, I see.") is StaleReason.STATE_CHANGED
+    assert judged("Rover 1 docks. Coward.", False, "docked (Rover 1 Docked)") is None
+    assert judged("Rover 2 leaves.", False, "undocked (Rover 2 Docked)") is StaleReason.SUPERSEDED
+
+
 def test_facts_are_keyed_the_same_for_the_same_room():
     assert set(room_facts(BEFORE)) == set(room_facts(ROVER2_DOCKED))
     assert "rover:rover2:docked" in room_facts(BEFORE)

@@ -33,10 +33,17 @@ class StaleReason(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One thing about the room an answer could be about: its value and the words that name it."""
+    """One thing about the room an answer could be about: its value and the names that call it."""
 
     value: str
-    words: frozenset[str]
+    # Each name as the words a line uses for it. A line is about the fact when it holds every word
+    # of one name: "rover" alone is every rover's, and with any word of a name enough, one rover
+    # docking made a line about another stale (in the demo, a rover moves every few seconds).
+    names: tuple[frozenset[str], ...]
+
+    def named_in(self, words: frozenset[str]) -> bool:
+        """Whether these words name the fact."""
+        return any(name <= words for name in self.names)
 
 
 LOCK_FACTS = ("site_mode", "lights_locked_on")
@@ -55,22 +62,33 @@ def _words(*names: str) -> frozenset[str]:
     return frozenset(word for name in names for word in _WORD.findall(fold(name)))
 
 
+def _names(*names: str) -> tuple[frozenset[str], ...]:
+    """Each name's folded words, and a name of several words run together too ("rover1")."""
+    found: list[frozenset[str]] = []
+    for name in names:
+        if words := _WORD.findall(fold(name)):
+            found.append(frozenset(words))
+            if len(words) > 1:
+                found.append(frozenset({"".join(words)}))
+    return tuple(found)
+
+
 def room_facts(world: World) -> dict[str, Fact]:
     """The room's material facts, keyed; the same keys for the same room."""
     facts = {
-        "site_mode": Fact(world.site_mode.value, frozenset()),
-        "lights_locked_on": Fact(str(world.lights_locked_on), frozenset()),
+        "site_mode": Fact(world.site_mode.value, ()),
+        "lights_locked_on": Fact(str(world.lights_locked_on), ()),
     }
     if world.lift is not None:
         lift = world.lift
         states = [entity.state for entity in (lift.cover, lift.up_script, lift.down_script) if entity]
-        facts["lift"] = Fact("/".join(states), _words("lift"))
+        facts["lift"] = Fact("/".join(states), _names("lift"))
     if world.vacuum is not None:
-        facts["vacuum"] = Fact(world.vacuum.state, _words("vacuum", "neato", world.vacuum.name))
+        facts["vacuum"] = Fact(world.vacuum.state, _names("vacuum", "neato", world.vacuum.name))
     for rover in world.rovers:
         for field, entity in rover.fields:
             if field in (RoverField.DOCKED, RoverField.DRIVER):
-                facts[f"rover:{rover.name}:{field.value}"] = Fact(entity.state, _words(rover.name))
+                facts[f"rover:{rover.name}:{field.value}"] = Fact(entity.state, _names(rover.name))
     return facts
 
 
@@ -113,7 +131,7 @@ def unexplained_changes(
 
 def mentions(line: str, fact: Fact) -> bool:
     """The line names the thing the fact is about."""
-    return bool(fact.words & frozenset(_WORD.findall(fold(line))))
+    return fact.named_in(_words(line))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +164,7 @@ def judge(
         if any(key in changed for key in LOCK_FACTS):
             return StaleReason.LOCKED
         subject = _words(answer.subject)
-        if any(fact.words & subject for key, (fact, _) in changed.items()):
+        if any(fact.named_in(subject) for fact, _ in changed.values()):
             return StaleReason.SUPERSEDED
     if any(mentions(line, old) for old, _ in changed.values()):
         return StaleReason.STATE_CHANGED
