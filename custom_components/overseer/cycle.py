@@ -110,10 +110,9 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )
     lines = select_transcript(transcript, started, settings.bounds)
-    if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS or cycle.trigger.attempt:
-        # Shown its own last lines, the bundled 1.5B model answered 12 of 22 questions with a copy
-        # of one ("Overseer: The lift is already up." to "turn the corner light off"). Whoever it
-        # answers, and whatever it tries again, it reads only the people; a copy is still dropped.
+    if cycle.trigger.attempt:
+        # Asked again, the first answer was unusable, most often a copy of an earlier line: a small
+        # model copies what its context holds, so this time it reads only the people.
         lines = [line for line in lines if not line.own]
     cycle.transcript = tuple(lines)
     messages = build_messages(

@@ -328,11 +328,7 @@ async def test_single_flight_and_an_address_while_busy_is_answered_next(hass, fr
     await tick(hass, freezer)
     assert len(ollama_stub.requests) == 2
     transcript = [m["content"] for m in ollama_stub.requests[1]["messages"][2:-2]]
-    assert transcript == ["alex: overseer one", "sam: overseer two"]  # answering, it reads the people
-    assert ollama_stub.requests[1]["messages"][-1]["content"].endswith(
-        "sam: overseer two\nAnswer sam now, in one short line of your own: an answer, an opinion or a verdict"
-        " (and call a tool if you act)."
-    )
+    assert transcript == ["alex: overseer one", "sam: overseer two", "Overseer: First."]
 
 
 async def test_a_late_reply_to_a_question_is_posted_a_late_comment_is_not(hass, freezer, ollama_stub, room):
@@ -392,7 +388,7 @@ async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_li
     await hass.async_block_till_done()
     await tick(hass, freezer, seconds=15)
     assert [line["text"] for line in bot_lines(chat)] == ["The lift stays put tonight."]
-    # Speaking unprompted, it reads its last lines (the seed's anti-repeat context).
+    # The first try reads its last lines (the seed's anti-repeat context).
     first = ollama_stub.requests[1]["messages"]
     assert [m["content"] for m in first if m["role"] == "assistant"] == ["Overseer: The lift stays put tonight."]
     await tick(hass, freezer, seconds=15)  # the minimum gap
@@ -489,11 +485,10 @@ async def test_a_reply_about_a_rover_that_docked_meanwhile_is_asked_again(hass, 
     assert [line["text"] for line in bot_lines(chat)] == ["Rover1 just docked: nice parking."]
 
 
-async def test_answering_someone_it_reads_only_the_people_and_a_copy_is_still_asked_again(
+async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     hass, freezer, ollama_stub, room
 ):
-    # Qwen2.5-Coder-1.5B in the demo answered 12 of 22 questions with one of its own lines again
-    # while it could read them; what it said is still known, and a copy is no answer.
+    # Qwen2.5-Coder-1.5B in the demo answered every question with its first line again.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Alex: I'm here, what's up?")
@@ -505,10 +500,7 @@ async def test_answering_someone_it_reads_only_the_people_and_a_copy_is_still_as
     await tick(hass, freezer)
     assert [line["text"] for line in bot_lines(chat)] == ["Alex: I'm here, what's up?"]  # the copy dropped
     first = ollama_stub.requests[1]["messages"]
-    assert [m for m in first if m["role"] == "assistant"] == []
-    assert "alex: overseer, you there?" in [m["content"] for m in first]
-    entry = hass.config_entries.async_get_entry("room1")
-    assert "repeat_dropped" in build_status(entry.runtime_data)["decision"]["notes"]
+    assert any(m["role"] == "assistant" for m in first)  # the seed's transcript: its own lines too
     await tick(hass, freezer)
     retry = ollama_stub.requests[2]["messages"]
     assert [m for m in retry if m["role"] == "assistant"] == []
