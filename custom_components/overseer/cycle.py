@@ -115,13 +115,9 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         # model copies what its context holds, so this time it reads only the people.
         lines = [line for line in lines if not line.own]
     cycle.transcript = tuple(lines)
+    cue = closing_cue(cycle.trigger, lines, settings.name, can_act=control) or ""
     messages = build_messages(
-        parts.prompts[cycle.mode],
-        settings.name,
-        cycle.state_update,
-        lines,
-        cycle.tools,
-        closing_cue(cycle.trigger, lines, settings.name, can_act=control),
+        parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools, cue
     )
     cycle.model_input = summarise(messages)
     schemas = tool_schemas(cycle.tools.available, world, settings.limits)
@@ -149,6 +145,8 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         rules=settings.rules,
         question=cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
         deeds_told=deeds_told(cycle.trigger),
+        # Its instruction, not the question quoted above it (an answer may use the asker's words).
+        cue=cue.rpartition("\n")[2],
     )
     # Run first: whether an announced action was refused decides whether its line still fits.
     ran = await _async_execute(parts, cycle, decision)

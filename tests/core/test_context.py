@@ -241,12 +241,15 @@ def test_a_direct_address_ends_the_request_with_who_asked_what():
     assert messages[-1]["content"].startswith("blocked_tools:\n")
     assert messages[-1]["content"].endswith(
         "\n\nalex: overseer raise the lift\n"
-        "Answer alex now, in one short line of your own: an answer, an opinion or a verdict (and call a tool if you act)."
+        "Answer alex now, in one short line of your own: an answer, an opinion or a verdict"
+        " (and call a tool if you act)."
     )
     assert len(messages) == len(build(ASKED))  # the topology stays the seed's
     # A commentator cannot act, so it is not told to.
     commentary = closing_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 990.0, "sam"), ASKED, "Overseer", False)
-    assert commentary == "sam: go go go\nAnswer sam now, in one short line of your own: an answer, an opinion or a verdict."
+    assert commentary == (
+        "sam: go go go\nAnswer sam now, in one short line of your own: an answer, an opinion or a verdict."
+    )
 
 
 def test_the_cue_asks_what_addressed_the_overseer_not_the_askers_latest_line():
@@ -304,7 +307,8 @@ def test_the_cue_quotes_like_the_transcript_and_never_passes_anyone_as_the_overs
     assert "{{" not in cue
     # Asked through Assist, the question may not be in the chat: the asker is still named.
     assert closing_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 993.0, "kim"), ASKED, "Overseer", True) == (
-        "Answer kim now, in one short line of your own: an answer, an opinion or a verdict (and call a tool if you act)."
+        "Answer kim now, in one short line of your own: an answer, an opinion or a verdict"
+        " (and call a tool if you act)."
     )
 
 

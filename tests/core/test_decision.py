@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from custom_components.overseer.core.decision import (
     NOTE_CHAT_CUT,
+    NOTE_CUE_SAID_BACK,
     NOTE_DEED_SAID_BACK,
     NOTE_JSON_TEXT_DROPPED,
     NOTE_QUESTION_SAID_BACK,
@@ -481,3 +482,35 @@ def test_a_tool_call_written_as_text_is_not_posted():
         assert decision.mode is Mode.SKIP and "tool_text_dropped" in decision.notes, text
     assert decide("lift up, please").chat == "lift up, please"  # words, not a call
     assert decide("Raise: the lift").chat == "Raise: the lift"
+
+
+CUE = (
+    "Answer sam now, in one short line of your own: an answer, an opinion or a verdict"
+    " (and call a tool if you act)."
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "said_back"),
+    [
+        # The bundled model's answers to "what do you think of sam's driving" in the demo.
+        ("An answer, an opinion or a verdict (and call a tool if you act).", True),
+        ("An opinion, an answer or a verdict.", True),
+        # Its own words, a few of them the cue's; and a line too short to call a copy.
+        ("An opinion? Sam drives like a dropped toolbox.", False),
+        ("Your call.", False),
+    ],
+)
+def test_a_line_of_the_cues_words_alone_is_no_line(line, said_back):
+    decision = normalise(
+        typed_reply(line, None),
+        name="Overseer",
+        known_tools=("chat_say",),
+        vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
+        recent_lines=(),
+        rules=DecisionRules(),
+        question="overseer what do you think of sam's driving",
+        cue=CUE,
+    )
+    assert (NOTE_CUE_SAID_BACK in decision.notes) is said_back
+    assert (decision.chat is None) is said_back

@@ -67,7 +67,8 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
 
     second = ollama_stub.requests[2]
     assert second["messages"][-1]["content"].endswith(
-        "sam: overseer again!\nAnswer sam now, in one short line of your own: an answer, an opinion or a verdict (and call a tool if you act)"
+        "sam: overseer again!\nAnswer sam now, in one short line of your own: an answer, an opinion or a"
+        " verdict (and call a tool if you act)"
         "."
     )
     roles = [m["role"] for m in second["messages"]]
@@ -390,7 +391,8 @@ async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_li
     assert [line["text"] for line in bot_lines(chat)] == ["The lift stays put tonight."]
     # The first try reads its last lines (the seed's anti-repeat context).
     first = ollama_stub.requests[1]["messages"]
-    assert [m["content"] for m in first if m["role"] == "assistant"] == ["Overseer: The lift stays put tonight."]
+    own = [m["content"] for m in first if m["role"] == "assistant"]
+    assert own == ["Overseer: The lift stays put tonight."]
     await tick(hass, freezer, seconds=15)  # the minimum gap
     retry = ollama_stub.requests[2]["messages"]
     assert "trigger: world_event" in retry[1]["content"]
@@ -610,6 +612,23 @@ async def test_the_line_after_a_deed_is_offered_no_tool_to_act_again(hass, freez
         ("lift_up", "executed", None),
         ("lift_up", "blocked", "not_available"),
     ]
+
+
+async def test_the_cue_said_back_to_a_question_is_no_line_and_it_is_asked_again(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model told "an answer, an opinion or a verdict" said that, reordered, in the demo.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("An opinion, an answer or a verdict.")
+    ollama_stub.reply("Sam drives like a dropped toolbox.")
+    say(hass, "alex", "overseer what do you think of sam's driving")
+    await tick(hass, freezer)
+    entry = hass.config_entries.async_get_entry("room1")
+    assert "cue_said_back" in build_status(entry.runtime_data)["decision"]["notes"]
+    assert bot_lines(chat) == []
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["Sam drives like a dropped toolbox."]
 
 
 async def test_the_cue_said_back_after_a_deed_is_no_line(hass, freezer, ollama_stub, room):

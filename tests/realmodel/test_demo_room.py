@@ -143,6 +143,9 @@ def prompt_runs() -> set[tuple[str, ...]]:
     for text in [(REPO / "custom_components/overseer/prompts/system.md").read_text(), *cues]:
         said = words(text)
         runs |= {tuple(said[i : i + ECHO_WORDS]) for i in range(len(said) - ECHO_WORDS + 1)}
+    # And each word of the cue to a question alone: a line of those words only, in any order, says
+    # it back ("An opinion, an answer or a verdict.").
+    runs |= {(word,) for word in words(cues[0].rpartition("\n")[2])}
     return runs
 
 
@@ -151,6 +154,8 @@ def own_words(text: str, fallback: re.Pattern[str], echoes: set[tuple[str, ...]]
     if fallback.fullmatch(text) or NOT_OWN_WORDS.search(text):
         return False
     said = words(text)
+    if len(said) >= 3 and all((word,) in echoes for word in said):
+        return False
     return bool(said) and not any(
         tuple(said[i : i + ECHO_WORDS]) in echoes for i in range(len(said) - ECHO_WORDS + 1)
     )

@@ -28,6 +28,9 @@ NOTE_STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
 NOTE_UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
 NOTE_QUESTION_SAID_BACK = "question_said_back"
 NOTE_DEED_SAID_BACK = "deed_said_back"
+NOTE_CUE_SAID_BACK = "cue_said_back"
+# Shorter lines of the cue's words ("Your call.") may well be meant.
+CUE_ECHO_WORDS = 3
 
 # A call's JSON or tag left in a line (cut off, or named inside a sentence): never posted.
 _CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
@@ -120,6 +123,7 @@ def normalise(
     question: str = "",
     deeds_told: Iterable[str] = (),
     shown_tools: Iterable[str] | None = None,
+    cue: str = "",
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
@@ -128,7 +132,8 @@ def normalise(
     the overseer, if someone did. deeds_told: what the request told the model already ran for
     them ("raise the lift ran"), each no line word for word. shown_tools: the tools the request
     showed (available or blocked), when fewer than the known ones; another known tool is not
-    available to this decision.
+    available to this decision. cue: what the request's last words asked for; a line of its
+    words alone says it back.
     """
     known = frozenset(known_tools)
     shown = known if shown_tools is None else frozenset(shown_tools)
@@ -186,6 +191,10 @@ def normalise(
     if chat is not None and any(_holds_words_of(chat, told) for told in deeds_told):
         # "I set a room light (light.bench, blue) ran.": the cue said back, not a line.
         notes.append(NOTE_DEED_SAID_BACK)
+        chat = None
+    if chat is not None and _only_words_of(chat, cue):
+        # "An opinion, an answer or a verdict.": the cue said back, reordered, to a question.
+        notes.append(NOTE_CUE_SAID_BACK)
         chat = None
     if intents:
         mode = Mode.ACTION_CHAT if chat else Mode.ACTION
@@ -308,6 +317,12 @@ def _holds_words_of(line: str, told: str) -> bool:
     said = _words(line)
     size = len(told_words)
     return bool(told_words) and any(said[i : i + size] == told_words for i in range(len(said) - size + 1))
+
+
+def _only_words_of(line: str, told: str) -> bool:
+    """The line is CUE_ECHO_WORDS words or more, every one of them a word of told."""
+    said, words = _words(line), frozenset(_words(told))
+    return len(said) >= CUE_ECHO_WORDS and all(word in words for word in said)
 
 
 def _is_repeat(line: str, recent: Iterable[str], threshold: float) -> bool:
