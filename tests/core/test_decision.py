@@ -16,6 +16,7 @@ from custom_components.overseer.core.decision import (
     NOTE_JSON_TEXT_DROPPED,
     NOTE_QUESTION_SAID_BACK,
     NOTE_REPEAT_DROPPED,
+    Decision,
     DecisionRules,
     Mode,
     normalise,
@@ -369,6 +370,20 @@ def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, sa
     assert (decision.chat is None) is said_back
 
 
+def answer_to(question: str, line: str, **told) -> Decision:
+    """A line said to someone who asked, by a decision told what it was told."""
+    return normalise(
+        typed_reply(line, None),
+        name="Overseer",
+        known_tools=("chat_say",),
+        vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
+        recent_lines=(),
+        rules=DecisionRules(),
+        question=question,
+        **told,
+    )
+
+
 @pytest.mark.parametrize(
     ("line", "said_back"),
     [
@@ -381,14 +396,9 @@ def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, sa
     ],
 )
 def test_a_line_that_says_the_deed_back_as_told_is_no_line(line, said_back):
-    decision = normalise(
-        typed_reply(line, None),
-        name="Overseer",
-        known_tools=("chat_say",),
-        vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-        recent_lines=(),
-        rules=DecisionRules(),
-        question="overseer make the bench light blue",
+    decision = answer_to(
+        "overseer make the bench light blue",
+        line,
         deeds_told=("raise the lift ran", "set a room light (light.bench, blue) ran"),
     )
     assert (NOTE_DEED_SAID_BACK in decision.notes) is said_back
@@ -396,18 +406,8 @@ def test_a_line_that_says_the_deed_back_as_told_is_no_line(line, said_back):
 
 
 def test_a_terse_line_about_a_deed_is_not_the_deed_said_back():
-    reply = typed_reply("Raised the lift.", None)
     for told in (("raise the lift ran",), ()):
-        decision = normalise(
-            reply,
-            name="Overseer",
-            known_tools=("chat_say",),
-            vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-            recent_lines=(),
-            rules=DecisionRules(),
-            deeds_told=told,
-        )
-        assert decision.chat == "Raised the lift."
+        assert answer_to("", "Raised the lift.", deeds_told=told).chat == "Raised the lift."
 
 
 def test_conversation_agent_json_replies():
@@ -502,15 +502,6 @@ CUE = (
     ],
 )
 def test_a_line_of_the_cues_words_alone_is_no_line(line, said_back):
-    decision = normalise(
-        typed_reply(line, None),
-        name="Overseer",
-        known_tools=("chat_say",),
-        vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-        recent_lines=(),
-        rules=DecisionRules(),
-        question="overseer what do you think of sam's driving",
-        cue=CUE,
-    )
+    decision = answer_to("overseer what do you think of sam's driving", line, cue=CUE)
     assert (NOTE_CUE_SAID_BACK in decision.notes) is said_back
     assert (decision.chat is None) is said_back
