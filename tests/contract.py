@@ -35,6 +35,8 @@ REASONS = frozenset(
         "needs_approval",
     }
 )
+# Reasons of outcome failed (Wave 4): a call that may have reached a device, which counts.
+FAILURES = frozenset({"error", "timeout", "cancelled"})
 
 
 def options_sections(**overrides):

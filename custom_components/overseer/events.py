@@ -93,7 +93,7 @@ def fire_decision(
 
 
 def fire_action(hass: HomeAssistant, record: AuditRecord) -> None:
-    """overseer_action: one attempted call and how it ended."""
+    """overseer_action: one attempted call and how it ended; a cut copy of its arguments says so."""
     _fire(
         hass,
         EVENT_ACTION,
@@ -103,7 +103,7 @@ def fire_action(hass: HomeAssistant, record: AuditRecord) -> None:
             "arguments": record.arguments,
             "outcome": record.outcome.value,
         },
-        {"reason": record.reason or None},
+        {"reason": record.reason or None, "truncated": record.truncated or None},
     )
 
 

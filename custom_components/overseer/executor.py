@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import voluptuous as vol
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.exceptions import HomeAssistantError
 
 from .const import LOGGER, OverseerMode
 from .core.approvals import Approval, ApprovalSource, Requester, covering_grant
-from .core.audit import AuditRecord, Outcome
+from .core.arguments import bounded_arguments
+from .core.audit import AuditRecord, Failure, Outcome
 from .core.decision import RejectedCall
 from .core.metrics import Metrics
 from .core.policy import Verdict, check_call, planned_effect, room_tools
@@ -24,6 +24,9 @@ from .models import RoomState
 from .settings import Settings
 
 SERVICE_TIMEOUT = 15
+# How long unloading waits for the calls in flight: one service call's bound, and time to record
+# it. A call still running then is cancelled (audited as such), and this long again is given to end.
+DRAIN_TIMEOUT = SERVICE_TIMEOUT + 5
 # Who asked for a call, in the audit: the overseer itself, or another agent through the API.
 OWN = "overseer"
 
@@ -33,7 +36,8 @@ class Caller:
     """Who a call runs for: the audit's source, and the context services are called with.
 
     asks_as is how a consequential call of theirs asks a person (None: it is only refused);
-    asker the person whose words led to it, and incident_id the incident triage works on.
+    asker the person whose words led to it, identity whose request it is (identity.py), and
+    incident_id the incident triage works on.
     """
 
     source: str = OWN
@@ -41,13 +45,14 @@ class Caller:
     asks_as: ApprovalSource | None = None
     asker: str = ""
     incident_id: str = ""
+    identity: str = ""
 
     @property
     def requester(self) -> Requester:
         """Who asks, as an approval or a grant is bound to them: the Home Assistant user too."""
         user_id = (self.context.user_id if self.context else None) or ""
         source = self.asks_as or ApprovalSource.TRIAGE
-        return Requester(source, self.source, self.asker, user_id, self.incident_id)
+        return Requester(source, self.source, self.asker, user_id, self.incident_id, self.identity)
 
 
 OVERSEER = Caller()
@@ -83,18 +88,70 @@ class Executor:
         # (an agent's parallel tool calls, or one beside the overseer's own) must each see the
         # cooldowns and budget the others spent.
         self._lock = asyncio.Lock()
+        # The tasks inside async_execute, from whichever caller: unloading waits for them.
+        self._in_flight: set[asyncio.Task[Any]] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = False
 
-    async def _async_call(self, effect: ServiceCall | Adjust, caller: Caller) -> None:
-        """One Home Assistant action, bounded in time.
+    @property
+    def closing(self) -> bool:
+        """The room is stopping: every call from now on is refused."""
+        return self._closing
+
+    async def async_close(self) -> None:
+        """Refuse new calls and wait, bounded, until those in flight have run and been recorded.
+
+        Whatever ran is then in the state the room hands on (its cooldown and budget included);
+        a call outlasting the bound is cancelled.
+        """
+        self._closing = True
+        if await self._async_idle():
+            return
+        LOGGER.warning("%d call(s) still running after %d s: cancelled", len(self._in_flight), DRAIN_TIMEOUT)
+        for task in self._in_flight:
+            task.cancel()
+        if not await self._async_idle():
+            LOGGER.error("%d call(s) ignored their cancellation: the room stops anyway", len(self._in_flight))
+
+    async def _async_idle(self) -> bool:
+        """Whether every call in flight ended within the drain's bound."""
+        try:
+            async with asyncio.timeout(DRAIN_TIMEOUT):
+                await self._idle.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    @contextlib.asynccontextmanager
+    async def _call_in_flight(self) -> AsyncIterator[None]:
+        """Count the current task's call as in flight until it has been recorded."""
+        task = asyncio.current_task()
+        assert task is not None, "called from a task"
+        self._in_flight.add(task)
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight.discard(task)
+            if not self._in_flight:
+                self._idle.set()
+
+    def _service_call(self, effect: ServiceCall | Adjust) -> ServiceCall:
+        """The Home Assistant action to call.
 
         An adjustment starts from the entity's value at this instant, not the one the model read;
         ValueError when it has none.
         """
-        if isinstance(effect, Adjust):
-            state = self._hass.states.get(effect.entity_id)
-            if state is None:
-                raise ValueError(f"{effect.entity_id} does not exist")
-            effect = adjusted(effect, state.state, state.attributes)
+        if not isinstance(effect, Adjust):
+            return effect
+        state = self._hass.states.get(effect.entity_id)
+        if state is None:
+            raise ValueError(f"{effect.entity_id} does not exist")
+        return adjusted(effect, state.state, state.attributes)
+
+    async def _async_call(self, effect: ServiceCall, caller: Caller) -> None:
+        """One Home Assistant action, bounded in time."""
         async with asyncio.timeout(SERVICE_TIMEOUT):
             await self._hass.services.async_call(
                 effect.domain, effect.service, effect.data, blocking=True, context=caller.context
@@ -133,11 +190,28 @@ class Executor:
         remaining: int | None = None,
         source: str = OWN,
         approval: str | None = None,
+        truncated: bool = False,
     ) -> AuditRecord:
-        """Audit one attempt (with the seconds to wait, when waiting helps), count it, tell automations."""
+        """Audit one attempt (with the seconds to wait, when waiting helps), count it, tell automations.
+
+        What the audit, the status and the event hold of the arguments is their bounded copy,
+        whoever handed them in; truncated says they were cut before they got here.
+        """
         now = self._now()
+        kept = bounded_arguments(arguments)
         record = self._state.audit.add(
-            AuditRecord(now, decision_id, tool, arguments, outcome, reason, remaining, source, approval)
+            AuditRecord(
+                now,
+                decision_id,
+                tool,
+                kept.value,
+                outcome,
+                reason,
+                remaining,
+                source,
+                approval,
+                truncated or kept.truncated,
+            )
         )
         self._metrics.record_action(now, tool, outcome.value, reason)
         fire_action(self._hass, record)
@@ -147,7 +221,12 @@ class Executor:
     def record_rejection(self, decision_id: str, rejection: RejectedCall) -> AuditRecord:
         """A call the normaliser refused is audited like one refused at execution."""
         return self.record(
-            decision_id, rejection.name, rejection.arguments, Outcome.BLOCKED, rejection.reason.value
+            decision_id,
+            rejection.name,
+            rejection.arguments,
+            Outcome.BLOCKED,
+            rejection.reason.value,
+            truncated=rejection.truncated,
         )
 
     async def async_execute(
@@ -168,10 +247,31 @@ class Executor:
         for this very call lets it run, or else a caller who may ask gets an approval request
         (outcome awaiting_approval, its id in the record's approval).
         """
-        async with self._lock:
+        async with self._call_in_flight(), self._lock:
+            if self._closing:  # the room is stopping: the room that loads next takes calls
+                return self.record(
+                    decision_id,
+                    name,
+                    arguments,
+                    Outcome.BLOCKED,
+                    Refusal.NOT_AVAILABLE.value,
+                    source=caller.source,
+                    approval=approval,
+                )
             now = self._now()
             world = self.world_now()
             limits = self._settings.limits
+            if bounded_arguments(arguments).truncated:
+                # Judged on what was sent: more than the bounds hold is more than any tool takes.
+                return self.record(
+                    decision_id,
+                    name,
+                    arguments,
+                    Outcome.BLOCKED,
+                    Refusal.INVALID_ARGUMENTS.value,
+                    source=caller.source,
+                    approval=approval,
+                )
             verdict = check_call(
                 name,
                 arguments,
@@ -225,24 +325,56 @@ class Executor:
                     decision_id, name, clean, Outcome.DRY_RUN, source=caller.source, approval=approval
                 )
             effect = planned_effect(name, clean, world)
+            failure: Failure | None = None
             if isinstance(effect, MemoryWrite):
                 self._state.memory.write(effect.slot, effect.text)
             elif isinstance(effect, ServiceCall | Adjust):
                 try:
-                    await self._async_call(effect, caller)
-                except (HomeAssistantError, TimeoutError, ValueError, vol.Invalid) as err:
-                    LOGGER.warning("%s failed: %s", name, err)
+                    call = self._service_call(effect)
+                except ValueError as err:
+                    # Nothing was called, so nothing was reached: it spends no cooldown or budget.
+                    LOGGER.warning("%s failed before it was called: %s", name, err)
                     return self.record(
                         decision_id,
                         name,
                         clean,
                         Outcome.FAILED,
-                        type(err).__name__,
+                        Failure.ERROR.value,
                         source=caller.source,
                         approval=approval,
                     )
-            # Cooldowns start and the budget is spent only when something really ran.
+                try:
+                    await self._async_call(call, caller)
+                except asyncio.CancelledError:
+                    # The decision was cancelled mid-call (a mode flip, an unload): the command
+                    # may have gone out, so it counts and the audit says what was sent.
+                    self._state.ledger = self._state.ledger.after_execution(name, now, limits)
+                    self.record(
+                        decision_id,
+                        name,
+                        clean,
+                        Outcome.FAILED,
+                        Failure.CANCELLED.value,
+                        source=caller.source,
+                        approval=approval,
+                    )
+                    raise
+                except TimeoutError:
+                    LOGGER.warning("%s failed: no answer within %s s", name, SERVICE_TIMEOUT)
+                    failure = Failure.TIMEOUT
+                except Exception as err:  # whatever a service raises, it was called
+                    LOGGER.warning("%s failed: %s", name, err)
+                    failure = Failure.ERROR
+            # A call handed to Home Assistant starts its group's cooldown and spends the budget
+            # whatever came back: the device may have acted before the service raised or the wait
+            # ended (a light that turns on, then reports an error).
             self._state.ledger = self._state.ledger.after_execution(name, now, limits)
             return self.record(
-                decision_id, name, clean, Outcome.EXECUTED, source=caller.source, approval=approval
+                decision_id,
+                name,
+                clean,
+                Outcome.EXECUTED if failure is None else Outcome.FAILED,
+                None if failure is None else failure.value,
+                source=caller.source,
+                approval=approval,
             )

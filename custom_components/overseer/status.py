@@ -222,7 +222,14 @@ def _tool_calls(last: LastDecision | None) -> dict[str, Any]:
         "failed": outcomes[Outcome.FAILED],
         "dry_run": outcomes[Outcome.DRY_RUN],
         "calls": [
-            {"tool": a["tool"], "arguments": a["arguments"], "outcome": a["outcome"], "reason": a["reason"]}
+            {
+                "tool": a["tool"],
+                "arguments": a["arguments"],
+                "outcome": a["outcome"],
+                "reason": a["reason"],
+                # A cut copy of the arguments says so, beside them.
+                **({"truncated": True} if a.get("truncated") else {}),
+            }
             for a in actions
         ],
     }

@@ -20,10 +20,12 @@ from custom_components.overseer.core.world import AssetKind
 
 CONTRACT = Path(__file__).parents[3] / "shared" / "design" / "CONTRACT.md"
 # Fields the contract names in its prose rather than in the braces: the overseer's own chat
-# lines carry their decision_id, an orchestrated bot's its pipeline_id; ours beyond it: why a
-# stale decision was held back, why an approval ended as it did.
+# lines carry their decision_id, an orchestrated bot's its pipeline_id, a call's cut copy of
+# its arguments truncated (Wave 4); ours beyond it: why a stale decision was held back, why an
+# approval ended as it did.
 PROSE_FIELDS = {
     "overseer_chat_message": {"decision_id", "pipeline_id"},
+    "overseer_action": {"truncated"},
     "overseer_decision": {"stale_reason"},
     "overseer_approval": {"reason"},
 }
@@ -94,6 +96,12 @@ FIRED = {
         lambda hass: events.fire_action(hass, AuditRecord(1.0, "d1", "lift_up", {}, Outcome.EXECUTED)),
         lambda hass: events.fire_action(
             hass, AuditRecord(1.0, "d1", "lift_up", {}, Outcome.BLOCKED, "cooldown", 42)
+        ),
+        lambda hass: events.fire_action(
+            hass,
+            AuditRecord(
+                1.0, "d1", "lift_up", {"x": "…"}, Outcome.BLOCKED, "invalid_arguments", truncated=True
+            ),
         ),
     ],
     "overseer_incident": [

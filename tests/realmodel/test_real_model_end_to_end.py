@@ -22,7 +22,7 @@ import httpx
 import pytest
 from homeassistant.util import dt as dt_util
 
-from ..contract import REASONS, ROOM_TOOLS
+from ..contract import FAILURES, REASONS, ROOM_TOOLS
 from ..processes import LIGHTS, configure_orchestrator, configure_overseer, demo_home_assistant, state
 
 LINES = [
@@ -169,6 +169,8 @@ def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(
         assert record["outcome"] in ("executed", "blocked", "failed"), record
         if record["outcome"] == "blocked":
             assert record["reason"] in REASONS, record
+        if record["outcome"] == "failed":
+            assert record["reason"] in FAILURES, record
     if answered["what"] == "rejected":
         assert incident["status"] in ("open", "needs_human")
         assert any(r["tool"] == "triage" for r in audit)  # the refusal is in the audit

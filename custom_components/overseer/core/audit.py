@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from enum import StrEnum
+from itertools import islice
+from operator import itemgetter
 from typing import Any
 
+from .arguments import bounded_arguments
+
+# Records kept of calls that may have reached a device, and as many again of the rest.
 AUDIT_SIZE = 200
 
 
@@ -22,13 +28,27 @@ class Outcome(StrEnum):
     AWAITING_APPROVAL = "awaiting_approval"
 
 
+# Calls handed to Home Assistant: whatever came back, the device may have acted.
+REACHING = frozenset({Outcome.EXECUTED, Outcome.FAILED})
+
+
+class Failure(StrEnum):
+    """Why a call handed to Home Assistant failed (the contract's reasons for outcome failed)."""
+
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    # The decision was cancelled while it waited for the call: a mode flip, an unload.
+    CANCELLED = "cancelled"
+
+
 @dataclass(frozen=True, slots=True)
 class AuditRecord:
     """One attempted call, as the audit keeps it.
 
-    reason is a contract reason code for a refusal (or the error's class for a failure);
-    remaining_s how long waiting helps; source who asked (the overseer, an agent, triage);
-    approval, for a call a person was asked about, which approval let it run.
+    reason is a contract reason code for a refusal or a failure; remaining_s how long
+    waiting helps; source who asked (the overseer, an agent, triage); approval, for a call a
+    person was asked about, which approval let it run; truncated, that arguments is a cut copy
+    of what was sent (see arguments.py).
     """
 
     ts: float
@@ -40,19 +60,34 @@ class AuditRecord:
     remaining_s: int | None = None
     source: str | None = None
     approval: str | None = None
+    truncated: bool = False
 
     @property
     def ran(self) -> bool:
         """Something really happened in the room."""
         return self.outcome is Outcome.EXECUTED
 
+    @property
+    def may_have_reached(self) -> bool:
+        """The call was handed to Home Assistant: it counts, whether or not it came back well."""
+        return self.outcome in REACHING
+
     def as_dict(self) -> dict[str, Any]:
-        """The stored form (and the status object's): plain JSON, the outcome as its string."""
-        return {**asdict(self), "outcome": self.outcome.value}
+        """The stored form (and the status object's): plain JSON, the outcome as its string.
+
+        truncated is there only for a cut copy, beside its arguments.
+        """
+        stored = {**asdict(self), "outcome": self.outcome.value}
+        if not self.truncated:
+            del stored["truncated"]
+        return stored
 
     @classmethod
     def from_dict(cls, data: Any) -> AuditRecord | None:
-        """A stored record, or None for anything that is not one (a hand-edited store)."""
+        """A stored record, or None for anything that is not one (a hand-edited store).
+
+        Its arguments are bounded again: a store edited by hand must not break the status either.
+        """
         if not isinstance(data, Mapping):
             return None
         try:
@@ -63,16 +98,18 @@ class AuditRecord:
         if not isinstance(tool, str) or isinstance(ts, bool) or not isinstance(ts, int | float):
             return None
         remaining = data.get("remaining_s")
+        arguments = bounded_arguments(data.get("arguments"))
         return cls(
             ts=float(ts),
             decision_id=str(data.get("decision_id") or ""),
             tool=tool,
-            arguments=data.get("arguments"),
+            arguments=arguments.value,
             outcome=outcome,
             reason=_text_or_none(data.get("reason")),
             remaining_s=remaining if isinstance(remaining, int) and not isinstance(remaining, bool) else None,
             source=_text_or_none(data.get("source")),
             approval=_text_or_none(data.get("approval")),
+            truncated=arguments.truncated or data.get("truncated") is True,
         )
 
 
@@ -81,28 +118,40 @@ def _text_or_none(value: Any) -> str | None:
 
 
 class AuditLog:
-    """A ring buffer of records; the oldest record goes when a new one comes."""
+    """Two rings of records read as one, in the order they came.
+
+    Calls that may have reached a device (executed, failed) have a ring of their own: however
+    many calls are refused, what ran stays in the audit.
+    """
 
     def __init__(self, records: Iterable[Any] = (), size: int = AUDIT_SIZE) -> None:
-        """Start from persisted records, keeping only well-formed ones."""
-        self._records: deque[AuditRecord] = deque(maxlen=size)
+        """Start from persisted records, keeping only well-formed ones; size bounds each ring."""
+        self._reaching: deque[tuple[int, AuditRecord]] = deque(maxlen=size)
+        self._others: deque[tuple[int, AuditRecord]] = deque(maxlen=size)
+        self._added = 0
         for data in records:
             if (record := AuditRecord.from_dict(data)) is not None:
-                self._records.append(record)
+                self.add(record)
 
     def add(self, record: AuditRecord) -> AuditRecord:
-        """Append one record."""
-        self._records.append(record)
+        """Append one record to its ring; that ring's oldest goes when it is full."""
+        ring = self._reaching if record.may_have_reached else self._others
+        ring.append((self._added, record))
+        self._added += 1
         return record
 
     def latest(self, count: int) -> list[AuditRecord]:
         """The newest records, newest first."""
-        return [self._records[-i] for i in range(1, min(count, len(self._records)) + 1)]
+        newest_first = heapq.merge(
+            reversed(self._reaching), reversed(self._others), key=itemgetter(0), reverse=True
+        )
+        return [record for _, record in islice(newest_first, max(count, 0))]
 
     def as_list(self) -> list[dict[str, Any]]:
         """Every record, oldest first, for persistence."""
-        return [record.as_dict() for record in self._records]
+        oldest_first = heapq.merge(self._reaching, self._others, key=itemgetter(0))
+        return [record.as_dict() for _, record in oldest_first]
 
     def __len__(self) -> int:
         """How many records are held."""
-        return len(self._records)
+        return len(self._reaching) + len(self._others)

@@ -10,6 +10,7 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 from typing import Any
 
+from .arguments import bounded_arguments
 from .claims import unbacked_claims
 from .reply import ModelReply
 from .text import SPEAKER_LABEL, fold, one_line, without_addressee, without_thinking
@@ -94,11 +95,12 @@ class Intent:
 
 @dataclass(frozen=True, slots=True)
 class RejectedCall:
-    """A tool call refused before execution, kept for the audit log."""
+    """A tool call refused before execution, kept for the audit log (truncated: cut at the bounds)."""
 
     name: str
     arguments: str
     reason: Refusal
+    truncated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,12 @@ def normalise(
     # A small model's near miss: chat_say with arguments that do not check, beside no text.
     near_miss = next((call.shown for call in reply.malformed if call.name in CHAT_TOOLS), None)
     for call in reply.tool_calls:
+        if (sent := bounded_arguments(call.arguments)).truncated:
+            # More than the bounds hold is more than any tool takes; only the cut copy is kept.
+            rejections.append(
+                RejectedCall(show(call.name), show(sent.value), Refusal.INVALID_ARGUMENTS, truncated=True)
+            )
+            continue
         spec = TOOLS.get(call.name)
         if spec is None or call.name not in known:
             rejections.append(RejectedCall(show(call.name), show(call.arguments), Refusal.NOT_ALLOWLISTED))
