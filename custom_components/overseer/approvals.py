@@ -52,6 +52,8 @@ from .settings import Settings
 
 APPROVE, DENY = "OVERSEER_APPROVE_", "OVERSEER_DENY_"
 INTERRUPTED = "interrupted"
+# The contract's reason for a call cancelled mid-call (the audit's outcome failed).
+CANCELLED = "cancelled"
 NOTIFY_TIMEOUT = 10
 
 # Told once an approval is answered, expired or run: the incident desk moves the incident on.
@@ -138,6 +140,7 @@ class ApprovalDesk:
             caller=requester.caller,
             asker=requester.asker,
             user_id=requester.user_id,
+            identity=requester.identity,
         )
         self._put(approval)
         message = self._show(approval)
@@ -260,9 +263,15 @@ class ApprovalDesk:
             self._finish(decided(approval, ApprovalStatus.DENIED, now, user, name))
             self._audit(approval, ApprovalStatus.DENIED.value, user)
             return self._state.approvals[approval_id]
-        self._put(decided(approval, ApprovalStatus.APPROVED, now, user, name))
         executor = self._executor
         assert executor is not None, "run_with() is called at setup"
+        if executor.closing:  # the room is reloading: the yes is not spent, the next room still asks
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="entry_not_loaded",
+                translation_placeholders={"name": self._room},
+            )
+        self._put(decided(approval, ApprovalStatus.APPROVED, now, user, name))
         try:
             record = await executor.async_execute(
                 approval.approval_id,
@@ -274,7 +283,8 @@ class ApprovalDesk:
                 approval=ApprovalStatus.APPROVED.value,
             )
         except asyncio.CancelledError:  # an unload or a restart half-way: never left approved
-            self._finish(decided(approval, ApprovalStatus.BLOCKED, self._now(), user, name, INTERRUPTED))
+            status, why_not = self._cut_short(approval)
+            self._finish(decided(approval, status, self._now(), user, name, why_not))
             raise
         if grant_minutes and record.ran:  # a call the room refused now grants nothing
             self._grant(approval, grant_minutes * 60, user, name)
@@ -282,6 +292,17 @@ class ApprovalDesk:
         why_not = "" if record.ran else str(record.reason or record.outcome.value)
         self._finish(decided(approval, status, self._now(), user, name, why_not), record.remaining_s)
         return self._state.approvals[approval_id]
+
+    def _cut_short(self, approval: Approval) -> tuple[ApprovalStatus, str]:
+        """What an approved call cancelled half-way did, for its status and reason.
+
+        Sent (the executor audits it as failed, cancelled): the device may have moved, so it is
+        not said to be blocked. Not sent (it waited for its turn): it never ran.
+        """
+        audited = [(record.decision_id, record.outcome) for record in self._state.audit.latest(1)]
+        if audited == [(approval.approval_id, Outcome.FAILED)]:
+            return ApprovalStatus.EXECUTED, CANCELLED
+        return ApprovalStatus.BLOCKED, INTERRUPTED
 
     def grants(self) -> list[Grant]:
         """The grants still running, oldest first."""

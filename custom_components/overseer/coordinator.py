@@ -73,7 +73,7 @@ class OverseerCoordinator:
         self._incidents = parts.incidents
         self._triage = parts.triage
         self._signals = parts.signals
-        self.controls = ControlPanel(state, parts.signals.changed)
+        self.controls = ControlPanel(hass, state, parts.signals.changed, self.executor.record)
         self._parts = CycleParts(
             hass,
             settings,
@@ -124,14 +124,20 @@ class OverseerCoordinator:
         self._signals.notify()
 
     async def async_stop(self) -> None:
-        """Stop listening, cancel the in-flight decision and write everything down."""
+        """Stop listening, let the calls in flight end, cancel the decision and hand the state on.
+
+        Every call that ran (the decision's, an agent's, an approved one, triage's) is in the
+        last write, so the room that loads next keeps its cooldown and budget; anything this
+        room still tries to write after it is dropped.
+        """
         self.running = False
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe = []
         await self._health.async_shutdown()
+        await self.executor.async_close()
         await self._async_cancel_decision()
-        await self._signals.async_flush()
+        await self._signals.async_close()
         self._signals.notify()
 
     async def _async_cancel_decision(self) -> None:

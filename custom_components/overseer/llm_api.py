@@ -30,6 +30,7 @@ from .core.context import render_state_update, render_tool_blocks
 from .core.policy import Availability, Block, availability, room_tools, vocabulary
 from .core.tools import TOOLS, Refusal, Safety, ToolSpec, Vocabulary
 from .executor import Caller
+from .identity import device_identity
 from .runtime import overseer_data
 
 if TYPE_CHECKING:
@@ -193,8 +194,16 @@ class GuardedTool(_RoomTool):
             tool_input.tool_args,
             coordinator.executor.room_offer(),
             coordinator.state.dry_run,
-            Caller(f"agent:{platform}", llm_context.context, ApprovalSource.LLM_API),
+            Caller(
+                f"agent:{platform}",
+                llm_context.context,
+                ApprovalSource.LLM_API,
+                identity=device_identity(llm_context.context, llm_context.device_id),
+            ),
         )
+        if coordinator.executor.closing and record.reason == Refusal.NOT_AVAILABLE:
+            # It waited for its turn while the room unloaded: the room that loads next takes it.
+            return _room_gone(coordinator.hass, self._entry_id, self.name)
         return _result(record)
 
 

@@ -31,6 +31,6 @@ class RoomSignals:
         """Something shown changed (nothing to persist): entities and status subscribers follow."""
         async_dispatcher_send(self._hass, status_signal(self._entry_id))
 
-    async def async_flush(self) -> None:
-        """Write everything down now (the room is stopping)."""
-        await self._store.async_save(self._state)
+    async def async_close(self) -> None:
+        """Write everything down now, for the last time: the room is stopping and hands it on."""
+        await self._store.async_close(self._state)

@@ -6,6 +6,10 @@ a second of a change; what may wait (the audit log and the incident book, the la
 within five minutes. A write already booked takes every change made until it runs, so a busy room
 writes each document at most once per its delay instead of rewriting everything every second.
 Home Assistant writes what is still pending when it stops.
+
+One writer per room: a room that stops writes both documents one last time and closes them, and
+whatever it still tries to write is dropped (logged), so a late write from a room that was
+reloaded can never overwrite what the room loaded after it wrote.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.storage import Store
 
-from .const import DOMAIN
+from .const import DOMAIN, LOGGER
 from .models import RoomState
 
 STORAGE_VERSION = 1
@@ -38,10 +42,14 @@ class _Document:
         self.store: Store[dict[str, Any]] = Store(hass, STORAGE_VERSION, key)
         self._delay = delay
         self._booked = False
+        self._closed = False
 
     @callback
     def schedule(self, snapshot: Snapshot) -> None:
         """Write soon, unless a write is booked already: it will take this change too."""
+        if self._closed:
+            self._dropped()
+            return
         if self._booked:
             return
         self._booked = True
@@ -53,8 +61,20 @@ class _Document:
         self.store.async_delay_save(taken, self._delay)
 
     async def async_save(self, data: dict[str, Any]) -> None:
+        if self._closed:
+            self._dropped()
+            return
         self._booked = False
         await self.store.async_save(data)
+
+    @callback
+    def close(self) -> None:
+        """Write nothing more: no later change, nor a delayed or final write still booked."""
+        self._closed = True
+        self.store.make_read_only()
+
+    def _dropped(self) -> None:
+        LOGGER.warning("Dropped a write to %s from a room that has stopped", self.store.key)
 
 
 class OverseerStore:
@@ -88,10 +108,12 @@ class OverseerStore:
         self._critical.schedule(state.critical_dict)
         self._book.schedule(state.book_dict)
 
-    async def async_save(self, state: RoomState) -> None:
-        """Write both now (unload and reload must not wait for the delays)."""
+    async def async_close(self, state: RoomState) -> None:
+        """Write both now, for the last time (the room is stopping: the next must not wait for it)."""
         await self._book.async_save(state.book_dict())
         await self._critical.async_save(state.critical_dict())
+        self._book.close()
+        self._critical.close()
 
     async def async_remove(self) -> None:
         """Delete both documents when the room's entry is deleted."""
