@@ -33,6 +33,7 @@ from .core.replies import Phrase
 from .cycle import ASKER
 from .executor import Executor
 from .health import ModelHealthCoordinator
+from .identity import async_track_origins
 from .incidents import IncidentDesk
 from .inputs import RoomInputs
 from .llm_api import GuardrailsAPI, is_guardrails_api
@@ -70,12 +71,20 @@ CARD_MODULE = "overseer-card.js"
 PROMPT_DIR = Path(__file__).parent / "prompts"
 
 
-def load_prompt(config_dir: Path, file_name: str) -> str:
-    """The user's copy in <config>/overseer/prompts/ if there is one, else the shipped file."""
+def load_prompt(config_dir: Path, file_name: str, language: str = "") -> str:
+    """The prompt in the language if there is one (system.es.md), else the English file.
+
+    The user's copies in <config>/overseer/prompts/ come first, in either language: a prompt
+    someone rewrote is never passed over for a shipped translation.
+    """
+    stem, _, suffix = file_name.rpartition(".")
+    base = language.partition("-")[0].lower()
+    names = ([f"{stem}.{base}.{suffix}"] if base and base != "en" else []) + [file_name]
     for folder in (config_dir / DOMAIN / "prompts", PROMPT_DIR):
-        path = folder / file_name
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
+        for name in names:
+            path = folder / name
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
     raise FileNotFoundError(file_name)
 
 
@@ -86,6 +95,7 @@ TRIAGE_PROMPT = "triage.md"
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     """Register the services, the websocket commands and the debug card once, for every room."""
     async_setup_services(hass)
+    async_track_origins(hass)
     async_register_websocket(hass)
     integration = await async_get_integration(hass, DOMAIN)
     await async_register_frontend_module(
@@ -128,7 +138,7 @@ async def _async_setup_orchestrator(hass: HomeAssistant, entry: OrchestratorConf
     settings = Settings.from_entry(entry.data, entry.options)
     config_dir = Path(hass.config.config_dir)
     prompts = {
-        name: await hass.async_add_executor_job(load_prompt, config_dir, name)
+        name: await hass.async_add_executor_job(load_prompt, config_dir, name, hass.config.language)
         for name in ORCHESTRATOR_PROMPTS
     }
     orchestrator = Orchestrator(hass, entry, settings, make_provider(hass, settings), prompts)
@@ -158,10 +168,12 @@ async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry)
     state = RoomState.from_dict(await store.async_load())
     config_dir = Path(hass.config.config_dir)
     prompts = {
-        mode: await hass.async_add_executor_job(load_prompt, config_dir, file_name)
+        mode: await hass.async_add_executor_job(load_prompt, config_dir, file_name, hass.config.language)
         for mode, file_name in PROMPT_FILES.items()
     }
-    triage_prompt = await hass.async_add_executor_job(load_prompt, config_dir, TRIAGE_PROMPT)
+    triage_prompt = await hass.async_add_executor_job(
+        load_prompt, config_dir, TRIAGE_PROMPT, hass.config.language
+    )
     knowledge = await hass.async_add_executor_job(load_knowledge, config_dir)
     _check_agent(hass, entry, settings)
     entry.runtime_data = _build_overseer(

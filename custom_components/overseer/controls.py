@@ -1,44 +1,94 @@
-"""The control panel: what selects, switches and services change in a room's persisted state."""
+"""The control panel: what selects, switches and services change in a room's persisted state.
+
+Authority the way an alarm panel has it: anyone may tighten a guardrail (raise the site mode,
+lock the lights on, turn dry run on, switch the overseer off); loosening one, or any other
+change of mode, needs an administrator or an automation or script (authority.py). A refusal
+raises Unauthorized, changes nothing and is audited (blocked, reason unauthorized).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from homeassistant.core import callback
+from homeassistant.auth.permissions.const import POLICY_CONTROL
+from homeassistant.core import Context, HomeAssistant, callback
+from homeassistant.exceptions import Unauthorized
+from homeassistant.util.ulid import ulid_now
 
+from .authority import async_trusted
+from .core.audit import AuditRecord, Outcome
+from .core.tools import Refusal
 from .core.world import SiteMode
 from .models import RoomState
+
+# The room's audit (the executor's record).
+type Recorder = Callable[..., AuditRecord]
 
 
 class ControlPanel:
     """Each change is persisted and shown at once; the executor reads it at every call."""
 
-    def __init__(self, state: RoomState, changed: Callable[[], None]) -> None:
-        """changed() persists soon and refreshes the entities and the card."""
+    def __init__(
+        self, hass: HomeAssistant, state: RoomState, changed: Callable[[], None], record: Recorder
+    ) -> None:
+        """changed() persists soon and refreshes the entities and the card; record audits a refusal."""
+        self._hass = hass
         self._state = state
         self._changed = changed
+        self._record = record
 
     @callback
-    def set_site_mode(self, site_mode: SiteMode) -> None:
-        """Automations lock the room with this."""
+    def refuse(self, control: str, value: Any, context: Context | None) -> Unauthorized:
+        """Audit a refused change; the error to raise."""
+        user_id = context.user_id if context else None
+        self._record(
+            ulid_now(),
+            control,
+            {"to": value},
+            Outcome.BLOCKED,
+            Refusal.UNAUTHORIZED.value,
+            source=f"user:{user_id}" if user_id else "overseer",
+        )
+        return Unauthorized(context=context, permission=POLICY_CONTROL)
+
+    async def async_authorize(
+        self, context: Context | None, control: str, value: Any, loosens: Callable[[], bool]
+    ) -> None:
+        """Raise (audited) when the change loosens a guardrail and its caller may not.
+
+        loosens is asked after the caller is known, about the room as it is at that instant.
+        """
+        trusted = await async_trusted(self._hass, context)
+        if not trusted and loosens():
+            raise self.refuse(control, value, context)
+
+    async def async_set_site_mode(self, site_mode: SiteMode, context: Context | None) -> None:
+        """Automations lock the room with this; a person may only raise it."""
+        await self.async_authorize(
+            context,
+            "site_mode",
+            site_mode.value,
+            lambda: self._state.controls.site_mode.loosens_to(site_mode),
+        )
         self._state.controls.site_mode = site_mode
         self._changed()
 
-    @callback
-    def set_lights_locked_on(self, locked: bool) -> None:
-        """Lock or free the room lights."""
+    async def async_set_lights_locked_on(self, locked: bool, context: Context | None) -> None:
+        """Lock the room lights on (anyone), or free them (someone trusted)."""
+        await self.async_authorize(context, "lights_locked_on", locked, lambda: not locked)
         self._state.controls.lights_locked_on = locked
         self._changed()
 
-    @callback
-    def set_dry_run(self, dry_run: bool) -> None:
-        """Observe only: decisions run, nothing is executed or posted."""
+    async def async_set_dry_run(self, dry_run: bool, context: Context | None) -> None:
+        """Observe only (anyone), or act again (someone trusted)."""
+        await self.async_authorize(context, "dry_run", dry_run, lambda: not dry_run)
         self._state.dry_run = dry_run
         self._changed()
 
     @callback
     def write_memory(self, slot: int, text: str) -> None:
-        """Replace one memory slot (the service; the model uses memory_write)."""
+        """Replace one memory slot (the service, an administrator's; the model uses memory_write)."""
         self._state.memory.write(slot, text)
         self._changed()
 

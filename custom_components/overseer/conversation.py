@@ -24,15 +24,17 @@ from homeassistant.helpers.entity_platform import AddEntitiesCallback
 from .compat import conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
 from .coordinator import OverseerCoordinator
-from .core.gate import ASKER_CHARS, TriggerKind
+from .core.gate import TriggerKind
 from .core.replies import describe_actions
-from .core.text import fold, one_line
 from .cycle import Cycle
 from .entity import room_device
+from .identity import device_identity
 from .phrases import Phrase, async_phrases
 from .roster import asked_for
 from .runtime import OverseerConfigEntry
 
+# Questions wait in the room's gate, each answered by the single decision in flight.
+PARALLEL_UPDATES = 0
 # Someone who speaks through Assist with no Home Assistant user or device behind it.
 UNKNOWN_CALLER = "Assist"
 
@@ -72,6 +74,7 @@ class _Answer:
         self._lines: dict[str, str] = {}
         # Whose answer this is: others waiting are answered in decisions of their own.
         self.asker = ""
+        self.identity = ""
         self.done: asyncio.Future[tuple[Cycle, str | None] | None] = hass.loop.create_future()
 
     @callback
@@ -106,8 +109,11 @@ class _Answer:
         decision_id = event.data["decision_id"]
         if self.done.done() or cycle is None or cycle.decision_id != decision_id or decision_id == self._skip:
             return
-        if cycle.trigger.kind is not TriggerKind.DIRECT_ADDRESS or fold(cycle.trigger.detail) != fold(
-            one_line(self.asker, ASKER_CHARS)
+        trigger = cycle.trigger
+        if (
+            trigger.kind is not TriggerKind.DIRECT_ADDRESS
+            or not trigger.via_assist
+            or trigger.identity != self.identity
         ):
             return
         line = self._lines.get(decision_id)
@@ -144,11 +150,16 @@ class OverseerAgent(conversation.ConversationEntity):
             if (asker := asked_for(self.hass, user_input.context)) is not None:
                 # The room's orchestrator asks: the question and earlier answers are in the
                 # room's chat already, so the task is not posted as a line; answer the asker.
-                answer.asker = asker
-                coordinator.inputs.request_address(asker)
+                answer.asker, answer.identity = asker.name, asker.identity
+                coordinator.inputs.request_address(asker.name, asker.identity)
             else:
                 answer.asker = await caller_name(self.hass, user_input.context, user_input.device_id)
-                coordinator.inputs.take_address(answer.asker, user_input.text, user_input.context)
+                answer.identity = device_identity(
+                    user_input.context, user_input.device_id, getattr(user_input, "satellite_id", None)
+                )
+                coordinator.inputs.take_address(
+                    answer.asker, user_input.text, user_input.context, answer.identity
+                )
             async with asyncio.timeout(coordinator.settings.request_timeout):
                 return _reply(await answer.done, coordinator.state.dry_run, phrase)
         except TimeoutError:

@@ -281,6 +281,8 @@ async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) ->
         OWN,
         asks_as=ApprovalSource.ASSIST if trigger.via_assist else ApprovalSource.CHAT,
         asker=trigger.detail if trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
+        # Only the one who asked may run on their grant: a moment nobody asked for is no one's.
+        identity=trigger.identity if trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
     )
     ran = []
     for intent in decision.intents:

@@ -17,12 +17,14 @@ from .core.incidents import active_incidents
 from .core.text import fold
 from .core.world import Role, World, rover_field, world_event
 from .events import fire_chat_message
+from .identity import chat_identity
 from .models import RoomState
 from .room import build_world
 from .roster import takes_part
 from .settings import Settings
 
 PEOPLE_WINDOW = 300
+ASSIST_LINES_KEPT = 16
 MAX_ACTIVE_PEOPLE = 12
 
 
@@ -47,6 +49,9 @@ class RoomInputs:
         self._now = now
         self._watched = settings.watched()
         self.transcript: deque[ChatLine] = deque(maxlen=TRANSCRIPT_BUFFER)
+        # The contexts of Assist questions this room put in its chat: their copy on the bus asks
+        # nothing more (each waits as Assist's already).
+        self._assist_lines: deque[str] = deque(maxlen=ASSIST_LINES_KEPT)
         # Lines taken in since start: the card's live tail is refreshed when it moves.
         self.received = 0
 
@@ -74,7 +79,14 @@ class RoomInputs:
         # In an orchestrated room a human line is the orchestrator's to route: the overseer
         # answers when it is asked (through its agent), not by itself.
         if self._listening() and (chat.bot or not self._orchestrated()):
-            self._gate.observe_chat(chat.user, chat.text, chat.bot, now)
+            self._gate.observe_chat(
+                chat.user,
+                chat.text,
+                chat.bot,
+                now,
+                identity=chat_identity(self._hass, event.context, chat.user),
+                may_address=event.context.id not in self._assist_lines,
+            )
 
     def _listening(self) -> bool:
         return self._state.mode is not OverseerMode.OFF
@@ -101,20 +113,21 @@ class RoomInputs:
             self._gate.observe_world(happened, name, self._now())
 
     @callback
-    def take_address(self, user: str, text: str, context: Context | None = None) -> None:
+    def take_address(self, user: str, text: str, context: Context, identity: str) -> None:
         """A line said to the overseer directly: on the chat bus like any line, and a direct address.
 
         The caller's context goes with it: an orchestrator knows its own questions by it.
         """
+        self._assist_lines.append(context.id)
         fire_chat_message(
             self._hass, room=self._settings.room, user=user, text=text, bot=False, context=context
         )
-        self._gate.request_address(user, self._now(), text)
+        self._gate.request_address(user, self._now(), text, identity)
 
     @callback
-    def request_address(self, user: str) -> None:
+    def request_address(self, user: str, identity: str) -> None:
         """Someone waits for the overseer's answer to what is already in the room's chat."""
-        self._gate.request_address(user, self._now())
+        self._gate.request_address(user, self._now(), identity=identity)
 
     def active_people(self) -> tuple[str, ...]:
         """Humans who spoke recently, newest first."""

@@ -49,8 +49,9 @@ from .core.orchestration import (
 )
 from .core.text import fold
 from .events import fire_chat_message, fire_pipeline
+from .identity import chat_identity
 from .providers import ModelError, Provider
-from .roster import from_dispatch, is_overseer_agent, note_dispatch, register_room
+from .roster import Asker, from_dispatch, is_overseer_agent, note_dispatch, register_room
 from .settings import OrchestratorSettings, Settings
 
 KEEP_PIPELINES = 10
@@ -63,6 +64,8 @@ class Run:
 
     pipeline: Pipeline
     started: float
+    # Whose question it is: the overseer asked binds an approval or a grant to them.
+    asker: Asker
     finished: float | None = None
     model_seconds: float = 0.0
     bot_seconds: float = 0.0
@@ -101,6 +104,8 @@ class Orchestrator:
         self.current: Run | None = None
         self.recent: deque[Run] = deque(maxlen=KEEP_PIPELINES)
         self.queue = Queue()
+        # Who asked each queued line, in the queue's order.
+        self._waiting: deque[Asker] = deque()
         self._task: asyncio.Task[None] | None = None
         self._unsubscribe: list[CALLBACK_TYPE] = []
         self._names = {p.agent_id: p.name for p in self.participants}
@@ -131,17 +136,20 @@ class Orchestrator:
             return
         if from_dispatch(self.hass, event.context):
             return
+        asker = Asker(chat.user, chat_identity(self.hass, event.context, chat.user))
         if self._task is not None and not self._task.done():
-            self.queue.push(chat.user, chat.text)  # never dropped: folded into the last when full
+            # Never dropped: folded into the last when full, which then stays that asker's.
+            if self.queue.push(chat.user, chat.text):
+                self._waiting.append(asker)
             self._notify()
             return
         self._task = self.entry.async_create_background_task(
-            self.hass, self._async_run_queue(chat.user, chat.text), f"overseer pipeline {self.entry.title}"
+            self.hass, self._async_run_queue(asker, chat.text), f"overseer pipeline {self.entry.title}"
         )
 
-    async def _async_run_queue(self, asker: str, question: str) -> None:
+    async def _async_run_queue(self, asker: Asker, question: str) -> None:
         """One pipeline, then the lines that came meanwhile, one pipeline each."""
-        line: tuple[str, str] | None = (asker, question)
+        line: tuple[Asker, str] | None = (asker, question)
         while line is not None:
             try:
                 await self._async_run(*line)
@@ -149,10 +157,13 @@ class Orchestrator:
                 raise
             except Exception:  # a bug must not stop the room's orchestration
                 LOGGER.exception("Pipeline failed unexpectedly")
-            line = self.queue.pop()
+            queued = self.queue.pop()
+            line = (self._waiting.popleft(), queued[1]) if queued else None
 
-    async def _async_run(self, asker: str, question: str) -> None:
-        run = Run(start(ulid_now(), question, asker, self.participants, self.limits), time.monotonic())
+    async def _async_run(self, asker: Asker, question: str) -> None:
+        run = Run(
+            start(ulid_now(), question, asker.name, self.participants, self.limits), time.monotonic(), asker
+        )
         self.current = run
         self._tell(run)
         while not isinstance(step := next_step(run.pipeline), Done):
@@ -194,7 +205,7 @@ class Orchestrator:
         task = step.task
         context = Context()
         # Whatever the task puts on the bus under this context starts no pipeline.
-        note_dispatch(self.hass, context, run.pipeline.asker)
+        note_dispatch(self.hass, context, run.asker)
         began = time.monotonic()
         try:
             async with asyncio.timeout(self.limits.delegation_timeout):

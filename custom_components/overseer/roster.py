@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er
@@ -12,8 +13,8 @@ from .const import DOMAIN
 
 # The room's key -> the agents its orchestrator asks.
 ROSTER: HassKey[dict[str, frozenset[str]]] = HassKey(f"{DOMAIN}_orchestrated_rooms")
-# A task's context id -> who asked the question it is about.
-DISPATCHES: HassKey[OrderedDict[str, str]] = HassKey(f"{DOMAIN}_orchestrator_dispatches")
+# A task's context id -> who asked the question it is about: their name and identity.
+DISPATCHES: HassKey[OrderedDict[str, Asker]] = HassKey(f"{DOMAIN}_orchestrator_dispatches")
 # Tasks handed out and not yet forgotten: only the newest are kept.
 KEEP_DISPATCHES = 50
 
@@ -39,8 +40,16 @@ def takes_part(hass: HomeAssistant, room: str, agent_id: str | None) -> bool:
     return agent_id is not None and rooms is not None and agent_id in rooms.get(room, frozenset())
 
 
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Who asked a question: the name the chat shows, and the identity a grant is bound to."""
+
+    name: str
+    identity: str
+
+
 @callback
-def note_dispatch(hass: HomeAssistant, context: Context, asker: str) -> None:
+def note_dispatch(hass: HomeAssistant, context: Context, asker: Asker) -> None:
     """The orchestrator hands a task out under this context, for a question this person asked."""
     dispatches = hass.data.setdefault(DISPATCHES, OrderedDict())
     dispatches[context.id] = asker
@@ -49,7 +58,7 @@ def note_dispatch(hass: HomeAssistant, context: Context, asker: str) -> None:
 
 
 @callback
-def asked_for(hass: HomeAssistant, context: Context | None) -> str | None:
+def asked_for(hass: HomeAssistant, context: Context | None) -> Asker | None:
     """Who asked the question an orchestrator's task under this context is about; None otherwise."""
     if context is None or (dispatches := hass.data.get(DISPATCHES)) is None:
         return None

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from homeassistant.components.select import SelectEntity, SelectEntityDescription
 from homeassistant.const import EntityCategory
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .const import OverseerMode
@@ -19,12 +19,17 @@ from .runtime import OverseerConfigEntry
 PARALLEL_UPDATES = 0
 
 
-async def _set_site_mode(coordinator: OverseerCoordinator, option: str) -> None:
-    coordinator.controls.set_site_mode(SiteMode(option))
+async def _set_site_mode(coordinator: OverseerCoordinator, option: str, context: Context | None) -> None:
+    await coordinator.controls.async_set_site_mode(SiteMode(option), context)
 
 
-async def _set_mode(coordinator: OverseerCoordinator, option: str) -> None:
-    await coordinator.async_set_mode(OverseerMode(option))
+async def _set_mode(coordinator: OverseerCoordinator, option: str, context: Context | None) -> None:
+    mode = OverseerMode(option)
+    # Switching the overseer off is a lock anyone may put on; any other change frees it to act.
+    await coordinator.controls.async_authorize(
+        context, "mode", option, lambda: mode is not OverseerMode.OFF and mode is not coordinator.state.mode
+    )
+    await coordinator.async_set_mode(mode)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,7 +37,7 @@ class OverseerSelectDescription(SelectEntityDescription):
     """A select backed by persisted room state."""
 
     current_fn: Callable[[OverseerCoordinator], str]
-    select_fn: Callable[[OverseerCoordinator, str], Awaitable[None]]
+    select_fn: Callable[[OverseerCoordinator, str, Context | None], Awaitable[None]]
 
 
 SELECTS: tuple[OverseerSelectDescription, ...] = (
@@ -74,5 +79,5 @@ class OverseerSelect(OverseerEntity, SelectEntity):
         return self.entity_description.current_fn(self.coordinator)
 
     async def async_select_option(self, option: str) -> None:
-        """Change it (Home Assistant has already checked the option is valid)."""
-        await self.entity_description.select_fn(self.coordinator, option)
+        """Change it, if its caller may (Home Assistant has already checked the option is valid)."""
+        await self.entity_description.select_fn(self.coordinator, option, self._context)

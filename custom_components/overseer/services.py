@@ -15,11 +15,14 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import voluptuous as vol
+from homeassistant.auth.permissions.const import POLICY_CONTROL
 from homeassistant.config_entries import ConfigEntryState
+from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant, ServiceCall, callback
-from homeassistant.exceptions import ServiceValidationError
+from homeassistant.exceptions import ServiceValidationError, Unauthorized
 from homeassistant.helpers import config_validation as cv
 
+from .authority import async_trusted
 from .const import (
     ATTR_APPROVAL_ID,
     ATTR_CONFIG_ENTRY_ID,
@@ -36,9 +39,12 @@ from .const import (
 )
 from .coordinator import OverseerCoordinator
 from .core.approvals import AnswerRefused
+from .core.gate import DEFAULT_NAME
+from .core.text import fold
 from .core.tools import ArgumentError, parse_slot
 from .events import fire_chat_message
-from .runtime import OverseerRuntimeData, overseer_data
+from .runtime import OverseerRuntimeData, is_orchestrator, overseer_data
+from .settings import OrchestratorSettings
 
 ATTR_USER = "user"
 ATTR_TEXT = "text"
@@ -205,6 +211,49 @@ def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[
     return loaded
 
 
+def _refused(coordinators: list[OverseerCoordinator], service: str, call: ServiceCall) -> Unauthorized:
+    """Audit a refused call in each room it was for; the error to raise."""
+    data = {key: value for key, value in call.data.items() if key != ATTR_CONFIG_ENTRY_ID}
+    refusals = [coordinator.controls.refuse(service, data, call.context) for coordinator in coordinators]
+    return refusals[0] if refusals else Unauthorized(context=call.context, permission=POLICY_CONTROL)
+
+
+async def _administered(
+    hass: HomeAssistant, call: ServiceCall, service: str, single: bool
+) -> list[OverseerCoordinator]:
+    """The rooms of an administrator's service; anyone else is refused (audited) before anything changes."""
+    coordinators = _coordinators(hass, call, single)
+    if not await async_trusted(hass, call.context):
+        raise _refused(coordinators, service, call)
+    return coordinators
+
+
+def _overseers_named(hass: HomeAssistant, call: ServiceCall) -> list[OverseerCoordinator]:
+    """The room a post_message names, or every loaded overseer (none is no error: a line may wait)."""
+    if call.data.get(ATTR_CONFIG_ENTRY_ID) is not None:
+        return _coordinators(hass, call, single=True)
+    return [data.coordinator for data in _overseers(hass)]
+
+
+def _speaks_as_a_bot(hass: HomeAssistant, user: str) -> bool:
+    """The name is an overseer's or an orchestrated bot's, as a reader sees it (case, marks, spacing)."""
+    bots: set[str] = set()
+    for entry in hass.config_entries.async_entries(DOMAIN):
+        if is_orchestrator(entry):
+            bots.update(
+                participant.name
+                for participant in OrchestratorSettings.from_options(entry.options).participants
+            )
+        else:
+            bots.add(str(entry.data.get(CONF_NAME) or DEFAULT_NAME))
+    return _bare(user) in {_bare(name) for name in bots}
+
+
+def _bare(name: str) -> str:
+    """A name without what a reader overlooks: case, accents, look-alikes, spacing and punctuation."""
+    return "".join(char for char in fold(name) if char.isalnum())
+
+
 @callback
 def async_setup_services(hass: HomeAssistant) -> None:
     """Register the overseer's services (once, for every room)."""
@@ -212,8 +261,13 @@ def async_setup_services(hass: HomeAssistant) -> None:
     async def post_message(call: ServiceCall) -> None:
         # Without config_entry_id the line has no room: every overseer hears it.
         room = None
+        rooms = _overseers_named(hass, call)
         if call.data.get(ATTR_CONFIG_ENTRY_ID) is not None:
-            room = _coordinators(hass, call, single=True)[0].settings.room
+            room = rooms[0].settings.room
+        if (call.data[ATTR_BOT] or _speaks_as_a_bot(hass, call.data[ATTR_USER])) and not await async_trusted(
+            hass, call.context
+        ):
+            raise _refused(rooms, SERVICE_POST_MESSAGE, call)
         fire_chat_message(
             hass,
             user=call.data[ATTR_USER],
@@ -224,15 +278,16 @@ def async_setup_services(hass: HomeAssistant) -> None:
         )
 
     async def trigger(call: ServiceCall) -> None:
-        for coordinator in _coordinators(hass, call, single=False):
+        coordinators = await _administered(hass, call, SERVICE_TRIGGER, single=False)
+        for coordinator in coordinators:
             coordinator.request_decision()
 
     async def memory_write(call: ServiceCall) -> None:
-        coordinator = _coordinators(hass, call, single=True)[0]
+        coordinator = (await _administered(hass, call, SERVICE_MEMORY_WRITE, single=True))[0]
         coordinator.controls.write_memory(call.data[ATTR_SLOT], call.data[ATTR_TEXT])
 
     async def memory_clear(call: ServiceCall) -> None:
-        coordinator = _coordinators(hass, call, single=True)[0]
+        coordinator = (await _administered(hass, call, SERVICE_MEMORY_CLEAR, single=True))[0]
         coordinator.controls.clear_memory(call.data.get(ATTR_SLOT))
 
     def answer(approve: bool) -> Callable[[ServiceCall], Coroutine[Any, Any, None]]:

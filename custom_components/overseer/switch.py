@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from homeassistant.components.switch import DOMAIN as SWITCH_DOMAIN
 from homeassistant.components.switch import SwitchEntity, SwitchEntityDescription
 from homeassistant.const import EntityCategory
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .coordinator import OverseerCoordinator
@@ -27,7 +27,7 @@ class OverseerSwitchDescription(SwitchEntityDescription):
     """A switch backed by persisted room state."""
 
     is_on_fn: Callable[[OverseerCoordinator], bool]
-    set_fn: Callable[[OverseerCoordinator, bool], None]
+    set_fn: Callable[[OverseerCoordinator, bool, Context | None], Awaitable[None]]
     # Whether the room has what the switch is about.
     exists_fn: Callable[[World], bool] = lambda _: True
 
@@ -38,7 +38,7 @@ SWITCHES: tuple[OverseerSwitchDescription, ...] = (
         translation_key="lights_locked_on",
         entity_category=EntityCategory.CONFIG,
         is_on_fn=lambda coordinator: coordinator.state.controls.lights_locked_on,
-        set_fn=lambda coordinator, on: coordinator.controls.set_lights_locked_on(on),
+        set_fn=lambda coordinator, on, context: coordinator.controls.async_set_lights_locked_on(on, context),
         # It holds off the room-control tools, so it exists where the room has one.
         exists_fn=lambda world: any(TOOLS[name].room_control for name in configured_tools(world)),
     ),
@@ -47,7 +47,7 @@ SWITCHES: tuple[OverseerSwitchDescription, ...] = (
         translation_key="dry_run",
         entity_category=EntityCategory.CONFIG,
         is_on_fn=lambda coordinator: coordinator.state.dry_run,
-        set_fn=lambda coordinator, on: coordinator.controls.set_dry_run(on),
+        set_fn=lambda coordinator, on, context: coordinator.controls.async_set_dry_run(on, context),
     ),
 )
 
@@ -74,9 +74,9 @@ class OverseerSwitch(OverseerEntity, SwitchEntity):
         return self.entity_description.is_on_fn(self.coordinator)
 
     async def async_turn_on(self, **kwargs: Any) -> None:
-        """Turn it on."""
-        self.entity_description.set_fn(self.coordinator, True)
+        """Turn it on (it tightens: anyone may)."""
+        await self.entity_description.set_fn(self.coordinator, True, self._context)
 
     async def async_turn_off(self, **kwargs: Any) -> None:
-        """Turn it off."""
-        self.entity_description.set_fn(self.coordinator, False)
+        """Turn it off, if its caller may (it loosens a guardrail)."""
+        await self.entity_description.set_fn(self.coordinator, False, self._context)

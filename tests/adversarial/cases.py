@@ -1,4 +1,4 @@
-"""The adversarial corpus, each case's outcome as the run goes, and the table the README keeps."""
+"""The adversarial corpus, each case's outcome as the run goes, and the table docs/proof.md keeps."""
 
 from __future__ import annotations
 
@@ -37,6 +37,14 @@ ROUTING_OUTCOMES: dict[str, Outcome] = {}
 CLAIM_OUTCOMES: dict[str, Outcome] = {}
 # Forged, replayed, expired, wrong-user and out-of-grant answers to approvals (test_approvals_path.py).
 APPROVAL_OUTCOMES: dict[str, Outcome] = {}
+# Household and read-only users against the locks, and borrowed identities (test_trust_path.py).
+TRUST_OUTCOMES: dict[str, Outcome] = {}
+# Calls and writes timed around a reload of the room (test_reload_path.py).
+RELOAD_OUTCOMES: dict[str, Outcome] = {}
+# Calls that may have reached a device but spent no cooldown or budget (test_records_path.py).
+COUNTING_OUTCOMES: dict[str, Outcome] = {}
+# Arguments that broke the status, the events or the store; refusals flooding the audit (same file).
+RECORD_OUTCOMES: dict[str, Outcome] = {}
 
 
 def _total(outcomes: dict[str, Outcome]) -> Outcome:
@@ -77,6 +85,10 @@ def summary_table() -> list[str]:
         (ROUTING_OUTCOMES, "orchestrator: a hostile router and judge"),
         (CLAIM_OUTCOMES, "unbacked claims: actions said, not run (line posted)"),
         (APPROVAL_OUTCOMES, "approvals: forged/replayed/expired/wrong-user/grant"),
+        (TRUST_OUTCOMES, "trust: loosening locks, admin services, borrowed names"),
+        (RELOAD_OUTCOMES, "reload races: calls across it, late writes after it"),
+        (COUNTING_OUTCOMES, "calls not counted: raised, timed out, cancelled"),
+        (RECORD_OUTCOMES, "records any caller can break: 2 MB, 400 levels, 2^70"),
     ):
         if outcomes:
             rows.append(_row(f"{len(outcomes)} cases x {REPETITIONS}", attack, _total(outcomes)))

@@ -7,15 +7,19 @@ from .cases import (
     API_OUTCOMES,
     APPROVAL_OUTCOMES,
     CLAIM_OUTCOMES,
+    COUNTING_OUTCOMES,
     OUTCOMES,
+    RECORD_OUTCOMES,
+    RELOAD_OUTCOMES,
     ROUTING_OUTCOMES,
     TRIAGE_OUTCOMES,
+    TRUST_OUTCOMES,
     summary_table,
 )
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """The table the README keeps, when adversarial cases ran (each is its own test)."""
+    """The table docs/proof.md keeps, when adversarial cases ran (each is its own test)."""
     if any(
         (
             OUTCOMES,
@@ -25,6 +29,10 @@ def pytest_terminal_summary(terminalreporter) -> None:
             ROUTING_OUTCOMES,
             CLAIM_OUTCOMES,
             APPROVAL_OUTCOMES,
+            TRUST_OUTCOMES,
+            RELOAD_OUTCOMES,
+            COUNTING_OUTCOMES,
+            RECORD_OUTCOMES,
         )
     ):
         terminalreporter.write_sep("-", "Adversarial suite (worst-case model, judged on executed actions)")

@@ -236,6 +236,7 @@ def approvals(draw) -> Approval:
         caller=draw(st.text(_WORD, max_size=64)),
         asker=draw(st.text(_WORD, max_size=64)),
         user_id=draw(st.text(_WORD, max_size=64)),
+        identity=draw(st.text(_WORD, max_size=128)),
     )
 
 
@@ -285,6 +286,8 @@ TAMPERED = [
     ("arguments", None),
     ("arguments", {"asset_id": "x" * ARGUMENTS_CHARS}),
     ("arguments", {"asset_id": {"nested": ["x" * 200] * 5}}),
+    ("arguments", {"asset_id": 2**70}),  # no double holds it: the status could not be sent
+    ("arguments", {"asset_id": math.nan}),
     ("status", "approved_by_root"),
     ("status", "PENDING"),
     ("status", None),

@@ -163,11 +163,40 @@ def test_heartbeat_only_while_the_room_is_active():
 
 
 def test_a_request_without_words_after_a_deed_asks_about_the_chat_not_the_deed():
-    # The orchestrator asks the overseer to answer alex while alex's line about a deed waits.
+    # The orchestrator asks the overseer to answer alex while alex's question about a deed waits.
     gate = Gate(GateConfig(), now=0)
-    gate.observe_chat("alex", "overseer raise the lift", bot=False, now=1)
+    gate.request_address("alex", now=1, question="overseer raise the lift")
     asked = gate.tick(1)
     gate.ask_again(replace(asked, acted=(Deed("lift_up", "raise the lift"),)))
     gate.request_address("alex", now=10)
     request = gate.tick(10)
     assert (request.question, request.acted, request.attempt) == ("", (), 0)
+
+
+def test_a_chat_line_under_an_assist_askers_name_waits_apart_and_keeps_its_own_identity():
+    # Kim asks through Assist; a bridge posts a line under the name "Kim" meanwhile.
+    gate = Gate(GateConfig(), now=0)
+    gate.request_address("Kim", now=1, question="open the lift", identity="user:kim-id")
+    gate.observe_chat("Kim", "overseer raise the lift", bot=False, now=2, identity="automation.relay|kim")
+    first, second = gate.tick(3), gate.tick(4)
+    assert (first.via_assist, first.identity, first.question) == (True, "user:kim-id", "open the lift")
+    assert (second.via_assist, second.identity) == (False, "automation.relay|kim")
+
+
+def test_the_same_name_from_two_identities_is_two_askers():
+    gate = Gate(GateConfig(), now=0)
+    gate.observe_chat("alex", "overseer lift up", bot=False, now=1, identity="automation.relay|alex")
+    gate.observe_chat("alex", "overseer lift down", bot=False, now=2, identity="user:read-only")
+    asked = [gate.tick(3), gate.tick(4)]
+    assert [(t.identity, t.question) for t in asked] == [
+        ("automation.relay|alex", "overseer lift up"),
+        ("user:read-only", "overseer lift down"),
+    ]
+
+
+def test_an_assist_questions_copy_in_the_chat_asks_nothing_more():
+    gate = Gate(GateConfig(), now=0)
+    gate.request_address("Kim", now=1, question="overseer, lift up", identity="user:kim-id")
+    gate.observe_chat("Kim", "overseer, lift up", bot=False, now=1, identity="user:kim-id", may_address=False)
+    assert gate.tick(2).via_assist
+    assert gate.tick(3) is None

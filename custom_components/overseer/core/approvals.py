@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from .arguments import bounded_arguments
 from .text import one_line, stored_time
 
 # Bounds: never more than this many waiting, and the newest decided ones kept for the card.
@@ -30,7 +31,9 @@ CALLER_CHARS = 64
 _APPROVAL_ID = re.compile(r"APR-[0-9a-f]{8}")
 _GRANT_ID = re.compile(r"GRT-[0-9a-f]{8}")
 # A stored requester's texts, in Requester's order after its source.
-REQUESTER_TEXTS = ("caller", "asker", "user_id", "incident_id")
+REQUESTER_TEXTS = ("caller", "asker", "user_id", "incident_id", "identity")
+# An identity is an origin and a name at most (the shell's identity.py).
+IDENTITY_CHARS = 128
 _NONCE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _INCIDENT_ID = re.compile(r"INC-\d{1,9}")
 _TOOL = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -54,8 +57,9 @@ class Requester:
     """Who asked for a call: an approval is theirs, and a grant lets only them go on without asking.
 
     source and caller as the audit names them (the overseer, agent:<platform>, triage); the
-    person whose words led to it (a chat name); the Home Assistant user behind the call; and,
-    for triage, the incident.
+    person whose words led to it (a chat name, shown, never matched on); the Home Assistant user
+    behind the call; for triage, the incident; and whose request it is (a user, a device, an
+    automation and a name), which a grant must match.
     """
 
     source: ApprovalSource
@@ -63,6 +67,7 @@ class Requester:
     asker: str = ""
     user_id: str = ""
     incident_id: str = ""
+    identity: str = ""
 
 
 class ApprovalStatus(StrEnum):
@@ -111,11 +116,12 @@ class Approval:
     asker: str = ""
 
     user_id: str = ""
+    identity: str = ""
 
     @property
     def requester(self) -> Requester:
         """Who asked."""
-        return Requester(self.source, self.caller, self.asker, self.user_id, self.incident_id)
+        return Requester(self.source, self.caller, self.asker, self.user_id, self.incident_id, self.identity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +259,7 @@ def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, A
         "caller": approval.caller,
         "asker": approval.asker,
         "user_id": approval.user_id,
+        "identity": approval.identity,
     }
     if with_nonce:
         data["nonce"] = approval.nonce
@@ -287,8 +294,11 @@ def approval_from_dict(data: Any) -> Approval | None:
         decided_at = data.get("decided_at")
         status = ApprovalStatus(data["status"])
         reason = one_line(str(data.get("reason") or ""), 200)
-        if status is ApprovalStatus.APPROVED:  # stopped between the answer and the run: it never ran
+        # Only a crash mid-run leaves one approved (an unload waits for the run, and a stop writes
+        # after it): never taken again; whether its call went out is for the audit to say.
+        if status is ApprovalStatus.APPROVED:
             status, reason = ApprovalStatus.BLOCKED, "interrupted"
+        requester = Requester(*_stored_requester(data, source))
         return Approval(
             approval_id,
             nonce,
@@ -302,7 +312,11 @@ def approval_from_dict(data: Any) -> Approval | None:
             reason,
             None if decided_at is None else stored_time(decided_at),
             one_line(str(data.get("decided_name") or ""), 64),
-            *_stored_requester(data, source)[:4],  # its incident is the approval's own field above
+            source=requester.source,
+            caller=requester.caller,
+            asker=requester.asker,
+            user_id=requester.user_id,
+            identity=requester.identity,  # its incident is the approval's own field above
         )
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
@@ -359,15 +373,22 @@ def grant_from_dict(data: Any) -> Grant | None:
 
 def _stored_requester(data: Mapping[str, Any], source: ApprovalSource) -> tuple[Any, ...]:
     """A stored requester's fields in Requester's order, each text one bounded line."""
-    return (source, *(one_line(str(data.get(key) or ""), CALLER_CHARS) for key in REQUESTER_TEXTS))
+    return (
+        source,
+        *(
+            one_line(str(data.get(key) or ""), IDENTITY_CHARS if key == "identity" else CALLER_CHARS)
+            for key in REQUESTER_TEXTS
+        ),
+    )
 
 
 def _call_fits(tool: Any, arguments: Any) -> bool:
-    """A stored call looks like one the registry could have checked."""
+    """A stored call looks like one the registry could have checked (within the records' bounds)."""
     return (
         isinstance(tool, str)
         and _TOOL.fullmatch(tool) is not None
         and isinstance(arguments, dict)
+        and not bounded_arguments(arguments).truncated
         and len(json.dumps(arguments)) <= ARGUMENTS_CHARS
     )
 

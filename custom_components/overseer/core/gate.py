@@ -91,6 +91,9 @@ class Trigger:
     question: str = ""
     # The question came through Assist: an approval it leads to is Assist's.
     via_assist: bool = False
+    # Whose question it is (the shell's identity.py): approvals and grants are bound to it, and
+    # each identity waits for its own answer, apart from the same identity's Assist questions.
+    identity: str = ""
     # What already ran for this question, without a line: the asker is told in the model's words.
     acted: tuple[Deed, ...] = ()
 
@@ -119,15 +122,21 @@ class Gate:
         self._challenges = tuple(fold(phrase) for phrase in config.challenge_phrases if fold(phrase))
         self._topics = TopicWatch(ignore=(config.name or DEFAULT_NAME, *config.aliases))
         self._pending: dict[TriggerKind, Trigger] = {}
-        # One waiting address per asker (folded name), oldest first.
-        self._addresses: dict[str, Trigger] = {}
+        # One waiting address per asker, oldest first.
+        self._addresses: dict[tuple[bool, str], Trigger] = {}
         self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
         self.last_activity: float | None = None
         self.last_decision: float | None = None
         self._started = now
 
-    def observe_chat(self, user: str, text: str, bot: bool, now: float) -> TriggerKind | None:
-        """Take in one chat line; bot lines never trigger anything."""
+    def observe_chat(
+        self, user: str, text: str, bot: bool, now: float, identity: str = "", may_address: bool = True
+    ) -> TriggerKind | None:
+        """Take in one chat line; bot lines never trigger anything.
+
+        may_address is False for a line that is an Assist question's copy in the chat: that
+        question waits already, as Assist's.
+        """
         if bot:
             return None
         self.last_activity = now
@@ -136,13 +145,14 @@ class Gate:
         # an address is coalesced into the answer's decision.
         if topic := self._topics.observe(text[:ADDRESS_SCAN_CHARS]):
             self._add(Trigger(TriggerKind.TOPIC_CHANGE, now, one_line(topic, 80)))
-        if self._matcher.addressed(text):
+        if may_address and self._matcher.addressed(text):
             self._add(
                 Trigger(
                     TriggerKind.DIRECT_ADDRESS,
                     now,
                     one_line(user, ASKER_CHARS),
                     question=one_line(text, QUESTION_CHARS),
+                    identity=identity,
                 )
             )
             return TriggerKind.DIRECT_ADDRESS
@@ -157,7 +167,7 @@ class Gate:
         self.last_activity = now
         self._add(Trigger(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", 80)))
 
-    def request_address(self, user: str, now: float, question: str = "") -> None:
+    def request_address(self, user: str, now: float, question: str = "", identity: str = "") -> None:
         """Someone spoke to the overseer directly (through Assist), whatever the words."""
         self._add(
             Trigger(
@@ -166,6 +176,7 @@ class Gate:
                 one_line(user, ASKER_CHARS),
                 question=one_line(question, QUESTION_CHARS),
                 via_assist=True,
+                identity=identity,
             )
         )
 
@@ -186,7 +197,7 @@ class Gate:
         Someone who asks again while waiting is answered on their newest words; a question put
         back (asked again, or after a failure) keeps the newer words already waiting.
         """
-        asker = fold(trigger.detail)
+        asker = _asker(trigger)
         pending = self._addresses.get(asker)
         if pending is None:
             if len(self._addresses) < MAX_WAITING_ASKERS:
@@ -198,12 +209,7 @@ class Gate:
         if fresh and not trigger.question and not pending.acted:
             trigger = replace(trigger, question=pending.question)
         newer = trigger if fresh else pending
-        self._addresses[asker] = replace(
-            newer,
-            since=min(pending.since, trigger.since),
-            coalesced=(),
-            via_assist=pending.via_assist or trigger.via_assist,
-        )
+        self._addresses[asker] = replace(newer, since=min(pending.since, trigger.since), coalesced=())
 
     def requeue(self, trigger: Trigger) -> None:
         """Put back a solicited trigger whose decision failed, so it is answered later."""
@@ -260,6 +266,14 @@ class Gate:
         self._pending.clear()
         # The other askers still wait, each for their own decision.
         if kind is TriggerKind.DIRECT_ADDRESS:
-            del self._addresses[fold(chosen.detail)]
+            del self._addresses[_asker(chosen)]
         self.last_decision = now
         return replace(chosen, coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind))
+
+
+def _asker(trigger: Trigger) -> tuple[bool, str]:
+    """Whose answer a question waits for: a chat line never merges into an Assist question.
+
+    Without an identity (a caller that names none) the name as a reader sees it stands in.
+    """
+    return trigger.via_assist, trigger.identity or fold(trigger.detail)

@@ -65,6 +65,8 @@ class Refusal(StrEnum):
     INVALID_ARGUMENTS = "invalid_arguments"
     MAX_TOOL_CALLS = "max_tool_calls"
     NEEDS_APPROVAL = "needs_approval"
+    # A person who may not loosen a guardrail (or use an administrator's service) tried to.
+    UNAUTHORIZED = "unauthorized"
 
 
 MEMORY_SLOTS = 3

@@ -17,6 +17,11 @@ class SiteMode(StrEnum):
     ADMIN = "admin"
     LOCKDOWN = "lockdown"
 
+    def loosens_to(self, other: SiteMode) -> bool:
+        """Moving to other frees the room (open < admin < lockdown), as disarming a panel does."""
+        order = tuple(SiteMode)
+        return order.index(other) < order.index(self)
+
 
 class Target(StrEnum):
     """Options that name what a tool acts on, by their key in the entry's options."""

@@ -1,0 +1,81 @@
+"""Whom a request belongs to: the most specific identity its caller has, never a display name alone.
+
+An approval and a grant are bound to it, and each waiting question is kept under it: a chat line
+posted under someone's name neither borrows their grant nor merges into their Assist question.
+
+- A Home Assistant user (the post_message service, the REST or websocket API, Assist, another
+  agent, an MCP client): `user:<user id>`. Home Assistant hands an LLM API no client id, so one
+  user's MCP clients share that user's identity, and so their grants.
+- Assist with no user (a satellite): `device:<device id>`, else `satellite:<id>`.
+- A chat event fired with no user (a bridge automation or script): the automation or script it
+  came from and the speaker's name as a reader sees it, `automation.discord_relay|alex`; a
+  source we cannot name is `event|alex`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from homeassistant.core import Context, Event, HomeAssistant, callback
+from homeassistant.util.hass_dict import HassKey
+
+from .const import DOMAIN
+from .core.text import fold
+
+# Fired by automation and script runs under the context their actions then use (Home Assistant's
+# own event names; the components are not imported for two strings).
+EVENT_AUTOMATION_TRIGGERED = "automation_triggered"
+EVENT_SCRIPT_STARTED = "script_started"
+# A run's context id -> the automation or script entity that started it; only the newest kept.
+ORIGINS: HassKey[OrderedDict[str, str]] = HassKey(f"{DOMAIN}_chat_origins")
+KEEP_ORIGINS = 256
+ENTITY_ID_CHARS = 80
+NAME_CHARS = 40
+# A bound on every identity: the longest form is an origin, a bar and a name.
+IDENTITY_CHARS = ENTITY_ID_CHARS + 1 + NAME_CHARS
+
+
+@callback
+def async_track_origins(hass: HomeAssistant) -> None:
+    """Remember which automation or script each recent run's context belongs to (once, for every room)."""
+    origins = hass.data.setdefault(ORIGINS, OrderedDict())
+
+    @callback
+    def started(event: Event) -> None:
+        entity_id = event.data.get("entity_id")
+        if isinstance(entity_id, str):
+            origins[event.context.id] = entity_id[:ENTITY_ID_CHARS]
+            while len(origins) > KEEP_ORIGINS:
+                origins.popitem(last=False)
+
+    for name in (EVENT_AUTOMATION_TRIGGERED, EVENT_SCRIPT_STARTED):
+        hass.bus.async_listen(name, started)
+
+
+def user_identity(user_id: str) -> str:
+    """A Home Assistant user's identity."""
+    return f"user:{user_id}"
+
+
+@callback
+def chat_identity(hass: HomeAssistant, context: Context | None, name: str) -> str:
+    """Whose chat line this is: its user, else the automation or script that fired it and the name."""
+    if context is not None and context.user_id:
+        return user_identity(context.user_id)
+    origins = hass.data.get(ORIGINS, OrderedDict())
+    origin = None
+    if context is not None:
+        origin = origins.get(context.id) or (origins.get(context.parent_id) if context.parent_id else None)
+    return f"{origin or 'event'}|{fold(name)[:NAME_CHARS]}"
+
+
+def device_identity(context: Context | None, device_id: str | None, satellite_id: str | None = None) -> str:
+    """Whose Assist request or agent call this is: its user, else the device or satellite it came from."""
+    if context is not None and context.user_id:
+        return user_identity(context.user_id)
+    if device_id:
+        return f"device:{device_id[:ENTITY_ID_CHARS]}"
+    if satellite_id:
+        return f"satellite:{satellite_id[:ENTITY_ID_CHARS]}"
+    # Nothing names the caller: every such caller is one, and shares what it was granted.
+    return "anonymous"
