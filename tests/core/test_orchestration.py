@@ -844,7 +844,7 @@ def test_a_full_queue_keeps_the_newest_line_when_folding_overflows():
     assert "line number 99" in folded
 
 
-# What a question costs: model calls per question, for the README.
+# What a question costs: model calls per question, for docs/figures.md.
 
 
 def model_calls(crew_size: int, judges: list[str]) -> int:

@@ -11,7 +11,8 @@ then runs; a second, late answer is refused and the card says why. Markup anywhe
 slot, a user name, chat text, an approval's arguments, the model's words) is shown as text and
 never runs. Then the room's orchestrator, on a dashboard of its own: its progress line,
 participants and limits, a pipeline while it runs and once it has finished, with its answer.
-Saves screenshots under test-output/browser/.
+Saves screenshots under test-output/browser/, and the README's picture of the card as
+docs/card.png each run, so the picture stays current.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ HOSTILE = '<img src=x onerror="window.overseerXss=1">'
 MARK_VIEW = "el => { el.shadowRoot.querySelector('[data-view]').overseerKept = true; }"
 VIEW_KEPT = "el => el.shadowRoot.querySelector('[data-view]').overseerKept === true"
 NO_SCRIPT_RAN = "() => window.overseerXss === undefined"
+# The README's picture of the card, from the demo room as this test leaves it.
+DOCS_PICTURE = Path(__file__).parents[2] / "docs" / "card.png"
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -129,6 +132,27 @@ def browser_page(height: int) -> Iterator[tuple[Any, list[str], Path]]:
             yield page, console, shots
         finally:
             browser.close()
+
+
+def save_docs_picture(page, card) -> None:
+    """The card from its title to its recent actions, as docs/card.png (the README shows it).
+
+    The viewport is made taller than the page for the shot, so the dashboard's sticky header
+    cannot lie across a card taller than the window; it is put back afterwards.
+    """
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": 4000})
+    try:
+        page.evaluate("window.scrollTo(0, 0)")
+        top = card.bounding_box()
+        end = card.locator("[data-section='recent']").bounding_box()
+        assert top is not None and end is not None, "the card or its recent actions are not shown"
+        height = end["y"] + end["height"] + 12 - top["y"]
+        DOCS_PICTURE.parent.mkdir(exist_ok=True)
+        clip = {"x": top["x"], "y": top["y"], "width": top["width"], "height": height}
+        page.screenshot(path=str(DOCS_PICTURE), clip=clip)
+    finally:
+        page.set_viewport_size(size)
 
 
 def sign_in_and_open(page, ha, path: str, shots, console: list[str], name: str = "") -> None:
@@ -264,6 +288,8 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         incident = card.locator("details[data-incident]", has_text="vacuum.neato")
         expect(incident).to_have_attribute("data-status", "awaiting_approval", timeout=30_000)
         incident_id = incident.get_attribute("data-incident")
+        expect(card.locator(".approval[data-approval]")).to_have_count(1)
+        save_docs_picture(page, card)
         incident.locator("summary").click()
         expect(incident).to_have_attribute("open", "")
         expect(incident.locator("summary")).to_contain_text("vacuum_error (Brush stuck)")
