@@ -5,14 +5,29 @@ Tested versions run from 2025.4 to 2026.11; nothing here compares version string
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeassistant.const import CONF_LLM_HASS_API, EVENT_COMPONENT_LOADED
 from homeassistant.core import Context, Event, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
+
+# The schema library, as `vol`: import it from here. Home Assistant 2026.10 (our newest leg)
+# validates with probatio and installs it as `voluptuous` at run time, so there
+# `voluptuous.Schema is probatio.Schema`; the real voluptuous package stays installed beside it.
+# mypy would read that package, whose types Home Assistant's signatures no longer take, so on the
+# newest leg it reads probatio. mypy tells only Python's version apart, so that stands in for Home
+# Assistant's (the newest leg is the one on Python 3.14). At run time `vol` is always voluptuous.
+if TYPE_CHECKING and sys.version_info >= (3, 14):
+    import probatio as vol
+else:
+    import voluptuous as vol
+
+# vol is re-exported (mypy's strict settings re-export no import implicitly).
+__all__ = ["vol"]
 
 
 async def async_converse(
@@ -42,22 +57,22 @@ async def async_converse(
 
 
 def conversation_agent_exists(hass: HomeAssistant, agent_id: str) -> bool:
-    """Whether a conversation agent with this id is loaded right now."""
+    """Return whether a conversation agent with this id is loaded right now."""
     if "conversation" not in hass.config.components:
         return False
-    from homeassistant.components import conversation
+    from homeassistant.components.conversation.agent_manager import async_get_agent
 
-    return conversation.async_get_agent(hass, agent_id) is not None
+    return async_get_agent(hass, agent_id) is not None
 
 
 def _api_ids(value: Any) -> list[str]:
-    """llm_hass_api was one id before 2025.7 and a list of ids since."""
+    """Return the API ids: llm_hass_api was one id before 2025.7 and a list of ids since."""
     values = value if isinstance(value, list | tuple) else [value]
     return [str(v) for v in values if v and str(v).lower() != "none"]
 
 
 def agent_llm_apis(hass: HomeAssistant, agent_id: str) -> list[str]:
-    """The control APIs (for example Assist) a conversation agent may call on its own.
+    """Return the control APIs (for example Assist) a conversation agent may call on its own.
 
     Agents live in config entry options before 2025.7 and in config subentries since.
     """
@@ -88,7 +103,8 @@ async def async_register_frontend_module(
     long until then). If the frontend is not loaded yet (it may load after us), the module is
     added when it is.
     """
-    from homeassistant.components.http import StaticPathConfig
+    # Defined in http/server.py from 2026 and imported into http (not re-exported) for the old path.
+    from homeassistant.components.http import StaticPathConfig  # type: ignore[attr-defined,unused-ignore]
 
     base = f"{url_path}/{version}"
     await hass.http.async_register_static_paths([StaticPathConfig(base, folder, cache_headers=True)])
@@ -117,7 +133,7 @@ async def async_register_frontend_module(
 
 
 def tool_result(data: JsonObjectType, error: bool) -> Any:
-    """What an LLM tool returns: llm.ToolResult from 2026.10, the plain dict before.
+    """Return what an LLM tool returns: llm.ToolResult from 2026.10, the plain dict before.
 
     From 2026.10 a dict is deprecated, and core's agents tell their model `"error": true` only
     from a ToolResult.
@@ -128,7 +144,7 @@ def tool_result(data: JsonObjectType, error: bool) -> Any:
 
 
 def tool_annotations(*, read_only: bool, destructive: bool, idempotent: bool) -> Any:
-    """How a tool behaves, for agents and MCP clients: llm.ToolAnnotations from 2026.10, else None.
+    """Return how a tool behaves, for agents and MCP clients: llm.ToolAnnotations from 2026.10, else None.
 
     Our tools act inside this Home Assistant only, never the world outside it.
     """
@@ -140,7 +156,7 @@ def tool_annotations(*, read_only: bool, destructive: bool, idempotent: bool) ->
 
 
 def conversation_busy_errors() -> tuple[type[Exception], ...]:
-    """What a second message to a conversation mid-turn raises: ConversationBusyError from 2026.11.
+    """Return what a second message to a conversation mid-turn raises: ConversationBusyError from 2026.11.
 
     Before, the turns simply ran side by side.
     """

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import voluptuous as vol
 from homeassistant.config_entries import (
     SOURCE_RECONFIGURE,
     ConfigEntry,
@@ -27,7 +26,7 @@ from homeassistant.helpers.selector import (
     TextSelectorType,
 )
 
-from .compat import conversation_agent_exists
+from .compat import conversation_agent_exists, vol
 from .const import (
     BACKEND_CONVERSATION,
     BACKEND_OLLAMA,

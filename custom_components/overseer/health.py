@@ -112,9 +112,9 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
 
     @callback
     def record_failure(self, err: ModelError, backoff_from: float) -> float:
-        """A decision's model call failed: the seconds to wait (doubling); a repair if it keeps failing."""
+        """Record a failed model call: return the seconds to wait (doubling); repair if it keeps failing."""
         self.failures += 1
-        delay = min(backoff_from * 2**self.failures, MAX_BACKOFF)
+        delay: float = min(backoff_from * 2**self.failures, MAX_BACKOFF)
         self.retry_at = self._now() + delay
         self._failed(err)
         if self.failures >= FAILURES_BEFORE_REPAIR:

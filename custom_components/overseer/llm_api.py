@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import voluptuous as vol
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
-from .compat import tool_annotations, tool_result
+from .compat import tool_annotations, tool_result, vol
 from .const import DOMAIN, OverseerMode
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome

@@ -87,8 +87,8 @@ class Option:
     # CHOICES: the values offered (the options flow fills in those that depend on the house).
     choices: Callable[[], list[str]] = list
 
-    def selector(self) -> Selector:
-        """How the option is picked in the form."""
+    def selector(self) -> Selector[Any]:
+        """Return how the option is picked in the form."""
         if self.kind is Kind.NUMBER:
             mode = NumberSelectorMode.SLIDER if self.slider else NumberSelectorMode.BOX
             number = NumberSelectorConfig(min=self.minimum, max=self.maximum, step=self.step, mode=mode)

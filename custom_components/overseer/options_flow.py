@@ -10,7 +10,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import voluptuous as vol
 from homeassistant.config_entries import ConfigFlowResult, OptionsFlow
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import section
@@ -24,7 +23,7 @@ from homeassistant.helpers.selector import (
     TextSelector,
 )
 
-from .compat import conversation_agent_exists
+from .compat import conversation_agent_exists, vol
 from .const import (
     BUILTIN_AGENT,
     CONF_APPROVAL_NOTIFY,
@@ -66,8 +65,8 @@ async def _choices(hass: HomeAssistant) -> dict[str, SelectSelector]:
     }
 
 
-def _options_schema(options: Mapping[str, Any], choices: Mapping[str, Selector]) -> vol.Schema:
-    """Every option in its section, pre-filled with the current value or the default."""
+def _options_schema(options: Mapping[str, Any], choices: Mapping[str, Selector[Any]]) -> vol.Schema:
+    """Return every option in its section, pre-filled with the current value or the default."""
     schema: dict[Any, Any] = {}
     for name, fields in sections(OVERSEER_OPTIONS).items():
         inner = {

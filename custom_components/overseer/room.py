@@ -62,10 +62,10 @@ def _without_field(name: str) -> str:
 
 
 def _rovers(hass: HomeAssistant, entity_ids: tuple[str, ...]) -> tuple[Rover, ...]:
-    """Rover entities grouped by their Home Assistant device, one Rover per device."""
+    """Return the rover entities grouped by their Home Assistant device, one Rover per device."""
     entities = er.async_get(hass)
     devices = dr.async_get(hass)
-    groups: dict[str, list[tuple]] = {}
+    groups: dict[str, list[tuple[RoverField, Entity]]] = {}
     for entity_id in entity_ids:
         entity = _entity(hass, entity_id)
         entry = entities.async_get(entity_id)

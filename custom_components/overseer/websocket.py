@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import voluptuous as vol
 from homeassistant.components import websocket_api
+from homeassistant.components.websocket_api.connection import ActiveConnection
+from homeassistant.components.websocket_api.const import ERR_NOT_FOUND
+from homeassistant.components.websocket_api.decorators import async_response, require_admin, websocket_command
+from homeassistant.components.websocket_api.messages import event_message
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
+from .compat import vol
 from .const import DOMAIN, status_signal
 from .core.replies import Phrase
 from .phrases import async_phrases
@@ -28,13 +32,13 @@ COMMAND_SCHEMA: dict[vol.Marker | str, Any] = {vol.Required("entry_id"): str, vo
 
 
 async def _async_phrase(hass: HomeAssistant, msg: dict[str, Any]) -> Phrase:
-    """The phrases in the language the card asked for, or Home Assistant's."""
+    """Return the phrases in the language the card asked for, or Home Assistant's."""
     language = msg.get("language")
     return await async_phrases(hass, language if language and LANGUAGE.fullmatch(language) else None)
 
 
 def _status(hass: HomeAssistant, entry_id: str, phrase: Phrase) -> dict[str, Any] | None:
-    """The room's status; an entry that exists but is not loaded reads as off and not running."""
+    """Return the room's status; an entry that exists but is not loaded reads as off and not running."""
     entry = hass.config_entries.async_get_entry(entry_id)
     if entry is None or entry.domain != DOMAIN:
         return None
@@ -58,33 +62,29 @@ def async_register_websocket(hass: HomeAssistant) -> None:
     websocket_api.async_register_command(hass, ws_subscribe)
 
 
-@websocket_api.require_admin
-@websocket_api.websocket_command({vol.Required("type"): "overseer/status", **COMMAND_SCHEMA})
-@websocket_api.async_response
-async def ws_status(
-    hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict[str, Any]
-) -> None:
+@require_admin
+@websocket_command({vol.Required("type"): "overseer/status", **COMMAND_SCHEMA})
+@async_response
+async def ws_status(hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]) -> None:
     """Answer with the status object once."""
     status = _status(hass, msg["entry_id"], await _async_phrase(hass, msg))
     if status is None:
-        connection.send_error(msg["id"], websocket_api.ERR_NOT_FOUND, "No overseer with that entry id")
+        connection.send_error(msg["id"], ERR_NOT_FOUND, "No overseer with that entry id")
         return
     connection.send_result(msg["id"], status)
 
 
-@websocket_api.require_admin
-@websocket_api.websocket_command({vol.Required("type"): "overseer/status/subscribe", **COMMAND_SCHEMA})
-@websocket_api.async_response
-async def ws_subscribe(
-    hass: HomeAssistant, connection: websocket_api.ActiveConnection, msg: dict[str, Any]
-) -> None:
+@require_admin
+@websocket_command({vol.Required("type"): "overseer/status/subscribe", **COMMAND_SCHEMA})
+@async_response
+async def ws_subscribe(hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]) -> None:
     """Send the status now and again whenever it changes; survives reloads of the entry."""
     entry_id = msg["entry_id"]
     # Loaded once: every push is then worded without waiting for anything.
     phrase = await _async_phrase(hass, msg)
     first = _status(hass, entry_id, phrase)
     if first is None:
-        connection.send_error(msg["id"], websocket_api.ERR_NOT_FOUND, "No overseer with that entry id")
+        connection.send_error(msg["id"], ERR_NOT_FOUND, "No overseer with that entry id")
         return
     last: dict[str, Any] = {}
 
@@ -94,7 +94,7 @@ async def ws_subscribe(
         status = _status(hass, entry_id, phrase)
         if status is not None and status != last:
             last = status
-            connection.send_message(websocket_api.event_message(msg["id"], status))
+            connection.send_message(event_message(msg["id"], status))
 
     connection.subscriptions[msg["id"]] = async_dispatcher_connect(hass, status_signal(entry_id), push)
     connection.send_result(msg["id"])

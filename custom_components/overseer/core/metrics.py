@@ -91,10 +91,8 @@ class Metrics:
         """One line dropped for claiming an action that no call of its decision ran."""
         self._add(self._unbacked, _ClaimSample(ts))
 
-    def _add(
-        self,
-        samples: deque,
-        sample: _DecisionSample | _ActionSample | _ChatSample | _AddressSample | _ClaimSample,
+    def _add[S: _DecisionSample | _ActionSample | _ChatSample | _AddressSample | _ClaimSample](
+        self, samples: deque[S], sample: S
     ) -> None:
         """Append, dropping samples that left the window: memory follows the window, not uptime."""
         samples.append(sample)

@@ -41,11 +41,13 @@ NO_KEY = "no-key"
 
 
 def make_client(hass: HomeAssistant, url: str, api_key: str, timeout: float) -> openai.AsyncOpenAI:
-    """A client on Home Assistant's shared HTTP client; the loop does the retrying, not openai."""
+    """Return a client on Home Assistant's shared HTTP client; the loop does the retrying, not openai."""
     return openai.AsyncOpenAI(
         base_url=url,
         api_key=api_key or NO_KEY,
-        http_client=get_async_client(hass),
+        # openai 3 types it as an httpx2 client; it takes Home Assistant's httpx one, as core's
+        # openai_conversation passes it.
+        http_client=get_async_client(hass),  # type: ignore[arg-type,unused-ignore]
         max_retries=0,
         timeout=timeout,
     )
@@ -103,15 +105,15 @@ class OpenAIProvider:
     async def async_decide(
         self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
-        """One chat completion; every failure becomes a typed ModelError."""
+        """Ask for one chat completion; every failure becomes a typed ModelError."""
         extra: dict[str, Any] = {"tools": list(tools), "tool_choice": "auto"} if tools else {}
         response = await self._async_complete(messages, MAX_OUTPUT_TOKENS, **extra)
         message = response.choices[0].message
         # Arguments arrive as a JSON string; the wire reader parses them, the normaliser checks them.
         calls = [
-            {"name": call.function.name, "arguments": call.function.arguments}
+            {"name": function.name, "arguments": function.arguments}
             for call in (message.tool_calls or [])
-            if getattr(call, "function", None) is not None
+            if (function := getattr(call, "function", None)) is not None
         ]
         usage = response.usage
         return typed_reply(
