@@ -34,6 +34,7 @@ from .core.approvals import (
     Grant,
     answer_refused,
     decided,
+    grantable,
     has_room,
     live_grants,
     overdue,
@@ -286,7 +287,8 @@ class ApprovalDesk:
             status, why_not = self._cut_short(approval)
             self._finish(decided(approval, status, self._now(), user, name, why_not))
             raise
-        if grant_minutes and record.ran:  # a call the room refused now grants nothing
+        # A call the room refused now grants nothing, nor does a call nobody identified asked for.
+        if grant_minutes and record.ran and grantable(approval.requester):
             self._grant(approval, grant_minutes * 60, user, name)
         status = ApprovalStatus.EXECUTED if record.ran else ApprovalStatus.BLOCKED
         why_not = "" if record.ran else str(record.reason or record.outcome.value)

@@ -25,11 +25,11 @@ from .compat import conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
 from .coordinator import OverseerCoordinator
 from .core.gate import TriggerKind
-from .core.replies import describe_actions
+from .core.replies import Phrase, describe_actions
 from .cycle import Cycle
 from .entity import room_device
 from .identity import device_identity
-from .phrases import Phrase, async_phrases
+from .phrases import async_phrases
 from .roster import asked_for
 from .runtime import OverseerConfigEntry
 
@@ -151,7 +151,7 @@ class OverseerAgent(conversation.ConversationEntity):
                 # The room's orchestrator asks: the question and earlier answers are in the
                 # room's chat already, so the task is not posted as a line; answer the asker.
                 answer.asker, answer.identity = asker.name, asker.identity
-                coordinator.inputs.request_address(asker.name, asker.identity)
+                coordinator.inputs.request_address(asker.name, asker.identity, asker.question)
             else:
                 answer.asker = await caller_name(self.hass, user_input.context, user_input.device_id)
                 answer.identity = device_identity(

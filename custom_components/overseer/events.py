@@ -19,6 +19,8 @@ from .const import (
     EVENT_DECISION,
     EVENT_INCIDENT,
     EVENT_PIPELINE,
+    INCOMING_TEXT_CHARS,
+    USER_NAME_CHARS,
 )
 from .core.approvals import Approval
 from .core.audit import AuditRecord
@@ -52,11 +54,12 @@ def fire_chat_message(
     """overseer_chat_message: a human's line (room omitted: every overseer hears it) or a bot's.
 
     The overseer's own lines carry their decision_id, an orchestrated bot's its pipeline_id.
+    Cut to what a room reads of a line, so no caller broadcasts megabytes to every listener.
     """
     _fire(
         hass,
         EVENT_CHAT_MESSAGE,
-        {"user": user, "text": text, "bot": bot},
+        {"user": user[:USER_NAME_CHARS], "text": text[:INCOMING_TEXT_CHARS], "bot": bot},
         {"room": room, "decision_id": decision_id, "pipeline_id": pipeline_id},
         context,
     )

@@ -125,9 +125,9 @@ class RoomInputs:
         self._gate.request_address(user, self._now(), text, identity)
 
     @callback
-    def request_address(self, user: str, identity: str) -> None:
-        """Someone waits for the overseer's answer to what is already in the room's chat."""
-        self._gate.request_address(user, self._now(), identity=identity)
+    def request_address(self, user: str, identity: str, question: str) -> None:
+        """Someone waits for the overseer's answer to what they asked in the room's chat."""
+        self._gate.request_address(user, self._now(), question, identity)
 
     def active_people(self) -> tuple[str, ...]:
         """Humans who spoke recently, newest first."""

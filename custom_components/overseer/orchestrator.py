@@ -15,7 +15,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from homeassistant.config_entries import ConfigEntry
@@ -138,9 +138,12 @@ class Orchestrator:
             return
         asker = Asker(chat.user, chat_identity(self.hass, event.context, chat.user))
         if self._task is not None and not self._task.done():
-            # Never dropped: folded into the last when full, which then stays that asker's.
+            # Never dropped: folded into the last when full. Words of two identities folded into
+            # one question are nobody's: no grant runs on them.
             if self.queue.push(chat.user, chat.text):
                 self._waiting.append(asker)
+            elif self._waiting and self._waiting[-1].identity != asker.identity:
+                self._waiting[-1] = replace(self._waiting[-1], identity="")
             self._notify()
             return
         self._task = self.entry.async_create_background_task(
@@ -205,7 +208,7 @@ class Orchestrator:
         task = step.task
         context = Context()
         # Whatever the task puts on the bus under this context starts no pipeline.
-        note_dispatch(self.hass, context, run.asker)
+        note_dispatch(self.hass, context, replace(run.asker, question=run.pipeline.question))
         began = time.monotonic()
         try:
             async with asyncio.timeout(self.limits.delegation_timeout):

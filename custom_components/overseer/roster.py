@@ -42,10 +42,15 @@ def takes_part(hass: HomeAssistant, room: str, agent_id: str | None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Asker:
-    """Who asked a question: the name the chat shows, and the identity a grant is bound to."""
+    """Who asked a question: the name the chat shows, the identity a grant is bound to, and the words.
+
+    The words go with them so that the overseer asked never looks the question up by a name
+    anyone can post under.
+    """
 
     name: str
     identity: str
+    question: str = ""
 
 
 @callback

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-import voluptuous as vol
 from homeassistant.auth.permissions.const import POLICY_CONTROL
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_NAME
@@ -23,11 +22,13 @@ from homeassistant.exceptions import ServiceValidationError, Unauthorized
 from homeassistant.helpers import config_validation as cv
 
 from .authority import async_trusted
+from .compat import vol
 from .const import (
     ATTR_APPROVAL_ID,
     ATTR_CONFIG_ENTRY_ID,
     ATTR_GRANT_ID,
     ATTR_GRANT_MINUTES,
+    CONF_ALIASES,
     DOMAIN,
     SERVICE_APPROVE,
     SERVICE_DENY,
@@ -43,6 +44,7 @@ from .core.gate import DEFAULT_NAME
 from .core.text import fold
 from .core.tools import ArgumentError, parse_slot
 from .events import fire_chat_message
+from .options import split_words
 from .runtime import OverseerRuntimeData, is_orchestrator, overseer_data
 from .settings import OrchestratorSettings
 
@@ -73,10 +75,10 @@ def _slot_or_all(value: Any) -> int | None:
 
 
 def _minutes(value: Any) -> int:
-    """Whole minutes, 0 to a day (the room's option bounds it further)."""
+    """Validate whole minutes, 0 to a day (the room's option bounds it further)."""
     if isinstance(value, bool):
         raise vol.Invalid("expected whole minutes, not true or false")
-    minutes = vol.Coerce(int)(value)
+    minutes: int = vol.Coerce(int)(value)
     if (isinstance(value, float) and value != minutes) or not 0 <= minutes <= MAX_GRANT_MINUTES:
         raise vol.Invalid("expected whole minutes from 0 to 1440")
     return minutes
@@ -118,10 +120,14 @@ def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
 class TranslatedSchema(vol.Schema):
     """A service schema whose refusal reaches the user as a translated ServiceValidationError."""
 
-    def __call__(self, data: Any) -> Any:
-        """Validate; Home Assistant passes a ServiceValidationError through to the caller as it is."""
+    def __call__(self, data: Any, **kwargs: Any) -> Any:
+        """Validate; Home Assistant passes a ServiceValidationError through to the caller as it is.
+
+        Keywords go to the engine as they came: probatio's schemas take a `context`.
+        """
         try:
-            return super().__call__(data)
+            # voluptuous (Home Assistant before probatio, our oldest leg) leaves Schema.__call__ unannotated.
+            return super().__call__(data, **kwargs)  # type: ignore[no-untyped-call,unused-ignore]
         except vol.Invalid as err:
             refusals = [refusal for refusal in getattr(err, "errors", [err]) if refusal.path]
             if not refusals:  # data that is not a mapping (only Python code sends that) has no field
@@ -246,6 +252,8 @@ def _speaks_as_a_bot(hass: HomeAssistant, user: str) -> bool:
             )
         else:
             bots.add(str(entry.data.get(CONF_NAME) or DEFAULT_NAME))
+            # The words that address it are its names too.
+            bots.update(split_words(entry.options.get(CONF_ALIASES)))
     return _bare(user) in {_bare(name) for name in bots}
 
 

@@ -513,7 +513,7 @@ def test_the_same_call_by_the_same_requester_finds_the_one_that_waits():
     assert waiting_for(book[1:], *LIFT, AGENT) is None
 
 
-CHAT = Requester(ApprovalSource.CHAT, "overseer", "alex")
+CHAT = Requester(ApprovalSource.CHAT, "overseer", "alex", identity="automation.relay|alex")
 LONGEST = 30 * 60
 
 
@@ -543,6 +543,7 @@ def test_a_grant_covers_only_its_own_call_by_its_own_requester_until_it_expires(
         replace(CHAT, source=ApprovalSource.ASSIST),
         replace(CHAT, caller="agent:ollama"),
         replace(CHAT, user_id="user-2"),
+        replace(CHAT, identity="user:someone-else"),  # the same name from another identity
     ):
         assert covering_grant([given], *LIFT, other, NOW, LONGEST) is None, other
     assert covering_grant([given], "lift_down", {}, CHAT, NOW, LONGEST) is None
@@ -556,6 +557,13 @@ def test_a_grant_covers_only_its_own_call_by_its_own_requester_until_it_expires(
     assert (
         covering_grant([restart], "asset_restart", {"asset_id": "vacuum.neato"}, later, NOW, LONGEST) is None
     )
+
+
+def test_a_grant_for_a_moment_nobody_asked_for_covers_nothing():
+    """A heartbeat's or a chat burst's call has no identity: a grant for it would cover them all."""
+    nobody = replace(CHAT, asker="", identity="")
+    given = grant(requester=nobody)
+    assert covering_grant([given], *LIFT, nobody, NOW, LONGEST) is None
 
 
 def test_a_grant_longer_than_the_room_allows_now_no_longer_counts():

@@ -171,6 +171,8 @@ def covering_grant(
     longest is the room's bound in seconds as it is now: a grant made under a longer one (or
     any, once grants are off) no longer counts.
     """
+    if not grantable(requester):
+        return None
     wanted = (tool, dict(arguments), requester)
     return next(
         (
@@ -182,6 +184,15 @@ def covering_grant(
         ),
         None,
     )
+
+
+def grantable(requester: Requester) -> bool:
+    """Whether a grant can be bound to this requester: someone identified, or triage's incident.
+
+    A moment nobody asked for (a heartbeat, a chat burst anyone can stir up) is nobody's: a
+    grant made for one would cover them all.
+    """
+    return bool(requester.identity) or requester.source is ApprovalSource.TRIAGE
 
 
 def live_grants(grants: Mapping[str, Grant], now: float) -> dict[str, Grant]:

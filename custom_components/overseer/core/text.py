@@ -11,9 +11,10 @@ from typing import Any
 # Cyrillic "о" count as the name a reader sees, and keeps the same trick from faking
 # a repeat-free chat line. NFKC already folds fullwidth and mathematical letters.
 _CONFUSABLES = str.maketrans(
-    # Cyrillic, Greek, Armenian and Latin look-alikes, each above the letter it reads as.
-    "авеёкмнорстухѕіїјԁԛԝһɡӏαβγεηικνορτυχωϲϳօսցıȷℓ",
-    "abeekmhopctyxsiijdqwhglabyenikvoptuxwcjougijl",
+    # Cyrillic, Greek, Armenian and Latin look-alikes (small capitals among them), each above the
+    # letter it reads as. Capitals are folded to these by casefold() first.
+    "авеёкмнорстухѕіїјԁԛԝһɡӏαβγεηικνορτυχωϲϳօսցıȷℓᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡʏᴢ",
+    "abeekmhopctyxsiijdqwhglabyenikvoptuxwcjougijlabcdefghijklmnopqrstuvwyz",
 )
 
 # Markers that chat templates and prompt formats give special meaning to. A chat line
@@ -54,7 +55,8 @@ def strip_invisible(text: str) -> str:
 
 def fold(text: str) -> str:
     """Canonical form for matching: what a reader sees, lower-cased, accents dropped."""
-    text = unicodedata.normalize("NFKC", strip_invisible(text))
+    # Case first: a capital look-alike (Cyrillic О, Greek Ο) folds to the small one the table has.
+    text = unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
     decomposed = unicodedata.normalize("NFKD", text.translate(_CONFUSABLES))
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _WHITESPACE.sub(" ", bare.casefold()).strip()
