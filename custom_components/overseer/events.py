@@ -25,7 +25,7 @@ from .const import (
 from .core.approvals import Approval
 from .core.audit import AuditRecord
 from .core.incidents import Incident
-from .core.orchestration import Record
+from .core.pipeline import Record
 
 
 def _fire(

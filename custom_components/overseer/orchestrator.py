@@ -2,7 +2,7 @@
 
 It has no identity of its own: it never speaks, it never answers. A human line in its room
 starts a pipeline (one at a time; later lines wait in a bounded queue); the pure core
-(core/orchestration.py) says what to do next, this shell does it: one model call to route,
+(core/pipeline.py) says what to do next, this shell does it: one model call to route,
 the task to the bot through Home Assistant's conversation agents, the bot's answer on the
 chat bus as that bot, one model call to judge. Overseers taking part start no decision from
 human chat by themselves (roster.py): they answer when the orchestrator asks them.
@@ -27,7 +27,7 @@ from homeassistant.util.ulid import ulid_now
 from .chat import parse_chat_event
 from .compat import async_converse
 from .const import EVENT_CHAT_MESSAGE, LOGGER, status_signal
-from .core.orchestration import (
+from .core.pipeline import (
     QUALITY_SCHEMA,
     AskJudge,
     AskRouter,

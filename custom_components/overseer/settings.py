@@ -38,7 +38,7 @@ from .const import (
 from .core.context import TranscriptBounds
 from .core.decision import DecisionRules
 from .core.gate import GateConfig
-from .core.orchestration import Participant, PipelineLimits
+from .core.pipeline import Participant, PipelineLimits
 from .core.policy import Limits
 from .core.text import fold, one_line
 from .core.tools import CooldownGroup, cooldown_option

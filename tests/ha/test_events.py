@@ -15,7 +15,7 @@ from custom_components.overseer.core.approvals import Approval, ApprovalSource, 
 from custom_components.overseer.core.audit import AuditRecord, Outcome
 from custom_components.overseer.core.faults import Fault, FaultCode
 from custom_components.overseer.core.incidents import Incident, IncidentStatus
-from custom_components.overseer.core.orchestration import Record
+from custom_components.overseer.core.pipeline import Record
 from custom_components.overseer.core.world import AssetKind
 
 CONTRACT = Path(__file__).parents[3] / "shared" / "design" / "CONTRACT.md"

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from custom_components.overseer.core.orchestration import (
+from custom_components.overseer.core.pipeline import (
     ANSWER_CHARS,
     MAX_MODEL_CHARS,
     QUESTION_CHARS,
