@@ -41,7 +41,7 @@ from .models import RoomState
 from .orchestrator import ORCHESTRATOR_PROMPTS, Orchestrator
 from .phrases import async_phrases
 from .providers import Provider
-from .providers.conversation import ConversationProvider
+from .providers.agent import AgentProvider
 from .providers.ollama import OllamaProvider
 from .providers.openai import OpenAIProvider
 from .runtime import (
@@ -107,7 +107,7 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
 def make_provider(hass: HomeAssistant, settings: Settings) -> Provider:
     """The backend the room was configured with."""
     if settings.backend == BACKEND_CONVERSATION:
-        return ConversationProvider(hass, settings.agent_id)
+        return AgentProvider(hass, settings.agent_id)
     if settings.backend == BACKEND_OPENAI:
         return OpenAIProvider(hass, settings.url, settings.model, settings.api_key, settings.request_timeout)
     return OllamaProvider(settings.url, settings.model, settings.request_timeout)

@@ -9,7 +9,7 @@ from homeassistant.setup import async_setup_component
 
 from custom_components.overseer.core.reasoning import RESPONSE_SCHEMA, parse_response
 from custom_components.overseer.providers import BadResponse
-from custom_components.overseer.providers.conversation import ConversationProvider
+from custom_components.overseer.providers.agent import AgentProvider
 from custom_components.overseer.providers.ollama import OllamaProvider
 from custom_components.overseer.providers.openai import OpenAIProvider
 
@@ -56,7 +56,7 @@ async def test_a_conversation_agent_is_told_the_schema_in_plain_text(hass, agent
     agent = await async_setup_agent(hass)
     assert await async_setup_component(hass, "conversation", {})
     agent.replies.append(ANSWER)
-    text = await ConversationProvider(hass, AGENT_ID).async_reason(MESSAGES, RESPONSE_SCHEMA)
+    text = await AgentProvider(hass, AGENT_ID).async_reason(MESSAGES, RESPONSE_SCHEMA)
     assert parse_response(text).safety_class.value == "reversible"
     [asked] = agent.inputs
     assert json.dumps(RESPONSE_SCHEMA) in asked.extra_system_prompt

@@ -36,7 +36,7 @@ def render_text(
     return f"{system}\n\n{instructions}\nTool schemas: {schemas}", body
 
 
-class ConversationProvider:
+class AgentProvider:
     """Asks an HA conversation agent; whatever it says goes through the same normaliser."""
 
     def __init__(self, hass: HomeAssistant, agent_id: str) -> None:
