@@ -26,10 +26,10 @@ from .const import (
     OverseerMode,
 )
 from .coordinator import LoopParts, OverseerCoordinator
+from .core.accounts import Phrase
 from .core.context import system_prompt
 from .core.gate import Gate
 from .core.metrics import Metrics
-from .core.replies import Phrase
 from .cycle import ASKER
 from .executor import Executor
 from .health import ModelHealthCoordinator

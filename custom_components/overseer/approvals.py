@@ -25,6 +25,7 @@ from homeassistant.exceptions import ServiceValidationError
 from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN, EVENT_MOBILE_ACTION, LOGGER
+from .core.accounts import Phrase, reason_key
 from .core.approvals import (
     TOLD_IN_CHAT,
     AnswerRefused,
@@ -43,7 +44,6 @@ from .core.approvals import (
     waiting_for,
 )
 from .core.audit import Outcome
-from .core.replies import Phrase, reason_key
 from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
 from .events import fire_approval, fire_chat_message

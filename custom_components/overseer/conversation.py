@@ -24,8 +24,8 @@ from homeassistant.helpers.entity_platform import AddEntitiesCallback
 from .compat import conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
 from .coordinator import OverseerCoordinator
+from .core.accounts import Phrase, describe_actions
 from .core.gate import TriggerKind
-from .core.replies import Phrase, describe_actions
 from .cycle import Cycle
 from .entity import room_device
 from .identity import device_identity

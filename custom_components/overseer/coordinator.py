@@ -15,9 +15,9 @@ from homeassistant.util.ulid import ulid_now
 
 from .const import LOGGER, OverseerMode, Phase
 from .controls import ControlPanel
+from .core.accounts import Phrase
 from .core.gate import Gate, Trigger
 from .core.metrics import Metrics
-from .core.replies import Phrase
 from .core.world import World
 from .cycle import Cycle, CycleParts, async_run_cycle
 from .events import fire_chat_typing

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from homeassistant.core import HomeAssistant
 
 from .const import OverseerMode, Phase
+from .core.accounts import Phrase, describe_actions, refusal_answer
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -27,7 +28,6 @@ from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Dec
 from .core.gate import SOLICITED, Deed, Trigger, TriggerKind
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
-from .core.replies import Phrase, describe_actions, refusal_answer
 from .core.reply import ModelReply
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.tools import CHAT_TOOLS, deed_text

@@ -8,7 +8,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers.translation import async_get_translations
 
 from .const import DOMAIN
-from .core.replies import Phrase
+from .core.accounts import Phrase
 
 
 async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrase:

@@ -16,6 +16,7 @@ from typing import Any
 from homeassistant.util import dt as dt_util
 
 from .const import BACKEND_CONVERSATION, CONF_ROOM, RECENT_ACTIONS, OverseerMode, Phase
+from .core.accounts import Phrase
 from .core.approvals import Approval, Grant, approval_as_dict, grant_as_dict
 from .core.audit import Outcome
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
@@ -23,7 +24,6 @@ from .core.decision import Decision
 from .core.gate import Trigger
 from .core.incidents import ACTIVE, Incident, incident_as_dict, number_of
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
-from .core.replies import Phrase
 from .core.reply import ModelReply
 from .core.tools import TOOLS, CooldownGroup, call_text, tools_in
 from .core.world import SiteMode, World

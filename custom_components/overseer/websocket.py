@@ -21,7 +21,7 @@ from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
 from .compat import vol
 from .const import DOMAIN, status_signal
-from .core.replies import Phrase
+from .core.accounts import Phrase
 from .phrases import async_phrases
 from .runtime import orchestrator_of
 from .status import SCHEMA_OFF, build_status, orchestrator_status
