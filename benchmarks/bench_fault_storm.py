@@ -34,7 +34,7 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 from custom_components.overseer.core.audit import AUDIT_SIZE
 from custom_components.overseer.core.incidents import ACTIVE
 from custom_components.overseer.incidents import KEEP_CLOSED
-from custom_components.overseer.models import KEPT_APPROVALS
+from custom_components.overseer.room_state import KEPT_APPROVALS
 from tests.ha.fixtures import ollama_stub, room  # noqa: F401 - fixtures
 from tests.ha.harness import setup_overseer, tick
 from tests.ollama_stub import Scripted, is_triage, reasoning

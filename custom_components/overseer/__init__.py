@@ -37,13 +37,13 @@ from .identity import async_track_origins
 from .incidents import IncidentDesk
 from .inputs import RoomInputs
 from .llm_api import GuardrailsAPI, is_guardrails_api
-from .models import RoomState
 from .orchestrator import ORCHESTRATOR_PROMPTS, Orchestrator
 from .phrases import async_phrases
 from .providers import Provider
 from .providers.agent import AgentProvider
 from .providers.ollama import OllamaProvider
 from .providers.openai import OpenAIProvider
+from .room_state import RoomState
 from .runtime import (
     OrchestratorConfigEntry,
     OrchestratorRuntimeData,

@@ -48,7 +48,7 @@ from .core.text import markdown_plain
 from .core.tools import Refusal, call_text
 from .events import fire_approval, fire_chat_message
 from .executor import Caller, Executor
-from .models import RoomState
+from .room_state import RoomState
 from .settings import Settings
 
 APPROVE, DENY = "OVERSEER_APPROVE_", "OVERSEER_DENY_"

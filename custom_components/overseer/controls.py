@@ -20,7 +20,7 @@ from .authority import async_trusted
 from .core.audit import AuditRecord, Outcome
 from .core.tools import Refusal
 from .core.world import SiteMode
-from .models import RoomState
+from .room_state import RoomState
 
 # The room's audit (the executor's record).
 type Recorder = Callable[..., AuditRecord]

@@ -25,8 +25,8 @@ from .executor import Executor
 from .health import ModelHealthCoordinator
 from .incidents import IncidentDesk
 from .inputs import RoomInputs
-from .models import RoomState
 from .providers import ModelError, Provider
+from .room_state import RoomState
 from .settings import Settings
 from .signals import RoomSignals
 from .triage import Triage

@@ -34,8 +34,8 @@ from .core.tools import CHAT_TOOLS, deed_text
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Caller, Executor
-from .models import RoomState
 from .providers import Provider
+from .room_state import RoomState
 from .settings import Settings
 
 # A question gets the model twice at most before the fallback line answers it.

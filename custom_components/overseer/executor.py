@@ -20,7 +20,7 @@ from .core.policy import Verdict, check_call, planned_effect, room_tools
 from .core.tools import Adjust, MemoryWrite, Refusal, Safety, ServiceCall, adjusted
 from .core.world import World
 from .events import fire_action
-from .models import RoomState
+from .room_state import RoomState
 from .settings import Settings
 
 SERVICE_TIMEOUT = 15

@@ -37,7 +37,7 @@ from .core.triage import (
 )
 from .core.world import World
 from .events import fire_incident
-from .models import RoomState
+from .room_state import RoomState
 from .settings import Settings
 
 CHECK_EVERY = timedelta(seconds=5)

@@ -18,8 +18,8 @@ from .core.text import fold
 from .core.world import Role, World, rover_field, world_event
 from .events import fire_chat_message
 from .identity import chat_identity
-from .models import RoomState
 from .room import build_world
+from .room_state import RoomState
 from .roster import takes_part
 from .settings import Settings
 

@@ -6,7 +6,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_send
 
 from .const import status_signal
-from .models import RoomState
+from .room_state import RoomState
 from .store import OverseerStore
 
 

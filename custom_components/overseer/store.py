@@ -21,7 +21,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.storage import Store
 
 from .const import DOMAIN, LOGGER
-from .models import RoomState
+from .room_state import RoomState
 
 STORAGE_VERSION = 1
 # Short enough that a crash loses almost nothing of what guards the room.

@@ -46,8 +46,8 @@ from .core.triage import (
 )
 from .executor import Caller, Executor
 from .health import ModelHealthCoordinator
-from .models import RoomState
 from .providers import ModelError, ModelTimeout, Provider
+from .room_state import RoomState
 from .settings import Settings
 
 KNOWLEDGE_DIR = Path(__file__).parent / "knowledge"
