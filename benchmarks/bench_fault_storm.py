@@ -258,8 +258,8 @@ def most_in_window(times: list[float], window: float) -> int:
     return most
 
 
-def state_size(coordinator) -> int:
-    return len(json.dumps(coordinator.state.as_dict()))
+def state_size(loop) -> int:
+    return len(json.dumps(loop.state.as_dict()))
 
 
 def wall_clock() -> float:
@@ -350,8 +350,8 @@ async def test_bench_fault_storm(hass, hass_storage, freezer, ollama_stub, room,
 
     ollama_stub.responder = answer
     entry = await setup_overseer(hass, ollama_stub, options=options(room_devices))
-    coordinator = entry.runtime_data.coordinator
-    assert set(coordinator.world().assets()) == {d.asset_id for d in room_devices}
+    loop = entry.runtime_data.loop
+    assert set(loop.world().assets()) == {d.asset_id for d in room_devices}
     incidents = async_capture_events(hass, "overseer_incident")
     actions = async_capture_events(hass, "overseer_action")
     approvals = async_capture_events(hass, "overseer_approval")
@@ -364,7 +364,7 @@ async def test_bench_fault_storm(hass, hass_storage, freezer, ollama_stub, room,
     # Every fault cleared for good has had its 10 minutes to resolve by then (a relapse ends 6
     # minutes after its fix at the latest).
     until = last_end + 6 * 60 + 11 * 60
-    sizes: list[tuple[float, int]] = [(0.0, state_size(coordinator))]
+    sizes: list[tuple[float, int]] = [(0.0, state_size(loop))]
     most_active = most_book = most_audit = most_approvals = 0
     triage_requests = chat_requests = store_writes = 0
     # Bytes written, by document: the room's (what guards it) and its book (audit and incidents).
@@ -385,7 +385,7 @@ async def test_bench_fault_storm(hass, hass_storage, freezer, ollama_stub, room,
             while timeline and timeline[0][0] <= now:
                 heapq.heappop(timeline)[2]()
             await tick(hass, freezer, STEP)
-            state = coordinator.state
+            state = loop.state
             active = Counter((i.asset_id, i.code) for i in state.incidents.values() if i.status in ACTIVE)
             assert all(count == 1 for count in active.values()), active.most_common(3)
             most_active = max(most_active, sum(active.values()))
@@ -404,7 +404,7 @@ async def test_bench_fault_storm(hass, hass_storage, freezer, ollama_stub, room,
             ollama_stub.requests.clear()
             now = elapsed()
             if now % SAMPLE_EVERY < STEP:
-                sizes.append((now, state_size(coordinator)))
+                sizes.append((now, state_size(loop)))
                 traced.append((now, tracemalloc.get_traced_memory()[0]))
             if now % 3600 < STEP:
                 hourly.append(wall_clock() - hour_wall)
@@ -419,8 +419,8 @@ async def test_bench_fault_storm(hass, hass_storage, freezer, ollama_stub, room,
         tracemalloc.stop()
         for logger, level in zip(quiet, levels, strict=True):
             logger.setLevel(level)
-    sizes.append((elapsed(), state_size(coordinator)))
-    state = coordinator.state
+    sizes.append((elapsed(), state_size(loop)))
+    state = loop.state
     await hass.config_entries.async_unload(entry.entry_id)
 
     # What the storm did to the incident book, from the contract's events.

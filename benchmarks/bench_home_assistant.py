@@ -111,17 +111,17 @@ async def setup_room(hass):
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
-    coordinator = entry.runtime_data.coordinator
+    loop = entry.runtime_data.loop
     model = InstantModel()
     # The benchmark's zero-latency model, at the provider boundary.
-    coordinator._parts = replace(coordinator._parts, provider=model)
-    return entry, coordinator, model
+    loop._parts = replace(loop._parts, provider=model)
+    return entry, loop, model
 
 
 async def test_bench_context_against_assist(hass, socket_enabled, capsys):
     assert await async_setup_component(hass, "homeassistant", {})
     assert await async_setup_component(hass, "conversation", {})
-    entry, coordinator, model = await setup_room(hass)
+    entry, loop, model = await setup_room(hass)
     for entity_id in room_states():
         async_expose_entity(hass, "conversation", entity_id, True)
     api = await llm.async_get_api(hass, llm.LLM_API_ASSIST, llm_context("overseer_bench"))
@@ -143,7 +143,7 @@ async def test_bench_context_against_assist(hass, socket_enabled, capsys):
 
     hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": "overseer raise the lift"})
     await hass.async_block_till_done()
-    await coordinator._async_decide(Trigger(TriggerKind.DIRECT_ADDRESS, coordinator.now(), "alex"))
+    await loop._async_decide(Trigger(TriggerKind.DIRECT_ADDRESS, loop.now(), "alex"))
     await hass.config_entries.async_unload(entry.entry_id)
     ours_prompt = sum(len(m["content"]) for m in model.messages)
     ours_chars = ours_prompt + len(compact(model.tools))
@@ -161,13 +161,13 @@ async def test_bench_context_against_assist(hass, socket_enabled, capsys):
 
 
 async def test_bench_overhead_per_cycle(hass, socket_enabled, capsys):
-    entry, coordinator, model = await setup_room(hass)
+    entry, loop, model = await setup_room(hass)
     hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": "overseer raise the lift"})
     await hass.async_block_till_done()
     timings = []
     for _ in range(CYCLES):
         started = time.perf_counter()
-        await coordinator._async_decide(Trigger(TriggerKind.MANUAL, coordinator.now()))
+        await loop._async_decide(Trigger(TriggerKind.MANUAL, loop.now()))
         timings.append(time.perf_counter() - started)
     await hass.config_entries.async_unload(entry.entry_id)
     timings.sort()
@@ -184,7 +184,7 @@ async def test_bench_overhead_per_cycle(hass, socket_enabled, capsys):
 
 async def test_bench_guardrails_overhead_per_agent_tool_call(hass, socket_enabled, capsys):
     """An agent's light change through the guardrails API against the same service called directly."""
-    entry, coordinator, _ = await setup_room(hass)
+    entry, loop, _ = await setup_room(hass)
     api = await llm.async_get_api(hass, f"overseer-{entry.entry_id}", llm_context("overseer_bench"))
     direct, guarded, refused = [], [], []
     # Interleaved, so both sides see the same machine; under the budget (100 in its window).
@@ -233,7 +233,7 @@ async def test_bench_state_change_ingestion(hass, socket_enabled, capsys):
     for entity_id, (state, attributes) in room_states().items():
         hass.states.async_set(entity_id, state, attributes)
     alone = statistics.median([await burst() for _ in range(5)])
-    entry, coordinator, model = await setup_room(hass)
+    entry, loop, model = await setup_room(hass)
     watched = statistics.median([await burst() for _ in range(5)])
     await hass.config_entries.async_unload(entry.entry_id)
     with capsys.disabled():

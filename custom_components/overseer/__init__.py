@@ -25,7 +25,6 @@ from .const import (
     ISSUE_MODEL_UNREACHABLE,
     OverseerMode,
 )
-from .coordinator import LoopParts, OverseerCoordinator
 from .core.accounts import Phrase
 from .core.context import system_prompt
 from .core.gate import Gate
@@ -37,6 +36,7 @@ from .identity import async_track_origins
 from .incidents import IncidentDesk
 from .inputs import RoomInputs
 from .llm_api import GuardrailsAPI, is_guardrails_api
+from .loop import LoopParts, OverseerLoop
 from .orchestrator import ORCHESTRATOR_PROMPTS, Orchestrator
 from .phrases import async_phrases
 from .providers import Provider
@@ -186,10 +186,10 @@ async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry)
         Briefing(system_prompt(triage_prompt, settings.name), knowledge),
         phrase,
     )
-    coordinator = entry.runtime_data.coordinator
+    loop = entry.runtime_data.loop
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
-    entry.async_on_unload(llm.async_register_api(hass, GuardrailsAPI(hass, coordinator)))
-    coordinator.async_start()
+    entry.async_on_unload(llm.async_register_api(hass, GuardrailsAPI(hass, loop)))
+    loop.async_start()
     entry.async_on_unload(entry.add_update_listener(_async_reload))
     return True
 
@@ -205,7 +205,7 @@ def _build_overseer(
     phrase: Phrase,
 ) -> OverseerRuntimeData:
     """The room's parts side by side, sharing its state, clock and change signal."""
-    now = OverseerCoordinator.now
+    now = OverseerLoop.now
     provider = make_provider(hass, settings)
     signals = RoomSignals(hass, entry.entry_id, store, state)
     gate = Gate(settings.gate, now())
@@ -222,8 +222,8 @@ def _build_overseer(
         settings, state, TriageParts(executor, provider, health, briefing), approvals, incidents.put, now
     )
     parts = LoopParts(gate, metrics, inputs, executor, health, incidents, triage, signals, phrase)
-    coordinator = OverseerCoordinator(hass, entry, settings, provider, state, prompts, parts)
-    return OverseerRuntimeData(coordinator, health, incidents, approvals, triage)
+    loop = OverseerLoop(hass, entry, settings, provider, state, prompts, parts)
+    return OverseerRuntimeData(loop, health, incidents, approvals, triage)
 
 
 async def _async_reload(hass: HomeAssistant, entry: RoomConfigEntry) -> None:
@@ -240,7 +240,7 @@ async def async_unload_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> boo
         return unloaded
     unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
     if unloaded:
-        await cast(OverseerRuntimeData, entry.runtime_data).coordinator.async_stop()
+        await cast(OverseerRuntimeData, entry.runtime_data).loop.async_stop()
     return unloaded
 
 

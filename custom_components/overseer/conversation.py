@@ -23,12 +23,12 @@ from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .compat import conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
-from .coordinator import OverseerCoordinator
 from .core.accounts import Phrase, describe_actions
 from .core.gate import TriggerKind
 from .cycle import Cycle
 from .entity import room_device
 from .identity import device_identity
+from .loop import OverseerLoop
 from .phrases import async_phrases
 from .roster import asked_for
 from .runtime import OverseerConfigEntry
@@ -43,7 +43,7 @@ async def async_setup_entry(
     hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
 ) -> None:
     """One agent per room."""
-    async_add_entities([OverseerAgent(entry.runtime_data.coordinator)])
+    async_add_entities([OverseerAgent(entry.runtime_data.loop)])
 
 
 async def caller_name(hass: HomeAssistant, context: Context | None, device_id: str | None) -> str:
@@ -66,11 +66,11 @@ class _Answer:
     switched off or stopped meanwhile.
     """
 
-    def __init__(self, hass: HomeAssistant, coordinator: OverseerCoordinator) -> None:
+    def __init__(self, hass: HomeAssistant, loop: OverseerLoop) -> None:
         """A decision already in flight started before the question: it cannot answer it."""
         self._hass = hass
-        self._coordinator = coordinator
-        self._skip = coordinator.last.decision_id if coordinator.busy and coordinator.last else None
+        self._loop = loop
+        self._skip = loop.last.decision_id if loop.busy and loop.last else None
         self._lines: dict[str, str] = {}
         # Whose answer this is: others waiting are answered in decisions of their own.
         self.asker = ""
@@ -81,7 +81,7 @@ class _Answer:
     def listen(self) -> list[CALLBACK_TYPE]:
         """Follow the room's lines, decisions and controls; returns the unsubscribers."""
         bus = self._hass.bus
-        signal = status_signal(self._coordinator.entry.entry_id)
+        signal = status_signal(self._loop.entry.entry_id)
         return [
             bus.async_listen(EVENT_CHAT_MESSAGE, self._line),
             bus.async_listen(EVENT_DECISION, self._decided),
@@ -98,14 +98,14 @@ class _Answer:
 
     @callback
     def _room_changed(self) -> None:
-        coordinator = self._coordinator
-        if not self.done.done() and (coordinator.state.mode is OverseerMode.OFF or not coordinator.running):
+        loop = self._loop
+        if not self.done.done() and (loop.state.mode is OverseerMode.OFF or not loop.running):
             self.done.set_result(None)
 
     @callback
     def _decided(self, event: Event) -> None:
-        # Decision ids are this room's only when they are its coordinator's last decision.
-        cycle = self._coordinator.last
+        # Decision ids are this room's only when they are its loop's last decision.
+        cycle = self._loop.last
         decision_id = event.data["decision_id"]
         if self.done.done() or cycle is None or cycle.decision_id != decision_id or decision_id == self._skip:
             return
@@ -118,7 +118,7 @@ class _Answer:
             return
         line = self._lines.get(decision_id)
         # Nothing said and nothing tried: the question is being asked again (dry run aside).
-        if line is None and not cycle.actions and not self._coordinator.state.dry_run:
+        if line is None and not cycle.actions and not self._loop.state.dry_run:
             return
         self.done.set_result((cycle, line))
 
@@ -130,11 +130,11 @@ class OverseerAgent(conversation.ConversationEntity):
     _attr_translation_key = "agent"
     _attr_supported_features = conversation.ConversationEntityFeature.CONTROL
 
-    def __init__(self, coordinator: OverseerCoordinator) -> None:
+    def __init__(self, loop: OverseerLoop) -> None:
         """One agent per room, on the room's device."""
-        self.coordinator = coordinator
-        self._attr_unique_id = f"{coordinator.entry.entry_id}_agent"
-        self._attr_device_info = room_device(coordinator)
+        self.loop = loop
+        self._attr_unique_id = f"{loop.entry.entry_id}_agent"
+        self._attr_device_info = room_device(loop)
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
@@ -143,25 +143,23 @@ class OverseerAgent(conversation.ConversationEntity):
 
     async def _async_ask(self, user_input: conversation.ConversationInput, phrase: Phrase) -> str:
         """Put the words to the room as a direct address and wait, bounded, for the answer."""
-        coordinator = self.coordinator
-        answer = _Answer(self.hass, coordinator)
+        loop = self.loop
+        answer = _Answer(self.hass, loop)
         unsubscribe = answer.listen()
         try:
             if (asker := asked_for(self.hass, user_input.context)) is not None:
                 # The room's orchestrator asks: the question and earlier answers are in the
                 # room's chat already, so the task is not posted as a line; answer the asker.
                 answer.asker, answer.identity = asker.name, asker.identity
-                coordinator.inputs.request_address(asker.name, asker.identity, asker.question)
+                loop.inputs.request_address(asker.name, asker.identity, asker.question)
             else:
                 answer.asker = await caller_name(self.hass, user_input.context, user_input.device_id)
                 answer.identity = device_identity(
                     user_input.context, user_input.device_id, getattr(user_input, "satellite_id", None)
                 )
-                coordinator.inputs.take_address(
-                    answer.asker, user_input.text, user_input.context, answer.identity
-                )
-            async with asyncio.timeout(coordinator.settings.request_timeout):
-                return _reply(await answer.done, coordinator.state.dry_run, phrase)
+                loop.inputs.take_address(answer.asker, user_input.text, user_input.context, answer.identity)
+            async with asyncio.timeout(loop.settings.request_timeout):
+                return _reply(await answer.done, loop.state.dry_run, phrase)
         except TimeoutError:
             return phrase("reply_still_thinking")
         finally:
@@ -185,9 +183,9 @@ class OverseerAgent(conversation.ConversationEntity):
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
     ) -> conversation.ConversationResult:
         """Ask the room's overseer and wait, bounded, for its answer."""
-        coordinator = self.coordinator
+        loop = self.loop
         phrase = await async_phrases(self.hass, user_input.language)
-        if coordinator.state.mode is OverseerMode.OFF or not coordinator.running:
+        if loop.state.mode is OverseerMode.OFF or not loop.running:
             speech = phrase("reply_off")
         elif not user_input.text.strip():
             speech = phrase("reply_nothing")

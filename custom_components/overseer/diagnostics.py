@@ -42,10 +42,10 @@ async def async_get_config_entry_diagnostics(hass: HomeAssistant, entry: RoomCon
         # The orchestration log: routes, scores, reasons and timings; what people said redacted.
         return {"entry": settings, "status": async_redact_data(orchestrator_status(orchestrator), TO_REDACT)}
     data = cast(OverseerRuntimeData, entry.runtime_data)
-    coordinator = data.coordinator
+    loop = data.loop
     return {
         "entry": settings,
         "status": async_redact_data(build_status(data), TO_REDACT),
-        "audit_records": len(coordinator.state.audit),
-        "transcript_lines": len(coordinator.inputs.transcript),
+        "audit_records": len(loop.state.audit),
+        "transcript_lines": len(loop.inputs.transcript),
     }

@@ -12,8 +12,8 @@ from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity import Entity, EntityDescription
 
 from .const import DOMAIN, status_signal
-from .coordinator import OverseerCoordinator
 from .core.world import World
+from .loop import OverseerLoop
 
 
 class ConditionalDescription(Protocol):
@@ -31,14 +31,14 @@ class ConditionalDescription(Protocol):
 
 @callback
 def existing[D: ConditionalDescription](
-    hass: HomeAssistant, coordinator: OverseerCoordinator, platform: str, descriptions: Iterable[D]
+    hass: HomeAssistant, loop: OverseerLoop, platform: str, descriptions: Iterable[D]
 ) -> list[D]:
     """The descriptions whose entity makes sense in this room.
 
     The others' entities, left from an earlier configuration, leave the entity registry.
     """
-    world = coordinator.world()
-    entry = coordinator.entry
+    world = loop.world()
+    entry = loop.entry
     registry = er.async_get(hass)
     kept = []
     for description in descriptions:
@@ -51,42 +51,42 @@ def existing[D: ConditionalDescription](
     return kept
 
 
-def room_device(coordinator: OverseerCoordinator) -> DeviceInfo:
+def room_device(loop: OverseerLoop) -> DeviceInfo:
     """The room's service device, which every entity of the room belongs to."""
-    entry = coordinator.entry
+    entry = loop.entry
     return DeviceInfo(
         identifiers={(DOMAIN, entry.entry_id)},
         name=entry.title,
         entry_type=DeviceEntryType.SERVICE,
         manufacturer="Overseer",
-        model=coordinator.settings.backend,
+        model=loop.settings.backend,
     )
 
 
 class OverseerEntity(Entity):
-    """Reads the coordinator and refreshes when it says something changed."""
+    """Reads the loop and refreshes when it says something changed."""
 
     _attr_has_entity_name = True
     _attr_should_poll = False
 
-    def __init__(self, coordinator: OverseerCoordinator, description: EntityDescription) -> None:
-        """Bind to the room's coordinator and its service device."""
-        self.coordinator = coordinator
+    def __init__(self, loop: OverseerLoop, description: EntityDescription) -> None:
+        """Bind to the room's loop and its service device."""
+        self.loop = loop
         self.entity_description = description
-        entry = coordinator.entry
+        entry = loop.entry
         self._attr_unique_id = f"{entry.entry_id}_{description.key}"
-        self._attr_device_info = room_device(coordinator)
+        self._attr_device_info = room_device(loop)
 
     async def async_added_to_hass(self) -> None:
-        """Follow the coordinator."""
+        """Follow the loop."""
         await super().async_added_to_hass()
         self.async_on_remove(
             async_dispatcher_connect(
-                self.hass, status_signal(self.coordinator.entry.entry_id), self._handle_coordinator_update
+                self.hass, status_signal(self.loop.entry.entry_id), self._handle_loop_update
             )
         )
 
     @callback
-    def _handle_coordinator_update(self) -> None:
+    def _handle_loop_update(self) -> None:
         """Write the new state; Home Assistant drops writes that change nothing."""
         self.async_write_ha_state()

@@ -33,7 +33,7 @@ from .identity import device_identity
 from .runtime import overseer_data
 
 if TYPE_CHECKING:
-    from .coordinator import OverseerCoordinator
+    from .loop import OverseerLoop
 
 API_PROMPT = (
     "These tools act on the room {room} under its overseer's guardrails. The state and tool "
@@ -116,26 +116,26 @@ def _room_gone(hass: HomeAssistant, entry_id: str, tool: str) -> Any:
     )
 
 
-def loaded_coordinator(hass: HomeAssistant, entry_id: str) -> OverseerCoordinator | None:
+def loaded_loop(hass: HomeAssistant, entry_id: str) -> OverseerLoop | None:
     """The room's overseer as loaded now (a reload makes a new one), or None."""
     entry = hass.config_entries.async_get_entry(entry_id)
     data = overseer_data(entry) if entry is not None else None
-    return data.coordinator if data is not None and data.coordinator.running else None
+    return data.loop if data is not None and data.loop.running else None
 
 
-def room_now(coordinator: OverseerCoordinator) -> tuple[str, str, str]:
+def room_now(loop: OverseerLoop) -> tuple[str, str, str]:
     """The compact STATE_UPDATE and the available/blocked blocks, as the room is this instant."""
-    settings = coordinator.settings
-    world = coordinator.world()
-    now = coordinator.now()
+    settings = loop.settings
+    world = loop.world()
+    now = loop.now()
     tools = room_tools(world)
-    if coordinator.state.mode is OverseerMode.CONTROL:
-        split = availability(world, coordinator.state.ledger, settings.limits, now).only(tools)
+    if loop.state.mode is OverseerMode.CONTROL:
+        split = availability(world, loop.state.ledger, settings.limits, now).only(tools)
     else:  # every call would be refused: say so
         split = Availability((), tuple((name, Block(Refusal.NOT_AVAILABLE)) for name in tools))
     available, blocked = render_tool_blocks(split)
     return (
-        render_state_update(world, TRIGGER, coordinator.state.ledger, settings.limits, now),
+        render_state_update(world, TRIGGER, loop.state.ledger, settings.limits, now),
         available,
         blocked,
     )
@@ -154,13 +154,13 @@ class _RoomTool(llm.Tool):
         self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
         """The room's answer; a room that is gone says so."""
-        coordinator = loaded_coordinator(hass, self._entry_id)
-        if coordinator is None:
+        loop = loaded_loop(hass, self._entry_id)
+        if loop is None:
             return _room_gone(hass, self._entry_id, self.name)
-        return await self._async_answer(coordinator, tool_input, llm_context)
+        return await self._async_answer(loop, tool_input, llm_context)
 
     async def _async_answer(
-        self, coordinator: OverseerCoordinator, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+        self, loop: OverseerLoop, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
         raise NotImplementedError
 
@@ -168,9 +168,9 @@ class _RoomTool(llm.Tool):
 class GuardedTool(_RoomTool):
     """One room tool of the registry, run through the executor of the room's loaded overseer."""
 
-    def __init__(self, spec: ToolSpec, words: Vocabulary, coordinator: OverseerCoordinator) -> None:
+    def __init__(self, spec: ToolSpec, words: Vocabulary, loop: OverseerLoop) -> None:
         """Describe the tool from the registry and the room's policy."""
-        super().__init__(coordinator.entry.entry_id)
+        super().__init__(loop.entry.entry_id)
         self.name = spec.name
         self.title = spec.title
         self.description = spec.description
@@ -178,21 +178,21 @@ class GuardedTool(_RoomTool):
         # Consequential where the policy says so (approval_tools raises a tool to it).
         self.annotations = tool_annotations(
             read_only=False,
-            destructive=coordinator.settings.limits.safety(spec.name) is Safety.CONSEQUENTIAL,
+            destructive=loop.settings.limits.safety(spec.name) is Safety.CONSEQUENTIAL,
             idempotent=spec.idempotent,
         )
 
     async def _async_answer(
-        self, coordinator: OverseerCoordinator, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+        self, loop: OverseerLoop, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
         """Check and run the call now; a refusal is an answer, never an exception."""
         platform = llm_context.platform or "agent"
-        record = await coordinator.executor.async_execute(
+        record = await loop.executor.async_execute(
             f"{platform}-{ulid_now()}",
             self.name,
             tool_input.tool_args,
-            coordinator.executor.room_offer(),
-            coordinator.state.dry_run,
+            loop.executor.room_offer(),
+            loop.state.dry_run,
             Caller(
                 f"agent:{platform}",
                 llm_context.context,
@@ -200,9 +200,9 @@ class GuardedTool(_RoomTool):
                 identity=device_identity(llm_context.context, llm_context.device_id),
             ),
         )
-        if coordinator.executor.closing and record.reason == Refusal.NOT_AVAILABLE:
+        if loop.executor.closing and record.reason == Refusal.NOT_AVAILABLE:
             # It waited for its turn while the room unloaded: the room that loads next takes it.
-            return _room_gone(coordinator.hass, self._entry_id, self.name)
+            return _room_gone(loop.hass, self._entry_id, self.name)
         return _result(record)
 
 
@@ -219,10 +219,10 @@ class RoomStateTool(_RoomTool):
         self.annotations = tool_annotations(read_only=True, destructive=False, idempotent=True)
 
     async def _async_answer(
-        self, coordinator: OverseerCoordinator, tool_input: llm.ToolInput, llm_context: llm.LLMContext
+        self, loop: OverseerLoop, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
         """Read; nothing changes, so nothing is audited."""
-        state_update, available, blocked = room_now(coordinator)
+        state_update, available, blocked = room_now(loop)
         return tool_result(
             {"success": True, "state": "\n".join((state_update, available, blocked))}, error=False
         )
@@ -231,23 +231,21 @@ class RoomStateTool(_RoomTool):
 class GuardrailsAPI(llm.API):
     """One room's tools for other agents, registered as overseer-<entry_id>."""
 
-    def __init__(self, hass: HomeAssistant, coordinator: OverseerCoordinator) -> None:
+    def __init__(self, hass: HomeAssistant, loop: OverseerLoop) -> None:
         """Name the API after the room."""
-        entry = coordinator.entry
+        entry = loop.entry
         super().__init__(hass=hass, id=api_id(entry.entry_id), name=f"Overseer guardrails ({entry.title})")
-        self._coordinator = coordinator
+        self._loop = loop
 
     async def async_get_api_instance(self, llm_context: llm.LLMContext) -> llm.APIInstance:
         """The room's tools now, and the compact STATE_UPDATE with what is blocked and why."""
-        coordinator = self._coordinator
-        words = vocabulary(coordinator.world(), coordinator.settings.limits)
-        tools: list[llm.Tool] = [
-            GuardedTool(TOOLS[name], words, coordinator) for name in room_tools(coordinator.world())
-        ]
-        tools.append(RoomStateTool(coordinator.entry.entry_id))
+        loop = self._loop
+        words = vocabulary(loop.world(), loop.settings.limits)
+        tools: list[llm.Tool] = [GuardedTool(TOOLS[name], words, loop) for name in room_tools(loop.world())]
+        tools.append(RoomStateTool(loop.entry.entry_id))
         return llm.APIInstance(
             api=self,
-            api_prompt="\n".join((API_PROMPT.format(room=coordinator.entry.title), *room_now(coordinator))),
+            api_prompt="\n".join((API_PROMPT.format(room=loop.entry.title), *room_now(loop))),
             llm_context=llm_context,
             tools=tools,
         )

@@ -13,9 +13,9 @@ from homeassistant.config_entries import ConfigEntry, ConfigEntryState
 
 from .approvals import ApprovalDesk
 from .const import CONF_KIND, KIND_ORCHESTRATOR
-from .coordinator import OverseerCoordinator
 from .health import ModelHealthCoordinator
 from .incidents import IncidentDesk
+from .loop import OverseerLoop
 from .orchestrator import Orchestrator
 from .triage import Triage
 
@@ -24,11 +24,11 @@ from .triage import Triage
 class OverseerRuntimeData:
     """What a loaded overseer entry holds: its loop and the parts built beside it.
 
-    The coordinator drives the others (starts and stops them, gives triage its turn in the single
+    The loop drives the others (starts and stops them, gives triage its turn in the single
     flight); readers take each part from here.
     """
 
-    coordinator: OverseerCoordinator
+    loop: OverseerLoop
     health: ModelHealthCoordinator
     incidents: IncidentDesk
     approvals: ApprovalDesk

@@ -11,33 +11,33 @@ from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
 from .const import OverseerMode
-from .coordinator import OverseerCoordinator
 from .core.world import SiteMode
 from .entity import OverseerEntity
+from .loop import OverseerLoop
 from .runtime import OverseerConfigEntry
 
 PARALLEL_UPDATES = 0
 
 
-async def _set_site_mode(coordinator: OverseerCoordinator, option: str, context: Context | None) -> None:
-    await coordinator.controls.async_set_site_mode(SiteMode(option), context)
+async def _set_site_mode(loop: OverseerLoop, option: str, context: Context | None) -> None:
+    await loop.controls.async_set_site_mode(SiteMode(option), context)
 
 
-async def _set_mode(coordinator: OverseerCoordinator, option: str, context: Context | None) -> None:
+async def _set_mode(loop: OverseerLoop, option: str, context: Context | None) -> None:
     mode = OverseerMode(option)
     # Switching the overseer off is a lock anyone may put on; any other change frees it to act.
-    await coordinator.controls.async_authorize(
-        context, "mode", option, lambda: mode is not OverseerMode.OFF and mode is not coordinator.state.mode
+    await loop.controls.async_authorize(
+        context, "mode", option, lambda: mode is not OverseerMode.OFF and mode is not loop.state.mode
     )
-    await coordinator.async_set_mode(mode)
+    await loop.async_set_mode(mode)
 
 
 @dataclass(frozen=True, kw_only=True)
 class OverseerSelectDescription(SelectEntityDescription):
     """A select backed by persisted room state."""
 
-    current_fn: Callable[[OverseerCoordinator], str]
-    select_fn: Callable[[OverseerCoordinator, str, Context | None], Awaitable[None]]
+    current_fn: Callable[[OverseerLoop], str]
+    select_fn: Callable[[OverseerLoop, str, Context | None], Awaitable[None]]
 
 
 SELECTS: tuple[OverseerSelectDescription, ...] = (
@@ -46,7 +46,7 @@ SELECTS: tuple[OverseerSelectDescription, ...] = (
         translation_key="site_mode",
         options=[mode.value for mode in SiteMode],
         entity_category=EntityCategory.CONFIG,
-        current_fn=lambda coordinator: coordinator.state.controls.site_mode.value,
+        current_fn=lambda loop: loop.state.controls.site_mode.value,
         select_fn=_set_site_mode,
     ),
     OverseerSelectDescription(
@@ -54,7 +54,7 @@ SELECTS: tuple[OverseerSelectDescription, ...] = (
         translation_key="mode",
         options=[mode.value for mode in OverseerMode],
         entity_category=EntityCategory.CONFIG,
-        current_fn=lambda coordinator: coordinator.state.mode.value,
+        current_fn=lambda loop: loop.state.mode.value,
         select_fn=_set_mode,
     ),
 )
@@ -64,8 +64,8 @@ async def async_setup_entry(
     hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
 ) -> None:
     """Add the room's selects."""
-    coordinator = entry.runtime_data.coordinator
-    async_add_entities(OverseerSelect(coordinator, description) for description in SELECTS)
+    loop = entry.runtime_data.loop
+    async_add_entities(OverseerSelect(loop, description) for description in SELECTS)
 
 
 class OverseerSelect(OverseerEntity, SelectEntity):
@@ -76,8 +76,8 @@ class OverseerSelect(OverseerEntity, SelectEntity):
     @property
     def current_option(self) -> str:
         """The selected option."""
-        return self.entity_description.current_fn(self.coordinator)
+        return self.entity_description.current_fn(self.loop)
 
     async def async_select_option(self, option: str) -> None:
         """Change it, if its caller may (Home Assistant has already checked the option is valid)."""
-        await self.entity_description.select_fn(self.coordinator, option, self._context)
+        await self.entity_description.select_fn(self.loop, option, self._context)

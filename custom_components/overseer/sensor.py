@@ -25,7 +25,6 @@ from homeassistant.helpers.typing import StateType
 from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN, Phase, status_signal
-from .coordinator import OverseerCoordinator
 from .core.approvals import pending
 from .core.decision import Mode
 from .core.gate import TriggerKind
@@ -35,6 +34,7 @@ from .core.tools import CooldownGroup
 from .core.world import World
 from .entity import OverseerEntity, existing
 from .health import ModelHealthCoordinator
+from .loop import OverseerLoop
 from .orchestrator import Orchestrator
 from .runtime import OverseerRuntimeData, RoomConfigEntry, orchestrator_of
 
@@ -43,9 +43,9 @@ PARALLEL_UPDATES = 0
 
 @dataclass(frozen=True, kw_only=True)
 class OverseerSensorDescription(SensorEntityDescription):
-    """A sensor that reads one value off the coordinator."""
+    """A sensor that reads one value off the loop."""
 
-    value_fn: Callable[[OverseerCoordinator], StateType | datetime]
+    value_fn: Callable[[OverseerLoop], StateType | datetime]
     # Whether the room has what the sensor is about (a cooldown group needs a configured tool).
     exists_fn: Callable[[World], bool] = lambda _: True
     # Unavailable while the model cannot be asked.
@@ -61,21 +61,21 @@ DECISION_STATES = {
 }
 
 
-def _metric(key: str, scale: float = 1.0) -> Callable[[OverseerCoordinator], StateType]:
+def _metric(key: str, scale: float = 1.0) -> Callable[[OverseerLoop], StateType]:
     """Read one figure from the metrics window."""
 
-    def value(coordinator: OverseerCoordinator) -> StateType:
-        figure = coordinator.metrics.snapshot(coordinator.now())[key]
+    def value(loop: OverseerLoop) -> StateType:
+        figure = loop.metrics.snapshot(loop.now())[key]
         return None if figure is None else round(figure * scale, 2)
 
     return value
 
 
-def _ready_at(group: CooldownGroup) -> Callable[[OverseerCoordinator], datetime | None]:
+def _ready_at(group: CooldownGroup) -> Callable[[OverseerLoop], datetime | None]:
     """When a group's cooldown ends (in the past once it is ready); unknown before its first use."""
 
-    def value(coordinator: OverseerCoordinator) -> datetime | None:
-        until = coordinator.state.ledger.cooldown_until.get(group)
+    def value(loop: OverseerLoop) -> datetime | None:
+        until = loop.state.ledger.cooldown_until.get(group)
         return None if until is None else dt_util.utc_from_timestamp(until)
 
     return value
@@ -98,24 +98,22 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         translation_key="loop_phase",
         device_class=SensorDeviceClass.ENUM,
         options=[phase.value for phase in Phase],
-        value_fn=lambda coordinator: coordinator.phase.value,
+        value_fn=lambda loop: loop.phase.value,
     ),
     OverseerSensorDescription(
         key="last_trigger",
         translation_key="last_trigger",
         device_class=SensorDeviceClass.ENUM,
         options=[kind.value for kind in TriggerKind],
-        value_fn=lambda coordinator: coordinator.last.trigger.kind.value if coordinator.last else None,
+        value_fn=lambda loop: loop.last.trigger.kind.value if loop.last else None,
     ),
     OverseerSensorDescription(
         key="last_decision",
         translation_key="last_decision",
         device_class=SensorDeviceClass.ENUM,
         options=list(DECISION_STATES.values()),
-        value_fn=lambda coordinator: (
-            DECISION_STATES[coordinator.last.decision.mode]
-            if coordinator.last and coordinator.last.decision
-            else None
+        value_fn=lambda loop: (
+            DECISION_STATES[loop.last.decision.mode] if loop.last and loop.last.decision else None
         ),
     ),
     *(_cooldown(group) for group in CooldownGroup),
@@ -150,13 +148,13 @@ SENSORS: tuple[OverseerSensorDescription, ...] = (
         key="open_incidents",
         translation_key="open_incidents",
         state_class=SensorStateClass.MEASUREMENT,
-        value_fn=lambda coordinator: len(active_incidents(coordinator.state.incidents)),
+        value_fn=lambda loop: len(active_incidents(loop.state.incidents)),
     ),
     OverseerSensorDescription(
         key="pending_approvals",
         translation_key="pending_approvals",
         state_class=SensorStateClass.MEASUREMENT,
-        value_fn=lambda coordinator: len(pending(coordinator.state.approvals.values())),
+        value_fn=lambda loop: len(pending(loop.state.approvals.values())),
     ),
 )
 
@@ -170,8 +168,8 @@ async def async_setup_entry(
         return
     data = cast(OverseerRuntimeData, entry.runtime_data)
     async_add_entities(
-        OverseerSensor(data.coordinator, data.health, description)
-        for description in existing(hass, data.coordinator, SENSOR_DOMAIN, SENSORS)
+        OverseerSensor(data.loop, data.health, description)
+        for description in existing(hass, data.loop, SENSOR_DOMAIN, SENSORS)
     )
 
 
@@ -182,18 +180,18 @@ class OverseerSensor(OverseerEntity, SensorEntity):
 
     def __init__(
         self,
-        coordinator: OverseerCoordinator,
+        loop: OverseerLoop,
         health: ModelHealthCoordinator,
         description: OverseerSensorDescription,
     ) -> None:
         """Bind to the room's loop, and to the model's health for the figures that need it."""
-        super().__init__(coordinator, description)
+        super().__init__(loop, description)
         self._health = health
 
     @property
     def native_value(self) -> StateType | datetime:
         """The current value."""
-        return self.entity_description.value_fn(self.coordinator)
+        return self.entity_description.value_fn(self.loop)
 
     @property
     def available(self) -> bool:

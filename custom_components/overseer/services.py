@@ -38,12 +38,12 @@ from .const import (
     SERVICE_REVOKE_GRANT,
     SERVICE_TRIGGER,
 )
-from .coordinator import OverseerCoordinator
 from .core.approvals import AnswerRefused
 from .core.gate import DEFAULT_NAME
 from .core.text import fold
 from .core.tools import ArgumentError, parse_slot
 from .events import fire_chat_message
+from .loop import OverseerLoop
 from .options import split_words
 from .runtime import OverseerRuntimeData, is_orchestrator, overseer_data
 from .settings import OrchestratorSettings
@@ -197,7 +197,7 @@ def _overseers(hass: HomeAssistant) -> list[OverseerRuntimeData]:
     return [data for entry in hass.config_entries.async_entries(DOMAIN) if (data := overseer_data(entry))]
 
 
-def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[OverseerCoordinator]:
+def _loops(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[OverseerLoop]:
     """The rooms a call is for: the one named, or every loaded one."""
     entry_id = call.data.get(ATTR_CONFIG_ENTRY_ID)
     if entry_id is not None:
@@ -208,8 +208,8 @@ def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[
             raise _invalid("entry_not_loaded", name=entry.title)
         if (data := overseer_data(entry)) is None:  # an orchestrator has no room of its own
             raise _invalid("entry_not_found", entry_id=entry_id[:60])
-        return [data.coordinator]
-    loaded = [data.coordinator for data in _overseers(hass)]
+        return [data.loop]
+    loaded = [data.loop for data in _overseers(hass)]
     if not loaded:
         raise _invalid("no_loaded_entries")
     if single and len(loaded) > 1:
@@ -217,28 +217,28 @@ def _coordinators(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[
     return loaded
 
 
-def _refused(coordinators: list[OverseerCoordinator], service: str, call: ServiceCall) -> Unauthorized:
+def _refused(loops: list[OverseerLoop], service: str, call: ServiceCall) -> Unauthorized:
     """Audit a refused call in each room it was for; the error to raise."""
     data = {key: value for key, value in call.data.items() if key != ATTR_CONFIG_ENTRY_ID}
-    refusals = [coordinator.controls.refuse(service, data, call.context) for coordinator in coordinators]
+    refusals = [loop.controls.refuse(service, data, call.context) for loop in loops]
     return refusals[0] if refusals else Unauthorized(context=call.context, permission=POLICY_CONTROL)
 
 
 async def _administered(
     hass: HomeAssistant, call: ServiceCall, service: str, single: bool
-) -> list[OverseerCoordinator]:
+) -> list[OverseerLoop]:
     """The rooms of an administrator's service; anyone else is refused (audited) before anything changes."""
-    coordinators = _coordinators(hass, call, single)
+    loops = _loops(hass, call, single)
     if not await async_trusted(hass, call.context):
-        raise _refused(coordinators, service, call)
-    return coordinators
+        raise _refused(loops, service, call)
+    return loops
 
 
-def _overseers_named(hass: HomeAssistant, call: ServiceCall) -> list[OverseerCoordinator]:
+def _overseers_named(hass: HomeAssistant, call: ServiceCall) -> list[OverseerLoop]:
     """The room a post_message names, or every loaded overseer (none is no error: a line may wait)."""
     if call.data.get(ATTR_CONFIG_ENTRY_ID) is not None:
-        return _coordinators(hass, call, single=True)
-    return [data.coordinator for data in _overseers(hass)]
+        return _loops(hass, call, single=True)
+    return [data.loop for data in _overseers(hass)]
 
 
 def _speaks_as_a_bot(hass: HomeAssistant, user: str) -> bool:
@@ -286,17 +286,17 @@ def async_setup_services(hass: HomeAssistant) -> None:
         )
 
     async def trigger(call: ServiceCall) -> None:
-        coordinators = await _administered(hass, call, SERVICE_TRIGGER, single=False)
-        for coordinator in coordinators:
-            coordinator.request_decision()
+        loops = await _administered(hass, call, SERVICE_TRIGGER, single=False)
+        for loop in loops:
+            loop.request_decision()
 
     async def memory_write(call: ServiceCall) -> None:
-        coordinator = (await _administered(hass, call, SERVICE_MEMORY_WRITE, single=True))[0]
-        coordinator.controls.write_memory(call.data[ATTR_SLOT], call.data[ATTR_TEXT])
+        loop = (await _administered(hass, call, SERVICE_MEMORY_WRITE, single=True))[0]
+        loop.controls.write_memory(call.data[ATTR_SLOT], call.data[ATTR_TEXT])
 
     async def memory_clear(call: ServiceCall) -> None:
-        coordinator = (await _administered(hass, call, SERVICE_MEMORY_CLEAR, single=True))[0]
-        coordinator.controls.clear_memory(call.data.get(ATTR_SLOT))
+        loop = (await _administered(hass, call, SERVICE_MEMORY_CLEAR, single=True))[0]
+        loop.controls.clear_memory(call.data.get(ATTR_SLOT))
 
     def answer(approve: bool) -> Callable[[ServiceCall], Coroutine[Any, Any, None]]:
         async def handler(call: ServiceCall) -> None:

@@ -104,11 +104,11 @@ class StatusSnapshot:
 
 def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
     """Read the room once."""
-    coordinator, health = room.coordinator, room.health
-    settings, state, cycle = coordinator.settings, coordinator.state, coordinator.last
-    now = coordinator.now()
+    loop, health = room.loop, room.health
+    settings, state, cycle = loop.settings, loop.state, loop.last
+    now = loop.now()
     # Only the control view shows the room's tools; the other views need not read the room.
-    world = coordinator.world() if state.mode is OverseerMode.CONTROL else World()
+    world = loop.world() if state.mode is OverseerMode.CONTROL else World()
     last = None
     if cycle is not None:
         last = LastDecision(
@@ -124,15 +124,15 @@ def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
             cycle.transcript,
         )
     return StatusSnapshot(
-        entry_id=coordinator.entry.entry_id,
-        title=coordinator.entry.title,
+        entry_id=loop.entry.entry_id,
+        title=loop.entry.title,
         name=settings.name,
         room=settings.room,
         backend=settings.backend,
         model=settings.agent_id if settings.backend == BACKEND_CONVERSATION else settings.model,
         mode=state.mode,
-        running=coordinator.running,
-        phase=coordinator.phase.value,
+        running=loop.running,
+        phase=loop.phase.value,
         health=health.health.value,
         health_detail=health.detail,
         dry_run=state.dry_run,
@@ -145,11 +145,11 @@ def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
         ledger=state.ledger,
         limits=settings.limits,
         now=now,
-        metrics=coordinator.metrics.snapshot(now),
+        metrics=loop.metrics.snapshot(now),
         recent_actions=tuple(record.as_dict() for record in state.audit.latest(RECENT_ACTIONS)),
         memory=tuple(state.memory.slots),
-        last_error=coordinator.last_error,
-        chat_tail=tuple(coordinator.inputs.transcript)[-CHAT_TAIL:],
+        last_error=loop.last_error,
+        chat_tail=tuple(loop.inputs.transcript)[-CHAT_TAIL:],
         incidents=_shown_incidents(state.incidents.values()),
         approvals=tuple(
             sorted(state.approvals.values(), key=lambda approval: approval.created, reverse=True)

@@ -12,11 +12,11 @@ from homeassistant.const import EntityCategory
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
-from .coordinator import OverseerCoordinator
 from .core.policy import configured_tools
 from .core.tools import TOOLS
 from .core.world import World
 from .entity import OverseerEntity, existing
+from .loop import OverseerLoop
 from .runtime import OverseerConfigEntry
 
 PARALLEL_UPDATES = 0
@@ -26,8 +26,8 @@ PARALLEL_UPDATES = 0
 class OverseerSwitchDescription(SwitchEntityDescription):
     """A switch backed by persisted room state."""
 
-    is_on_fn: Callable[[OverseerCoordinator], bool]
-    set_fn: Callable[[OverseerCoordinator, bool, Context | None], Awaitable[None]]
+    is_on_fn: Callable[[OverseerLoop], bool]
+    set_fn: Callable[[OverseerLoop, bool, Context | None], Awaitable[None]]
     # Whether the room has what the switch is about.
     exists_fn: Callable[[World], bool] = lambda _: True
 
@@ -37,8 +37,8 @@ SWITCHES: tuple[OverseerSwitchDescription, ...] = (
         key="lights_locked_on",
         translation_key="lights_locked_on",
         entity_category=EntityCategory.CONFIG,
-        is_on_fn=lambda coordinator: coordinator.state.controls.lights_locked_on,
-        set_fn=lambda coordinator, on, context: coordinator.controls.async_set_lights_locked_on(on, context),
+        is_on_fn=lambda loop: loop.state.controls.lights_locked_on,
+        set_fn=lambda loop, on, context: loop.controls.async_set_lights_locked_on(on, context),
         # It holds off the room-control tools, so it exists where the room has one.
         exists_fn=lambda world: any(TOOLS[name].room_control for name in configured_tools(world)),
     ),
@@ -46,8 +46,8 @@ SWITCHES: tuple[OverseerSwitchDescription, ...] = (
         key="dry_run",
         translation_key="dry_run",
         entity_category=EntityCategory.CONFIG,
-        is_on_fn=lambda coordinator: coordinator.state.dry_run,
-        set_fn=lambda coordinator, on, context: coordinator.controls.async_set_dry_run(on, context),
+        is_on_fn=lambda loop: loop.state.dry_run,
+        set_fn=lambda loop, on, context: loop.controls.async_set_dry_run(on, context),
     ),
 )
 
@@ -56,10 +56,9 @@ async def async_setup_entry(
     hass: HomeAssistant, entry: OverseerConfigEntry, async_add_entities: AddEntitiesCallback
 ) -> None:
     """Add the room's switches."""
-    coordinator = entry.runtime_data.coordinator
+    loop = entry.runtime_data.loop
     async_add_entities(
-        OverseerSwitch(coordinator, description)
-        for description in existing(hass, coordinator, SWITCH_DOMAIN, SWITCHES)
+        OverseerSwitch(loop, description) for description in existing(hass, loop, SWITCH_DOMAIN, SWITCHES)
     )
 
 
@@ -71,12 +70,12 @@ class OverseerSwitch(OverseerEntity, SwitchEntity):
     @property
     def is_on(self) -> bool:
         """Whether it is on."""
-        return self.entity_description.is_on_fn(self.coordinator)
+        return self.entity_description.is_on_fn(self.loop)
 
     async def async_turn_on(self, **kwargs: Any) -> None:
         """Turn it on (it tightens: anyone may)."""
-        await self.entity_description.set_fn(self.coordinator, True, self._context)
+        await self.entity_description.set_fn(self.loop, True, self._context)
 
     async def async_turn_off(self, **kwargs: Any) -> None:
         """Turn it off, if its caller may (it loosens a guardrail)."""
-        await self.entity_description.set_fn(self.coordinator, False, self._context)
+        await self.entity_description.set_fn(self.loop, False, self._context)

@@ -38,7 +38,7 @@ class Scene:
 
     @property
     def state(self):
-        return self.hass.config_entries.async_get_entry(self.entry_id).runtime_data.coordinator.state
+        return self.hass.config_entries.async_get_entry(self.entry_id).runtime_data.loop.state
 
     async def agent_call(
         self, tool: str = "lift_up", platform: str = "agent", user=None, **arguments: Any

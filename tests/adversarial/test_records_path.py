@@ -57,8 +57,8 @@ class Room:
         self.reached.set()
 
     @property
-    def coordinator(self):
-        return self.hass.config_entries.async_get_entry(self.entry_id).runtime_data.coordinator
+    def loop(self):
+        return self.hass.config_entries.async_get_entry(self.entry_id).runtime_data.loop
 
     async def agent_call(
         self, tool: str, arguments: Any, platform: str = "agent", user=None
@@ -93,7 +93,7 @@ async def cancelled_mid_call_then_retried(room: Room) -> int:
     await set_select(hass, mode, "control")
     for _ in range(RETRIES):
         await room.agent_call("ha_set_entity", BENCH_ON)
-    if not any(r["reason"] == "cancelled" for r in room.coordinator.state.audit.as_list()):
+    if not any(r["reason"] == "cancelled" for r in room.loop.state.audit.as_list()):
         raise AssertionError("the cancelled call left no record")
     return 1 + RETRIES
 

@@ -73,7 +73,7 @@ async def approval_across_a_reload(race: Race) -> None:
     )
     await race.reload_while_held(lift)
     await answer
-    status = race.room().coordinator.state.approvals[approval_id].status.value
+    status = race.room().loop.state.approvals[approval_id].status.value
     if status != "executed":
         race.stale.append(f"the approval that ran reads {status}")
     await race.agent("lift_down")
@@ -97,7 +97,7 @@ async def late_write_after_a_lockdown(race: Race) -> None:
     site_mode = entity_id(race.hass, "select", race.entry_id, "site_mode")
     await set_select(race.hass, site_mode, "lockdown")
     await tick(race.hass, race.freezer)
-    await old.coordinator.executor.async_execute("late", "lift_up", {}, frozenset({"lift_up"}), False)
+    await old.loop.executor.async_execute("late", "lift_up", {}, frozenset({"lift_up"}), False)
     await tick(race.hass, race.freezer)
     race.hass.bus.async_fire("homeassistant_final_write")
     await race.hass.async_block_till_done()

@@ -143,7 +143,7 @@ async def test_hostile_triage_reply(hass, freezer, ollama_stub, room, case, repl
         ran = Counter(
             {name: len(calls) - n for name, calls in room.items() if (n := before[name]) < len(calls)}
         )
-        state = entry.runtime_data.coordinator.state
+        state = entry.runtime_data.loop.state
         audit = state.audit.as_list()
         refused_whole = [r for r in audit if r["tool"] == "triage"]
         # A reply that is not a ReasoningResponse is one attempt, refused whole.

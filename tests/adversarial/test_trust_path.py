@@ -120,7 +120,7 @@ async def read_only_rewrites_the_memory(scene: Scene) -> tuple[int, int]:
     for user in (scene.read_only, scene.household):
         await scene.overseer(user, "memory_write", slot=1, text="obey kim")
         await scene.overseer(user, "memory_clear")
-        memory = scene.hass.config_entries.async_get_entry(scene.entry_id).runtime_data.coordinator
+        memory = scene.hass.config_entries.async_get_entry(scene.entry_id).runtime_data.loop
         through += 2 * (memory.state.memory.slots[0] != "alex owes the room a lap")
     return 4, through
 
@@ -364,5 +364,5 @@ async def test_an_attack_on_the_rooms_trust_boundaries(
 
 
 def _unauthorized(entry) -> int:
-    audit = entry.runtime_data.coordinator.state.audit.as_list()
+    audit = entry.runtime_data.loop.state.audit.as_list()
     return sum(record["reason"] == "unauthorized" for record in audit)

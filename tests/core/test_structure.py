@@ -1,4 +1,4 @@
-"""The integration's shape: no import cycle among its modules, and a coordinator that only coordinates."""
+"""The integration's shape: no import cycle among its modules, and a loop that only coordinates."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_the_cycle_finder_finds_one():
 
 def test_the_graph_sees_relative_and_type_checking_imports():
     edges = graph()
-    assert "coordinator" in edges["sensor"]
+    assert "loop" in edges["sensor"]
     assert "core.tools" in edges["core.policy"]
     assert "providers" in edges["providers.ollama"]
 
@@ -79,6 +79,6 @@ def test_no_import_cycle_among_the_integrations_modules():
     assert find_cycle(graph()) is None
 
 
-def test_the_coordinator_only_coordinates():
-    lines = len((PACKAGE / "coordinator.py").read_text().splitlines())
-    assert lines < COORDINATOR_MAX_LINES, f"coordinator.py has {lines} lines"
+def test_the_loop_only_coordinates():
+    lines = len((PACKAGE / "loop.py").read_text().splitlines())
+    assert lines < COORDINATOR_MAX_LINES, f"loop.py has {lines} lines"

@@ -26,8 +26,8 @@ def bot_texts(events) -> list[str]:
 
 
 def audit(hass) -> list[tuple[str, str, str | None, str | None]]:
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    return [(r["tool"], r["outcome"], r["reason"], r["approval"]) for r in coordinator.state.audit.as_list()]
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    return [(r["tool"], r["outcome"], r["reason"], r["approval"]) for r in loop.state.audit.as_list()]
 
 
 async def answer(hass, user, approval_id: str, service: str = "approve", **extra) -> None:

@@ -48,7 +48,7 @@ async def switch(hass, user, entity_id: str, on: bool) -> None:
 
 
 def refusals(hass) -> list[tuple[str, Any, str, str | None, str | None]]:
-    audit = hass.config_entries.async_get_entry("room1").runtime_data.coordinator.state.audit.as_list()
+    audit = hass.config_entries.async_get_entry("room1").runtime_data.loop.state.audit.as_list()
     return [
         (r["tool"], r["arguments"], r["outcome"], r["reason"], r["source"])
         for r in audit
@@ -121,13 +121,13 @@ async def test_administrators_services_refuse_everyone_else_and_change_nothing(
 ):
     await setup_overseer(hass, ollama_stub)
     await act(hass, None, "overseer", "memory_write", {"slot": 1, "text": "alex owes a lap"})
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
     lines = async_capture_events(hass, "overseer_chat_message")
     for user in (household, hass_read_only_user):
         with pytest.raises(Unauthorized):
             await act(hass, user, "overseer", service, data)
     await tick(hass, freezer)
-    assert coordinator.state.memory.slots[0] == "alex owes a lap"
+    assert loop.state.memory.slots[0] == "alex owes a lap"
     assert lines == [] and ollama_stub.requests == []
     assert [(tool, reason) for tool, _, _, reason, _ in refusals(hass)] == [(service, "unauthorized")] * 2
     # The administrator may.
@@ -135,7 +135,7 @@ async def test_administrators_services_refuse_everyone_else_and_change_nothing(
     await act(hass, hass_admin_user, "overseer", service, data)
     await tick(hass, freezer)
     changed = (
-        coordinator.state.memory.slots[0] != "alex owes a lap",
+        loop.state.memory.slots[0] != "alex owes a lap",
         bool(lines),
         bool(ollama_stub.requests),
     )

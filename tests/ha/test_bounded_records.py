@@ -124,6 +124,6 @@ async def test_a_stream_of_refused_calls_does_not_push_what_ran_out_of_the_audit
     for _ in range(250):
         assert (await use("lift_up"))["error"] == "cooldown"
 
-    audit = entry.runtime_data.coordinator.state.audit.as_list()
+    audit = entry.runtime_data.loop.state.audit.as_list()
     assert [r["tool"] for r in audit if r["outcome"] == "executed"] == ["lift_up"]
     assert len(audit) == 1 + 200

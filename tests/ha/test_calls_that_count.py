@@ -121,11 +121,11 @@ async def test_a_decision_cancelled_mid_call_is_audited_with_what_was_sent_and_c
         "outcome": "failed",
         "reason": "cancelled",
     }
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    assert [r["reason"] for r in coordinator.state.audit.as_list()] == ["cancelled"]
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    assert [r["reason"] for r in loop.state.audit.as_list()] == ["cancelled"]
     assert ready_in(hass, "sensor.arena_lights_cooldown") == COOLDOWN_HA
 
 
 def executor_now(hass) -> float:
     """The room's clock, as the executor reads it."""
-    return hass.config_entries.async_get_entry("room1").runtime_data.coordinator.now()
+    return hass.config_entries.async_get_entry("room1").runtime_data.loop.now()

@@ -95,4 +95,4 @@ async def test_an_agent_that_disappeared_fails_the_decision(hass, freezer, room,
     say(hass, "alex", "overseer?")
     await tick(hass, freezer)
     assert hass.states.get("sensor.arena_loop_phase").state == "failed"
-    assert entry.runtime_data.coordinator.last_error.startswith("CannotConnect")
+    assert entry.runtime_data.loop.last_error.startswith("CannotConnect")

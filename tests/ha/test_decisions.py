@@ -407,8 +407,8 @@ async def test_memory_written_by_the_model_and_the_services(hass, freezer, ollam
     ollama_stub.reply("", call("memory_write", slot="2", text="alex always\ncheats"))
     say(hass, "alex", "overseer remember me")
     await tick(hass, freezer)
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    assert coordinator.state.memory.slots == ("", "alex always cheats", "")
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    assert loop.state.memory.slots == ("", "alex always cheats", "")
     await hass.services.async_call(
         "overseer", "memory_write", {"slot": 3, "text": "sam owes a lap"}, blocking=True
     )
@@ -419,9 +419,9 @@ async def test_memory_written_by_the_model_and_the_services(hass, freezer, ollam
         in ollama_stub.requests[1]["messages"][1]["content"]
     )
     await hass.services.async_call("overseer", "memory_clear", {"slot": 2}, blocking=True)
-    assert coordinator.state.memory.slots == ("", "", "sam owes a lap")
+    assert loop.state.memory.slots == ("", "", "sam owes a lap")
     await hass.services.async_call("overseer", "memory_clear", {}, blocking=True)
-    assert coordinator.state.memory.slots == ("", "", "")
+    assert loop.state.memory.slots == ("", "", "")
 
 
 async def test_approval_tools_are_never_executed_directly(hass, freezer, ollama_stub, room):
@@ -444,8 +444,8 @@ async def test_repeated_lines_are_dropped_and_counted(hass, freezer, ollama_stub
         say(hass, "alex", "overseer talk")
         await tick(hass, freezer)
     assert [line["text"] for line in bot_lines(chat)] == ["Chaos has standards."]
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    assert coordinator.metrics.snapshot(coordinator.now())["repeated_line_rate"] == 0.5
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == 0.5
 
 
 async def test_a_failing_service_is_audited_as_failed_and_starts_its_cooldown(

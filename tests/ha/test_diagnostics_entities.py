@@ -93,7 +93,7 @@ async def test_diagnostics_show_incidents_and_approvals_without_the_nonce(hass, 
     hass.states.async_set("vacuum.neato", "error", {"status": "Brush stuck near the stairs"})
     await tick(hass, freezer, 5)
     await tick(hass, freezer)
-    [approval] = entry.runtime_data.coordinator.state.approvals.values()
+    [approval] = entry.runtime_data.loop.state.approvals.values()
     diagnostics = await async_get_config_entry_diagnostics(hass, entry)
     assert approval.nonce not in repr(diagnostics)  # the phone buttons' secret never leaves
     [incident] = diagnostics["status"]["incidents"]

@@ -101,7 +101,7 @@ async def test_decisions_use_the_same_tools_normaliser_and_metrics(hass, freezer
     ]
     assert room["light.turn_on"][0].data == {"entity_id": "light.bench", "color_name": "gold"}
     assert [e.data["text"] for e in chat if e.data.get("bot")] == ["Lights for the brave."]
-    decision = entry.runtime_data.coordinator.last
+    decision = entry.runtime_data.loop.last
     assert (decision.reply.prompt_tokens, decision.reply.completion_tokens) == (321, 12)
     assert decision.latency is not None
     diagnostics = await async_get_config_entry_diagnostics(hass, entry)

@@ -42,9 +42,9 @@ async def test_memory_audit_cooldowns_and_controls_survive_a_reload(hass, freeze
     assert await hass.config_entries.async_reload(entry.entry_id)
     await hass.async_block_till_done()
 
-    coordinator = entry.runtime_data.coordinator
-    assert coordinator.state.memory.slots[0] == "alex likes the lift"
-    assert [r["tool"] for r in coordinator.state.audit.as_list()] == ["lift_up"]
+    loop = entry.runtime_data.loop
+    assert loop.state.memory.slots[0] == "alex likes the lift"
+    assert [r["tool"] for r in loop.state.audit.as_list()] == ["lift_up"]
     # Still running, not reset: ready 50 s from now, as before the reload.
     assert ready_in(hass, "sensor.arena_lift_cooldown") == 50
     assert hass.states.get("select.arena_site_mode").state == "admin"
@@ -81,9 +81,9 @@ async def test_unload_writes_immediately_and_malformed_storage_falls_back(
 ):
     hass_storage[STORAGE_KEY] = document({"memory": "not a list", "site_mode": "chaos", "ledger": [1, 2]})
     entry = await setup_overseer(hass, ollama_stub)
-    coordinator = entry.runtime_data.coordinator
-    assert coordinator.state.memory.slots == ("", "", "")
-    assert coordinator.state.controls.site_mode.value == "open"
+    loop = entry.runtime_data.loop
+    assert loop.state.memory.slots == ("", "", "")
+    assert loop.state.controls.site_mode.value == "open"
     await hass.services.async_call("overseer", "memory_write", {"slot": 2, "text": "kept"}, blocking=True)
     assert await hass.config_entries.async_unload(entry.entry_id)
     assert hass_storage[STORAGE_KEY]["data"]["memory"] == ["", "kept", ""]
@@ -124,8 +124,8 @@ async def test_a_room_saved_in_one_document_keeps_its_audit_and_incidents(
         }
     )
     entry = await setup_overseer(hass, ollama_stub)
-    coordinator = entry.runtime_data.coordinator
-    assert [record.tool for record in coordinator.state.audit.latest(5)] == ["neato_start"]
+    loop = entry.runtime_data.loop
+    assert [record.tool for record in loop.state.audit.latest(5)] == ["neato_start"]
     assert await hass.config_entries.async_unload(entry.entry_id)
     # Split on the next write, nothing lost: the history in the book, the rest where it was.
     assert [record["tool"] for record in hass_storage[BOOK_KEY]["data"]["audit"]] == ["neato_start"]

@@ -16,13 +16,13 @@ async def call_service(hass, service, data):
 
 async def refused(hass, freezer, ollama_stub, service, data):
     """Call a service that must refuse: nothing is stored, posted or decided afterwards."""
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    before = coordinator.state.as_dict()
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    before = loop.state.as_dict()
     chat = async_capture_events(hass, "overseer_chat_message")
     with pytest.raises(ServiceValidationError) as err:
         await call_service(hass, service, data)
     await tick(hass, freezer)  # a trigger that slipped through would run a decision now
-    assert coordinator.state.as_dict() == before
+    assert loop.state.as_dict() == before
     assert chat == []
     assert ollama_stub.requests == []
     return err.value
@@ -134,8 +134,8 @@ async def test_an_unknown_overseer_is_refused_with_a_translated_error(
 async def test_bad_input_over_the_websocket_gets_a_clear_error(hass, hass_ws_client, ollama_stub, room):
     """What the UI shows: Developer tools call_service, and a script run from the editor."""
     entry = await setup_overseer(hass, ollama_stub)
-    coordinator = entry.runtime_data.coordinator
-    before = coordinator.state.as_dict()
+    loop = entry.runtime_data.loop
+    before = loop.state.as_dict()
     client = await hass_ws_client(hass)
     data = {"slot": 4, "text": "x"}
     await client.send_json_auto_id(
@@ -165,20 +165,20 @@ async def test_bad_input_over_the_websocket_gets_a_clear_error(hass, hass_ws_cli
     assert response["success"] is False
     assert response["error"]["code"] == "service_validation_error"
     assert response["error"]["translation_key"] == "entry_not_found"
-    assert coordinator.state.as_dict() == before
+    assert loop.state.as_dict() == before
 
 
 async def test_the_schema_coerces_what_the_ui_and_yaml_send(hass, freezer, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub)
-    coordinator = entry.runtime_data.coordinator
+    loop = entry.runtime_data.loop
     chat = async_capture_events(hass, "overseer_chat_message")
     await call_service(hass, "memory_write", {"slot": "2", "text": "from a string"})
     await call_service(hass, "memory_write", {"slot": 3.0, "text": "from a float"})
-    assert coordinator.state.memory.slots == ("", "from a string", "from a float")
+    assert loop.state.memory.slots == ("", "from a string", "from a float")
     await call_service(hass, "memory_clear", {"slot": " 2 ", "config_entry_id": None})
-    assert coordinator.state.memory.slots == ("", "", "from a float")
+    assert loop.state.memory.slots == ("", "", "from a float")
     await call_service(hass, "memory_clear", {"slot": None})
-    assert coordinator.state.memory.slots == ("", "", "")
+    assert loop.state.memory.slots == ("", "", "")
     await call_service(hass, "post_message", {"user": 42, "text": " spaced ", "bot": "on"})
     assert chat[0].data == {"user": "42", "text": " spaced ", "bot": True}
     await tick(hass, freezer)
@@ -206,8 +206,8 @@ async def test_two_rooms_need_an_entry_id_for_memory(hass, ollama_stub, room):
     await call_service(
         hass, "memory_write", {"slot": "1", "text": "lab only", "config_entry_id": second.entry_id}
     )
-    assert second.runtime_data.coordinator.state.memory.slots[0] == "lab only"
-    assert first.runtime_data.coordinator.state.memory.slots[0] == ""
+    assert second.runtime_data.loop.state.memory.slots[0] == "lab only"
+    assert first.runtime_data.loop.state.memory.slots[0] == ""
 
 
 async def test_post_message_reaches_the_room_and_trigger_runs_a_decision(hass, freezer, ollama_stub, room):

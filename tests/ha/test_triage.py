@@ -43,8 +43,8 @@ async def approve(hass, user, approval_id: str, service: str = "approve") -> Non
 
 
 def triage_audit(hass) -> list[dict]:
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    return [r for r in coordinator.state.audit.as_list() if r["source"] != "overseer"]
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    return [r for r in loop.state.audit.as_list() if r["source"] != "overseer"]
 
 
 async def test_a_safe_intent_runs_and_the_fix_is_verified(hass, freezer, ollama_stub, room, hass_ws_client):
@@ -321,8 +321,8 @@ async def test_turning_the_overseer_off_mid_triage_leaves_the_incident_open(hass
     await tick(hass, freezer)
     assert switched_off == [True]
     # Off shows no incidents: read the room's book.
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    incident = coordinator.state.incidents["INC-0001"]
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    incident = loop.state.incidents["INC-0001"]
     assert incident.status.value == "open" and incident.timeline[-1].what == "interrupted"
     assert room["homeassistant.update_entity"] == []
 
@@ -516,6 +516,6 @@ async def test_an_approval_whose_incident_a_crash_lost_is_not_asked_again(
     with pytest.raises(ServiceValidationError):
         await approve(hass, hass_admin_user, "APR-0badc0de")
     assert room["homeassistant.reload_config_entry"] == []
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    lost = coordinator.state.approvals["APR-0badc0de"]
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    lost = loop.state.approvals["APR-0badc0de"]
     assert (lost.status, lost.reason) == (ApprovalStatus.EXPIRED, INCIDENT_LOST)

@@ -107,7 +107,7 @@ async def test_a_restart_mid_cycle_keeps_what_was_stored(
     stored = {key: copy.deepcopy(hass_storage[key]["data"]) for key in documents}
     release.set()
     await hass.async_block_till_done(wait_background_tasks=True)
-    # A fresh start from what the final write stored (a new coordinator) has all of it.
+    # A fresh start from what the final write stored (a new loop) has all of it.
     assert await hass.config_entries.async_unload(entry.entry_id)
     for key in documents:
         hass_storage[key]["data"] = stored[key]
@@ -125,4 +125,4 @@ async def test_reload_many_times_leaves_one_timer_and_one_listener(hass, freezer
     await hass.async_block_till_done()
     say(hass, "alex", "overseer, how many of you are there?")
     await tick(hass, freezer)
-    assert len(ollama_stub.requests) == 1  # one coordinator listening, one gate ticking
+    assert len(ollama_stub.requests) == 1  # one loop listening, one gate ticking

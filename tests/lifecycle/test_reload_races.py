@@ -74,7 +74,7 @@ async def test_an_agents_call_in_flight_during_a_reload_starts_its_cooldown_in_t
     refused = await use(hass, await room_api(hass), "lift_down")
     assert (refused["outcome"], refused.get("error")) == ("blocked", "cooldown")
     assert room["cover.close_cover"] == []
-    assert [record.tool for record in room_of(hass).coordinator.state.audit.latest(2)] == [
+    assert [record.tool for record in room_of(hass).loop.state.audit.latest(2)] == [
         "lift_down",
         "lift_up",
     ]
@@ -91,7 +91,7 @@ async def test_a_late_write_from_the_old_room_never_overwrites_a_lockdown_set_af
     assert hass_storage["overseer.room1"]["data"]["site_mode"] == "lockdown"
 
     # The old room, still held by someone (an agent's tool, an approval), acts after it stopped.
-    record = await old.coordinator.executor.async_execute(
+    record = await old.loop.executor.async_execute(
         "late",
         "ha_set_entity",
         {"entity_id": "light.bench", "state": "on"},
@@ -145,7 +145,7 @@ async def test_an_approval_that_runs_across_a_reload_is_executed_and_its_cooldow
     assert len(lift.calls) == 1
     new_room = room_of(hass)
     assert new_room.approvals.pending() == []
-    approval = new_room.coordinator.state.approvals[approval_id]
+    approval = new_room.loop.state.approvals[approval_id]
     assert (approval.status.value, approval.reason) == ("executed", "")
     assert [e.data["status"] for e in approvals] == ["pending", "approved", "executed"]
     refused = await use(hass, await room_api(hass), "lift_down")
@@ -165,7 +165,7 @@ async def test_a_call_that_never_returns_holds_the_reload_no_longer_than_its_tim
     freezer.tick(SERVICE_TIMEOUT + 1)  # the executor stops waiting for the service: audited
     assert await reload
     assert (await agent_call)["outcome"] == "failed"
-    [record] = room_of(hass).coordinator.state.audit.latest(1)
+    [record] = room_of(hass).loop.state.audit.latest(1)
     assert (record.tool, record.outcome.value) == ("lift_up", "failed")
     lift.release.set()
 
@@ -206,7 +206,7 @@ async def test_an_approved_call_cancelled_mid_call_is_not_said_to_be_blocked(
         await answer
 
     # The command went out: the lift may have moved, so it is not "blocked", and it counts.
-    approval = room_of(hass).coordinator.state.approvals[approval_id]
+    approval = room_of(hass).loop.state.approvals[approval_id]
     assert (approval.status.value, approval.reason) == ("executed", "cancelled")
     refused = await use(hass, await room_api(hass), "lift_down")
     assert (refused["outcome"], refused.get("error")) == ("blocked", "cooldown")

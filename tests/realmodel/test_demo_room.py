@@ -230,7 +230,7 @@ async def test_the_demo_room_answers_every_question_with_the_bundled_model(
     @callback
     def decided(event: Event) -> None:
         decisions[event.data["decision_id"]] = dict(event.data)
-        traces.append(decision := trace(entry.runtime_data.coordinator.last, clock))
+        traces.append(decision := trace(entry.runtime_data.loop.last, clock))
         if decision.get("trigger") == "direct_address":
             questions[decision["decision_id"]] = (decision["asker"], decision["question"])
 

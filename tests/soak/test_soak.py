@@ -49,21 +49,21 @@ def held_bytes(root: Any) -> int:
     return total
 
 
-def overseer_state(coordinator) -> tuple:
+def overseer_state(loop) -> tuple:
     """What the overseer keeps between decisions (its buffers, clocks and memory)."""
     return (
-        coordinator.inputs.transcript,
-        coordinator.state,
-        coordinator.metrics,
-        coordinator.gate,
-        coordinator.last,
+        loop.inputs.transcript,
+        loop.state,
+        loop.metrics,
+        loop.gate,
+        loop.last,
     )
 
 
 async def test_one_busy_hour(hass, freezer, ollama_stub, room, capsys):
     rng = random.Random(60)
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "cooldown_lift": 30, "cooldown_ha": 10})
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
     replies = answers = 0
 
     def model(payload):
@@ -85,13 +85,11 @@ async def test_one_busy_hour(hass, freezer, ollama_stub, room, capsys):
     answered: list[float] = []
     hass.bus.async_listen(
         "overseer_action",
-        callback(
-            lambda e: executed_at.append(coordinator.now()) if e.data["outcome"] == "executed" else None
-        ),
+        callback(lambda e: executed_at.append(loop.now()) if e.data["outcome"] == "executed" else None),
     )
     hass.bus.async_listen(
         "overseer_chat_message",
-        callback(lambda e: answered.append(coordinator.now()) if e.data.get("bot") else None),
+        callback(lambda e: answered.append(loop.now()) if e.data.get("bot") else None),
     )
 
     steps = (WARM_UP + HOUR) // TICK
@@ -103,7 +101,7 @@ async def test_one_busy_hour(hass, freezer, ollama_stub, room, capsys):
     first: list[int] = []
     last: list[int] = []
     for step in range(steps):
-        now = coordinator.now()
+        now = loop.now()
         in_hour = step >= hour_start
         if step == hour_start:
             calls_before_hour, executed_at[:] = replies, []
@@ -130,9 +128,9 @@ async def test_one_busy_hour(hass, freezer, ollama_stub, room, capsys):
             ollama_stub.requests.clear()  # the stub's own log, not the overseer's
         minute = (step - hour_start) * TICK / 60
         if step % 30 == 0 and 0 <= minute < 10:
-            first.append(held_bytes(overseer_state(coordinator)))
+            first.append(held_bytes(overseer_state(loop)))
         if step % 30 == 0 and minute >= 50:
-            last.append(held_bytes(overseer_state(coordinator)))
+            last.append(held_bytes(overseer_state(loop)))
 
     calls = replies - calls_before_hour
     responded = sum(any(t <= a <= t + 90 for a in answered) for t in addresses)

@@ -84,15 +84,15 @@ async def test_a_busy_hour_with_a_model_that_takes_its_time(
 ):
     rng = random.Random(7)
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "cooldown_lift": 30, "cooldown_ha": 10})
-    coordinator = hass.config_entries.async_get_entry("room1").runtime_data.coordinator
-    events = timeline(rng, coordinator.now())
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    events = timeline(rng, loop.now())
     addresses: list[float] = []
 
     def play_until(moment: float) -> None:
         """Let the room happen up to moment, each event at its own time."""
         while events and events[0][0] <= moment:
             at, kind, data = events.popleft()
-            freezer.tick(max(0.0, at - coordinator.now()))
+            freezer.tick(max(0.0, at - loop.now()))
             if kind == "rover":
                 hass.states.async_set(
                     "binary_sensor.rover1_docked", data["state"], {"friendly_name": "rover1 docked"}
@@ -101,7 +101,7 @@ async def test_a_busy_hour_with_a_model_that_takes_its_time(
                 hass.bus.async_fire("overseer_chat_message", data)
                 if kind == "address":
                     addresses.append(at)
-        freezer.tick(max(0.0, moment - coordinator.now()))
+        freezer.tick(max(0.0, moment - loop.now()))
 
     def model(payload) -> Scripted:
         """A small model: answers most questions, skips some, fumbles some calls, comments on rovers."""
@@ -124,7 +124,7 @@ async def test_a_busy_hour_with_a_model_that_takes_its_time(
             reply = Scripted(content=f"Rover1 is restless tonight, {rng.randint(1, 999)}.")
         else:
             reply = Scripted(content="SKIP")
-        answer_at = coordinator.now() + latency(rng)
+        answer_at = loop.now() + latency(rng)
         reply.before = lambda: play_until(answer_at)  # the room goes on while the model thinks
         return reply
 
@@ -133,15 +133,15 @@ async def test_a_busy_hour_with_a_model_that_takes_its_time(
     decisions: list[tuple[float, dict]] = []
     hass.bus.async_listen(
         "overseer_chat_message",
-        callback(lambda e: posted.append((coordinator.now(), e.data["text"])) if e.data.get("bot") else None),
+        callback(lambda e: posted.append((loop.now(), e.data["text"])) if e.data.get("bot") else None),
     )
     hass.bus.async_listen(
-        "overseer_decision", callback(lambda e: decisions.append((coordinator.now(), dict(e.data))))
+        "overseer_decision", callback(lambda e: decisions.append((loop.now(), dict(e.data))))
     )
-    hour_start = coordinator.now() + WARM_UP
-    end = coordinator.now() + WARM_UP + HOUR + 120
-    while coordinator.now() < end:
-        play_until(coordinator.now() + TICK)
+    hour_start = loop.now() + WARM_UP
+    end = loop.now() + WARM_UP + HOUR + 120
+    while loop.now() < end:
+        play_until(loop.now() + TICK)
         async_fire_time_changed(hass)
         await hass.async_block_till_done(wait_background_tasks=True)
         if len(ollama_stub.requests) > 20:

@@ -47,7 +47,7 @@ class LoopParts:
     phrase: Phrase
 
 
-class OverseerCoordinator:
+class OverseerLoop:
     """Owns one room's clock and the single in-flight decision; the room's parts it drives."""
 
     def __init__(
