@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,10 +26,15 @@ LIGHTS = [f"light.{name}" for name in ("shelf", "bench", "corner", "aux1", "aux2
 
 
 @contextmanager
-def demo_home_assistant(name: str, folder: Path) -> Iterator[HomeAssistantProcess]:
-    """Home Assistant with the demo room, signed in; the overseer is left for the test to configure."""
+def demo_home_assistant(
+    name: str, folder: Path, extend: Callable[[Path], Path] = lambda config: config
+) -> Iterator[HomeAssistantProcess]:
+    """Home Assistant with the demo room, signed in; the overseer is left for the test to configure.
+
+    extend adds to the demo's configuration folder what a test needs besides (a device of its own).
+    """
     process = HomeAssistantProcess(
-        prepare_config(folder / "config"), env={"OVERSEER_DEMO_AUTOCONFIGURE": "0"}
+        extend(prepare_config(folder / "config")), env={"OVERSEER_DEMO_AUTOCONFIGURE": "0"}
     )
     try:
         process.start()

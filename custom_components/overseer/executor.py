@@ -248,30 +248,22 @@ class Executor:
         (outcome awaiting_approval, its id in the record's approval).
         """
         async with self._call_in_flight(), self._lock:
-            if self._closing:  # the room is stopping: the room that loads next takes calls
+            # The room is stopping: the room that loads next takes calls. Arguments past the
+            # bounds are judged as sent: more than the bounds hold is more than any tool takes.
+            if self._closing or bounded_arguments(arguments).truncated:
+                why = Refusal.NOT_AVAILABLE if self._closing else Refusal.INVALID_ARGUMENTS
                 return self.record(
                     decision_id,
                     name,
                     arguments,
                     Outcome.BLOCKED,
-                    Refusal.NOT_AVAILABLE.value,
+                    why.value,
                     source=caller.source,
                     approval=approval,
                 )
             now = self._now()
             world = self.world_now()
             limits = self._settings.limits
-            if bounded_arguments(arguments).truncated:
-                # Judged on what was sent: more than the bounds hold is more than any tool takes.
-                return self.record(
-                    decision_id,
-                    name,
-                    arguments,
-                    Outcome.BLOCKED,
-                    Refusal.INVALID_ARGUMENTS.value,
-                    source=caller.source,
-                    approval=approval,
-                )
             verdict = check_call(
                 name,
                 arguments,

@@ -19,9 +19,9 @@ from typing import Any
 import httpx
 import pytest
 
-from devtools.hass_process import HomeAssistantProcess, prepare_config
+from devtools.hass_process import HomeAssistantProcess
 
-from ..processes import OUTPUT, configure_overseer, state
+from ..processes import configure_overseer, demo_home_assistant, state
 from .scripted_model import MODEL
 from .test_mcp_end_to_end import answer, mcp_client, serve_over_mcp
 
@@ -81,16 +81,10 @@ def with_slow_lift(config: Path) -> Path:
 @pytest.fixture(scope="module")
 def home_assistant(tmp_path_factory, ollama) -> Iterator[HomeAssistantProcess]:
     """Home Assistant with the demo room and the slow lift."""
-    config = with_slow_lift(prepare_config(tmp_path_factory.mktemp("reload") / "config"))
-    process = HomeAssistantProcess(config, env={"OVERSEER_DEMO_AUTOCONFIGURE": "0"})
-    try:
-        process.start()
-        process.login()
+    with demo_home_assistant(
+        "test_reload_end_to_end", tmp_path_factory.mktemp("reload"), with_slow_lift
+    ) as process:
         yield process
-    finally:
-        process.stop()
-        OUTPUT.mkdir(exist_ok=True)
-        (OUTPUT / "test_reload_end_to_end-home-assistant.log").write_text(process.log_tail(400))
 
 
 @pytest.fixture(scope="module")
