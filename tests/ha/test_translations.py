@@ -11,6 +11,9 @@ import pytest
 import yaml
 
 from custom_components.overseer import load_prompt
+from custom_components.overseer.core.accounts import refusal_answer
+from custom_components.overseer.core.audit import AuditRecord, Outcome
+from custom_components.overseer.phrases import async_phrases
 
 INTEGRATION = Path(__file__).parents[2] / "custom_components" / "overseer"
 ROOT_PROMPTS = Path(__file__).parents[2] / "prompts"
@@ -152,8 +155,6 @@ def test_the_root_prompts_folder_links_the_spanish_prompt_too(english: Path) -> 
 
 async def test_the_overseer_speaks_spanish_when_asked_in_spanish(hass) -> None:
     """What phrases.py reads for a Spanish speaker: the Spanish file, English only where it has none."""
-    from custom_components.overseer.phrases import async_phrases
-
     spanish = await async_phrases(hass, "es")
     assert spanish("reason_busy") == "el dispositivo está ocupado"
     assert spanish("approval_outcome_denied", asker="alex", by="robin", call="lift_down()") == (
@@ -161,6 +162,14 @@ async def test_the_overseer_speaks_spanish_when_asked_in_spanish(hass) -> None:
     )
     english = await async_phrases(hass, "en")
     assert english("reason_busy") == "the device is busy"
+    # A refused call is told in the room's words, the deed included.
+    lowered = AuditRecord(0.0, "d", "lift_down", {}, Outcome.BLOCKED, "cooldown", 40)
+    assert refusal_answer([lowered], "alex", spanish) == (
+        "alex, ahora no puedo bajar el elevador: se está enfriando 40 s más."
+    )
+    assert refusal_answer([lowered], "alex", english) == (
+        "alex, I tried to lower the lift, but it is cooling down for 40 s."
+    )
 
 
 def test_a_spanish_home_reads_the_spanish_prompts_and_a_rewritten_one_wins(tmp_path):

@@ -6,7 +6,8 @@ person, and for someone whose asked-for call a guardrail stopped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from .audit import AuditRecord, Outcome
 from .tools import Refusal, deed_text
@@ -56,8 +57,8 @@ _GUARDRAILS = frozenset(
 def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -> str | None:
     """Why the call made for asker did not run, or None.
 
-    "robin, I tried to lower the lift, but it is cooling down for 40 s.": the deed in its
-    title's words, which is true also when the model called something nobody asked for.
+    "robin, I tried to lower the lift, but it is cooling down for 40 s.": the deed in the room's
+    words for its tool, which is true also when the model called something nobody asked for.
     """
     refused = next(
         (record for record in records if record.outcome is Outcome.BLOCKED and record.reason in _GUARDRAILS),
@@ -65,8 +66,18 @@ def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -
     )
     if refused is None:
         return None
-    deed = deed_text(refused.tool, refused.arguments)
+    deed = told_deed(refused.tool, refused.arguments, phrase)
     return phrase("answer_refused", user=asker, deed=deed, reason=_because(refused, phrase))
+
+
+def told_deed(tool: str, arguments: Mapping[str, Any], phrase: Phrase) -> str:
+    """Return what a call does in the room's language ("bajar el elevador"), else its title's words."""
+    key = f"deed_{tool}"
+    words = phrase(key)
+    if words == key:  # a tool with no phrase of its own
+        return deed_text(tool, arguments)
+    values = ", ".join(str(value) for value in arguments.values())
+    return f"{words} ({values})" if values else words
 
 
 def _because(record: AuditRecord, phrase: Phrase) -> str:
