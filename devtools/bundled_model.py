@@ -27,7 +27,7 @@ TEMPERATURE = 0.2
 
 
 def bundled_model() -> BundledModel:
-    """The model MODEL_ALIAS names (a KeyError names a model the table does not have)."""
+    """Return the model MODEL_ALIAS names (a KeyError names a model the table does not have)."""
     return MODELS[MODEL_ALIAS]
 
 

@@ -37,29 +37,29 @@ HASS_PYTHON_VARIABLE = "OVERSEER_HASS_PYTHON"
 
 
 def hass_python() -> str:
-    """The interpreter of the Home Assistant under test."""
+    """Return the interpreter of the Home Assistant under test."""
     return os.environ.get(HASS_PYTHON_VARIABLE) or sys.executable
 
 
 def hass_command(*args: str) -> list[str]:
-    """The command line of `python -m homeassistant args`."""
+    """Return the command line of `python -m homeassistant args`."""
     return [hass_python(), "-m", "homeassistant", *args]
 
 
 def hass_run(code: str, *args: str) -> str:
-    """What a line of Python prints in the interpreter of the Home Assistant under test."""
+    """Return what a line of Python prints in the interpreter of the Home Assistant under test."""
     return subprocess.run(
         [hass_python(), "-c", code, *args], check=True, capture_output=True, text=True
     ).stdout.strip()
 
 
 def hass_version() -> str:
-    """The version of the Home Assistant under test, as it reports it."""
+    """Return the version of the Home Assistant under test, as it reports it."""
     return hass_run("from homeassistant.const import __version__; print(__version__)")
 
 
 def child_environment() -> dict[str, str]:
-    """The environment for child processes, without pytest-cov's hooks.
+    """Return the environment for child processes, without pytest-cov's hooks.
 
     A child must not write coverage data that the test run would then fail to combine.
     """
@@ -67,7 +67,7 @@ def child_environment() -> dict[str, str]:
 
 
 def free_port() -> int:
-    """A TCP port nothing listens on right now."""
+    """Return a TCP port nothing listens on right now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -157,7 +157,7 @@ class ManagedProcess:
             self._process.wait(10)
 
     def log_tail(self, lines: int = 40) -> str:
-        """The end of the process log, for failure messages."""
+        """Return the end of the process log, for failure messages."""
         if not self.log_path.exists() or not self.log_path.is_file():
             return ""
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -314,6 +314,6 @@ class HomeAssistantProcess(ManagedProcess):
             loop.close()
 
     def state(self, entity_id: str) -> dict[str, Any] | None:
-        """An entity's state object, or None."""
+        """Return an entity's state object, or None."""
         response = self.get(f"/api/states/{entity_id}")
         return response.json() if response.status_code == 200 else None

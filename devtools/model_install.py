@@ -113,12 +113,15 @@ def server_dir() -> Path:
 
 
 def server_binary() -> Path:
-    """The built llama-server, whether or not it is there yet."""
+    """Return the built llama-server, whether or not it is there yet."""
     return server_dir() / "llama-server"
 
 
 def server_runs(binary: Path) -> bool:
-    """The binary exists and starts on this machine's CPU (a copied cache could come from another)."""
+    """Return whether the binary exists and starts on this machine's CPU.
+
+    A copied cache could come from another.
+    """
     if not binary.is_file():
         return False
     done = subprocess.run([str(binary), "--version"], capture_output=True, timeout=60, check=False)

@@ -72,7 +72,7 @@ PROMPT_DIR = Path(__file__).parent / "prompts"
 
 
 def load_prompt(config_dir: Path, file_name: str, language: str = "") -> str:
-    """The prompt in the language if there is one (system.es.md), else the English file.
+    """Load the prompt in the language if there is one (system.es.md), else the English file.
 
     The user's copies in <config>/overseer/prompts/ come first, in either language: a prompt
     someone rewrote is never passed over for a shipped translation.
@@ -105,7 +105,7 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
 
 
 def make_provider(hass: HomeAssistant, settings: Settings) -> Provider:
-    """The backend the room was configured with."""
+    """Make the backend the room was configured with."""
     if settings.backend == BACKEND_CONVERSATION:
         return AgentProvider(hass, settings.agent_id)
     if settings.backend == BACKEND_OPENAI:
@@ -157,7 +157,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> bool
 
 
 async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
-    """The room's overseer: its loop, entities, Assist agent and guardrails API."""
+    """Set up the room's overseer: its loop, entities, Assist agent and guardrails API."""
     settings = Settings.from_entry(entry.data, entry.options)
     # What the overseer says outside the chat (notifications, the no-answer line) is in Home
     # Assistant's language.
@@ -204,7 +204,7 @@ def _build_overseer(
     briefing: Briefing,
     phrase: Phrase,
 ) -> OverseerRuntimeData:
-    """The room's parts side by side, sharing its state, clock and change signal."""
+    """Build the room's parts side by side, sharing its state, clock and change signal."""
     now = OverseerLoop.now
     provider = make_provider(hass, settings)
     signals = RoomSignals(hass, entry.entry_id, store, state)
@@ -245,7 +245,7 @@ async def async_unload_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> boo
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> None:
-    """The room is gone for good: drop its storage and its repairs."""
+    """Remove the room for good: drop its storage and its repairs."""
     await OverseerStore(hass, entry.entry_id).async_remove()
     for issue in (ISSUE_MODEL_UNREACHABLE, ISSUE_AGENT_CAN_CONTROL):
         ir.async_delete_issue(hass, DOMAIN, f"{issue}_{entry.entry_id}")

@@ -107,7 +107,7 @@ class ApprovalDesk:
         return stop
 
     def knows(self, approval_id: str) -> bool:
-        """The approval is this room's (pending or answered)."""
+        """Return whether the approval is this room's (pending or answered)."""
         return approval_id in self._state.approvals
 
     def pending(self, incident_id: str | None = None) -> list[Approval]:
@@ -115,7 +115,7 @@ class ApprovalDesk:
         return pending(self._state.approvals.values(), incident_id)
 
     def run_with(self, executor: Executor) -> None:
-        """The executor that runs approved calls (built after this desk, since it asks it)."""
+        """Set the executor that runs approved calls (built after this desk, since it asks it)."""
         self._executor = executor
 
     def request(self, tool: str, arguments: dict[str, Any], caller: Caller) -> Approval | None:
@@ -152,7 +152,7 @@ class ApprovalDesk:
         return approval
 
     def _show(self, approval: Approval) -> str:
-        """The persistent notification while it waits; its text."""
+        """Show the persistent notification while it waits; return its text."""
         incident = self._state.incidents.get(approval.incident_id)
         expires = dt_util.as_local(dt_util.utc_from_timestamp(approval.expires)).strftime("%H:%M:%S")
         if incident is not None:
@@ -178,7 +178,7 @@ class ApprovalDesk:
         return self._phrase("approval_title", room=self._room, tool=approval.tool)
 
     async def _async_notify(self, action: str, approval: Approval, message: str) -> None:
-        """An actionable notification."""
+        """Send an actionable notification."""
         data = {
             "title": self._title(approval),
             "message": message,
@@ -202,7 +202,7 @@ class ApprovalDesk:
             LOGGER.warning("Could not reach %s about an approval: %s", action, err)
 
     async def _async_button(self, event: Event) -> None:
-        """A notification button: only ours (by nonce), only from an approver."""
+        """Handle a notification button: only ours (by nonce), only from an approver."""
         action = str(event.data.get("action") or "")
         for prefix, approve in ((APPROVE, True), (DENY, False)):
             if action.startswith(prefix):
@@ -228,7 +228,7 @@ class ApprovalDesk:
     async def async_answer(
         self, approval_id: str, approve: bool, context: Context, grant_minutes: int = 0
     ) -> Approval:
-        """A person's answer; refused answers are audited and raise ServiceValidationError.
+        """Take a person's answer; refused answers are audited and raise ServiceValidationError.
 
         grant_minutes > 0 with an approval also lets the same call by the same requester run
         without asking until then, once this run really happened.
@@ -296,7 +296,7 @@ class ApprovalDesk:
         return self._state.approvals[approval_id]
 
     def _cut_short(self, approval: Approval) -> tuple[ApprovalStatus, str]:
-        """What an approved call cancelled half-way did, for its status and reason.
+        """Return what an approved call cancelled half-way did, for its status and reason.
 
         Sent (the executor audits it as failed, cancelled): the device may have moved, so it is
         not said to be blocked. Not sent (it waited for its turn): it never ran.
@@ -307,7 +307,7 @@ class ApprovalDesk:
         return ApprovalStatus.BLOCKED, INTERRUPTED
 
     def grants(self) -> list[Grant]:
-        """The grants still running, oldest first."""
+        """Return the grants still running, oldest first."""
         return list(live_grants(self._state.grants, self._now()).values())
 
     def _grant(self, approval: Approval, seconds: float, user: str, name: str) -> None:
@@ -327,14 +327,14 @@ class ApprovalDesk:
         self._changed()
 
     def knows_grant(self, grant_id: str) -> bool:
-        """The grant is this room's and still running."""
+        """Return whether the grant is this room's and still running."""
         return self._running_grant(grant_id) is not None
 
     def _running_grant(self, grant_id: str) -> Grant | None:
         return next((grant for grant in self.grants() if grant.grant_id == grant_id), None)
 
     async def async_revoke(self, grant_id: str, context: Context) -> None:
-        """An approver ends a grant early; anyone else is refused (audited) and nothing changes."""
+        """Let an approver end a grant early; anyone else is refused (audited) and nothing changes."""
         user = context.user_id or ""
         approver, _ = await self._async_approver(user)
         grant = self._running_grant(grant_id)
@@ -373,7 +373,7 @@ class ApprovalDesk:
             self._changed()
 
     def _audit(self, approval: Approval, what: str, user: str) -> None:
-        """An answer that ran nothing: in the audit beside the calls, as needing approval."""
+        """Record an answer that ran nothing: in the audit beside the calls, as needing approval."""
         self._executor_record(approval.approval_id, approval.tool, dict(approval.arguments), what, user)
 
     def _executor_record(self, key: str, tool: str, arguments: dict[str, Any], what: str, user: str) -> None:
@@ -407,7 +407,7 @@ class ApprovalDesk:
             listener(approval)
 
     def _tell_asker(self, approval: Approval, remaining: int | None) -> None:
-        """The one who asked in the chat (or through Assist) hears there what became of it."""
+        """Tell the one who asked in the chat (or through Assist), there, what became of it."""
         by = approval.decided_name or self._phrase("approval_someone")
         line = self._phrase(
             f"approval_outcome_{approval.status.value}",
@@ -432,7 +432,7 @@ class ApprovalDesk:
 
 
 def _new_id(prefix: str, taken: Mapping[str, Any]) -> str:
-    """An unused short id such as APR-1a2b3c4d."""
+    """Return an unused short id such as APR-1a2b3c4d."""
     while (key := f"{prefix}-{secrets.token_hex(4)}") in taken:
         pass
     return key

@@ -12,7 +12,7 @@ from homeassistant.core import Context, HomeAssistant
 
 
 async def async_trusted(hass: HomeAssistant, context: Context | None) -> bool:
-    """An active administrator, or no user at all."""
+    """Return True for an active administrator, or no user at all."""
     if context is None or context.user_id is None:
         return True
     user = await hass.auth.async_get_user(context.user_id)

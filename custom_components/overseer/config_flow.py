@@ -57,7 +57,7 @@ KINDS = [KIND_OVERSEER, KIND_ORCHESTRATOR]
 
 
 def _error_key(err: ModelError) -> str:
-    """The form error for a failed model listing."""
+    """Return the form error for a failed model listing."""
     if isinstance(err, InvalidAuth):
         return "invalid_auth"
     if isinstance(err, ModelTimeout):
@@ -95,7 +95,10 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
     @staticmethod
     @callback
     def async_get_options_flow(config_entry: RoomConfigEntry) -> OptionsFlow:
-        """The room's entities and guardrails; for an orchestrator, its participants and limits."""
+        """Return the options flow for the entry.
+
+        The room's entities and guardrails; for an orchestrator, its participants and limits.
+        """
         if is_orchestrator(config_entry):
             return OrchestratorOptionsFlow()
         return OverseerOptionsFlow()
@@ -166,7 +169,7 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         return self.async_show_form(step_id="ollama", data_schema=schema, errors=errors)
 
     async def async_step_openai(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """An OpenAI-compatible server: base URL and an optional API key, tested before going on."""
+        """Ask for an OpenAI-compatible server: base URL and an optional API key, tested before going on."""
         errors: dict[str, str] = {}
         if user_input is not None:
             url = str(user_input[CONF_URL]).strip().rstrip("/")
@@ -202,7 +205,7 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         return {}
 
     async def async_step_reauth(self, entry_data: Mapping[str, Any]) -> ConfigFlowResult:
-        """The OpenAI-compatible server refused the stored API key."""
+        """Handle the OpenAI-compatible server refusing the stored API key."""
         return await self.async_step_reauth_confirm()
 
     async def async_step_reauth_confirm(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:

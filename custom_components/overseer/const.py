@@ -97,7 +97,10 @@ SIGNAL_STATUS: Final = f"{DOMAIN}_status_{{}}"
 
 
 def status_signal(entry_id: str) -> str:
-    """The dispatcher signal a room sends whenever what its entities or its status show may have changed."""
+    """Return the dispatcher signal of a room.
+
+    The room sends it whenever what its entities or its status show may have changed.
+    """
     return SIGNAL_STATUS.format(entry_id)
 
 

@@ -32,7 +32,10 @@ class ControlPanel:
     def __init__(
         self, hass: HomeAssistant, state: RoomState, changed: Callable[[], None], record: Recorder
     ) -> None:
-        """changed() persists soon and refreshes the entities and the card; record audits a refusal."""
+        """Set up the controls over the room's state.
+
+        changed() persists soon and refreshes the entities and the card; record audits a refusal.
+        """
         self._hass = hass
         self._state = state
         self._changed = changed

@@ -67,7 +67,7 @@ class _Answer:
     """
 
     def __init__(self, hass: HomeAssistant, loop: OverseerLoop) -> None:
-        """A decision already in flight started before the question: it cannot answer it."""
+        """Set up the agent; a decision already in flight started before the question: it cannot answer it."""
         self._hass = hass
         self._loop = loop
         self._skip = loop.last.decision_id if loop.busy and loop.last else None
@@ -200,7 +200,7 @@ class OverseerAgent(conversation.ConversationEntity):
 def _spoken(
     speech: str, user_input: conversation.ConversationInput, conversation_id: str | None = None
 ) -> conversation.ConversationResult:
-    """A plain spoken answer in the conversation."""
+    """Return a plain spoken answer in the conversation."""
     response = intent.IntentResponse(language=user_input.language)
     response.async_set_speech(speech)
     return conversation.ConversationResult(
@@ -209,7 +209,7 @@ def _spoken(
 
 
 def _reply(answer: tuple[Cycle, str | None] | None, dry_run: bool, phrase: Phrase) -> str:
-    """The decision's line; else what it tried, in plain words from its audit records."""
+    """Return the decision's line; else what it tried, in plain words from its audit records."""
     if answer is None:
         return phrase("reply_off")
     cycle, line = answer

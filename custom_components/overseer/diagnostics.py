@@ -34,7 +34,7 @@ TO_REDACT = {
 
 
 async def async_get_config_entry_diagnostics(hass: HomeAssistant, entry: RoomConfigEntry) -> dict[str, Any]:
-    """What a maintainer needs to see how a room behaves, without what was said in it."""
+    """Return what a maintainer needs to see how a room behaves, without what was said in it."""
     settings = {"data": async_redact_data(dict(entry.data), TO_REDACT), "options": dict(entry.options)}
     if entry.state is not ConfigEntryState.LOADED:  # its settings are all there is
         return {"entry": settings}

@@ -33,7 +33,7 @@ class ConditionalDescription(Protocol):
 def existing[D: ConditionalDescription](
     hass: HomeAssistant, loop: OverseerLoop, platform: str, descriptions: Iterable[D]
 ) -> list[D]:
-    """The descriptions whose entity makes sense in this room.
+    """Return the descriptions whose entity makes sense in this room.
 
     The others' entities, left from an earlier configuration, leave the entity registry.
     """
@@ -52,7 +52,7 @@ def existing[D: ConditionalDescription](
 
 
 def room_device(loop: OverseerLoop) -> DeviceInfo:
-    """The room's service device, which every entity of the room belongs to."""
+    """Return the room's service device, which every entity of the room belongs to."""
     entry = loop.entry
     return DeviceInfo(
         identifiers={(DOMAIN, entry.entry_id)},

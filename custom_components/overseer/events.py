@@ -35,7 +35,7 @@ def _fire(
     optional: dict[str, Any],
     context: Context | None = None,
 ) -> None:
-    """The payload as it is, and the optional fields that have a value."""
+    """Fire the event: the payload as it is, and the optional fields that have a value."""
     present = {key: value for key, value in optional.items() if value is not None}
     hass.bus.async_fire(event_type, {**payload, **present}, context=context)
 

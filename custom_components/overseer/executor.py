@@ -138,7 +138,7 @@ class Executor:
                 self._idle.set()
 
     def _service_call(self, effect: ServiceCall | Adjust) -> ServiceCall:
-        """The Home Assistant action to call.
+        """Return the Home Assistant action to call.
 
         An adjustment starts from the entity's value at this instant, not the one the model read;
         ValueError when it has none.
@@ -158,7 +158,7 @@ class Executor:
             )
 
     def triage_offer(self) -> frozenset[str]:
-        """What a triage step or an approved step may call: the room's tools and triage's own.
+        """Return what a triage step or an approved step may call: the room's tools and triage's own.
 
         Triage is the control overseer's: off or in commentary, nothing is offered.
         """
@@ -167,7 +167,7 @@ class Executor:
         return frozenset(room_tools(self.world_now(), triage=True))
 
     def room_offer(self) -> frozenset[str]:
-        """What another agent, or an approved call of the chat loop, may call: the room's tools.
+        """Return what another agent, or an approved call of the chat loop, may call: the room's tools.
 
         Every one of them in control mode (policy at the instant names the precise reason); none
         in commentary or off (that room acts for no one).
@@ -177,7 +177,7 @@ class Executor:
         return frozenset(room_tools(self.world_now()))
 
     def offer_for(self, source: ApprovalSource) -> frozenset[str]:
-        """What an approved call may run as, by who asked for it."""
+        """Return what an approved call may run as, by who asked for it."""
         return self.triage_offer() if source is ApprovalSource.TRIAGE else self.room_offer()
 
     def record(
@@ -219,7 +219,7 @@ class Executor:
         return record
 
     def record_rejection(self, decision_id: str, rejection: RejectedCall) -> AuditRecord:
-        """A call the normaliser refused is audited like one refused at execution."""
+        """Audit a call the normaliser refused like one refused at execution."""
         return self.record(
             decision_id,
             rejection.name,

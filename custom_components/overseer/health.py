@@ -37,7 +37,7 @@ class Health(StrEnum):
 
 
 def health_of(err: ModelError) -> Health:
-    """The health a failure means."""
+    """Return the health a failure means."""
     if isinstance(err, CannotConnect | ModelTimeout):
         return Health.UNREACHABLE
     if isinstance(err, ModelNotFound):
@@ -100,7 +100,7 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
 
     @callback
     def record_success(self) -> None:
-        """A decision got its answer: forget past failures and clear the repair."""
+        """Record that a decision got its answer: forget past failures and clear the repair."""
         if self.failures >= FAILURES_BEFORE_REPAIR:
             ir.async_delete_issue(self.hass, DOMAIN, self._issue_id)
         self.failures = 0

@@ -53,7 +53,7 @@ def async_track_origins(hass: HomeAssistant) -> None:
 
 
 def user_identity(user_id: str) -> str:
-    """A Home Assistant user's identity."""
+    """Return a Home Assistant user's identity."""
     return f"user:{user_id}"
 
 

@@ -121,7 +121,7 @@ class IncidentDesk:
         return stop
 
     def take_triage(self, now: float, addressed_pending: bool) -> str | None:
-        """The incident to triage in the free flight, if one is due and it is triage's turn.
+        """Take the incident to triage in the free flight, if one is due and it is triage's turn.
 
         Triage acts on the room: only the control overseer runs it.
         """
@@ -181,7 +181,7 @@ class IncidentDesk:
         self._changed()
 
     def _approval_decided(self, approval: Approval) -> None:
-        """An approval was answered, expired or ran: its incident moves on."""
+        """Move an incident on when its approval was answered, expired or ran."""
         incident = self._state.incidents.get(approval.incident_id)
         if incident is None or incident.status not in ACTIVE:
             return
@@ -199,7 +199,7 @@ class IncidentDesk:
         self.put(incident)
 
     def _tell(self, incident: Incident, reason: str | None) -> None:
-        """The contract's event, and the incident's repair issue kept in step with its status."""
+        """Fire the contract's event, and keep the incident's repair issue in step with its status."""
         fire_incident(self._hass, incident, reason)
         if incident.status is IncidentStatus.RESOLVED:
             for approval in self._approvals.pending(incident.incident_id):
@@ -230,7 +230,7 @@ class IncidentDesk:
         )
 
     def _assets(self) -> list[Asset]:
-        """The room's assets as Home Assistant reports them now."""
+        """Return the room's assets as Home Assistant reports them now."""
         return [
             Asset(asset_id, kind, tuple(self._reading(entity_id) for entity_id in entity_ids))
             for asset_id, (kind, entity_ids) in self._world().assets().items()

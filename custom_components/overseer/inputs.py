@@ -114,7 +114,7 @@ class RoomInputs:
 
     @callback
     def take_address(self, user: str, text: str, context: Context, identity: str) -> None:
-        """A line said to the overseer directly: on the chat bus like any line, and a direct address.
+        """Take a line said to the overseer directly: on the chat bus like any line, and a direct address.
 
         The caller's context goes with it: an orchestrator knows its own questions by it.
         """
@@ -141,7 +141,7 @@ class RoomInputs:
         return tuple(people)[:MAX_ACTIVE_PEOPLE]
 
     def world(self) -> World:
-        """The room as it is now, with who is about and what is still wrong."""
+        """Return the room as it is now, with who is about and what is still wrong."""
         return build_world(
             self._hass,
             self._settings,

@@ -61,7 +61,7 @@ API_ID_PREFIX = "overseer-"
 
 
 def api_id(entry_id: str) -> str:
-    """The LLM API id of one room, as the contract names it."""
+    """Return the LLM API id of one room, as the contract names it."""
     return f"{API_ID_PREFIX}{entry_id}"
 
 
@@ -71,7 +71,7 @@ def is_guardrails_api(llm_api_id: str) -> bool:
 
 
 def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:
-    """The registry's argument schema as voluptuous, the form agents turn into their tool schema.
+    """Return the registry's argument schema as voluptuous, the form agents turn into their tool schema.
 
     It describes; the executor validates (the same check as for the overseer's own calls).
     """
@@ -84,7 +84,7 @@ def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:
 
 
 def _result(record: AuditRecord) -> Any:
-    """What the calling model reads back: what happened, or why not and when to try again.
+    """Return what the calling model reads back: what happened, or why not and when to try again.
 
     Anything but an executed call is an error to the agent (a dry run or a call waiting for a
     person included: nothing ran), so its model does not tell the user that it happened.
@@ -107,7 +107,7 @@ def _result(record: AuditRecord) -> Any:
 
 
 def _room_gone(hass: HomeAssistant, entry_id: str, tool: str) -> Any:
-    """The refusal for a room that is reloading (try again soon) or unloaded or removed (start again)."""
+    """Return the refusal for a room reloading (try again soon) or unloaded or removed (start again)."""
     entry = hass.config_entries.async_get_entry(entry_id)
     note = ROOM_RELOADING if entry is not None and entry.state in _COMING_BACK else ROOM_GONE
     return tool_result(
@@ -117,14 +117,14 @@ def _room_gone(hass: HomeAssistant, entry_id: str, tool: str) -> Any:
 
 
 def loaded_loop(hass: HomeAssistant, entry_id: str) -> OverseerLoop | None:
-    """The room's overseer as loaded now (a reload makes a new one), or None."""
+    """Return the room's overseer as loaded now (a reload makes a new one), or None."""
     entry = hass.config_entries.async_get_entry(entry_id)
     data = overseer_data(entry) if entry is not None else None
     return data.loop if data is not None and data.loop.running else None
 
 
 def room_now(loop: OverseerLoop) -> tuple[str, str, str]:
-    """The compact STATE_UPDATE and the available/blocked blocks, as the room is this instant."""
+    """Return the compact STATE_UPDATE and the available/blocked blocks, as the room is this instant."""
     settings = loop.settings
     world = loop.world()
     now = loop.now()
@@ -153,7 +153,7 @@ class _RoomTool(llm.Tool):
     async def async_call(
         self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
-        """The room's answer; a room that is gone says so."""
+        """Return the room's answer; a room that is gone says so."""
         loop = loaded_loop(hass, self._entry_id)
         if loop is None:
             return _room_gone(hass, self._entry_id, self.name)
@@ -238,7 +238,7 @@ class GuardrailsAPI(llm.API):
         self._loop = loop
 
     async def async_get_api_instance(self, llm_context: llm.LLMContext) -> llm.APIInstance:
-        """The room's tools now, and the compact STATE_UPDATE with what is blocked and why."""
+        """Return the room's tools now, and the compact STATE_UPDATE with what is blocked and why."""
         loop = self._loop
         words = vocabulary(loop.world(), loop.settings.limits)
         tools: list[llm.Tool] = [GuardedTool(TOOLS[name], words, loop) for name in room_tools(loop.world())]

@@ -162,7 +162,7 @@ class OverseerLoop:
 
     @callback
     def request_decision(self) -> None:
-        """The trigger service: a decision at the next tick, whatever the gate thinks."""
+        """Request a decision at the next tick, whatever the gate thinks (the trigger service)."""
         self.gate.request_manual(self.now())
 
     @property
@@ -199,7 +199,7 @@ class OverseerLoop:
         )
 
     def world(self) -> World:
-        """The room as it is now."""
+        """Return the room as it is now."""
         return self.inputs.world()
 
     def _set_phase(self, phase: Phase) -> None:

@@ -107,7 +107,7 @@ class Option:
         return SelectSelector(SelectSelectorConfig(options=self.choices(), multiple=True))
 
     def stored(self, value: Any) -> Any:
-        """What the form's value is kept as in entry.options (None: not kept, the default holds)."""
+        """Return what the form's value is kept as in entry.options (None: not kept, the default holds)."""
         if self.kind is Kind.NUMBER:
             if value is None:
                 return self.default
@@ -119,12 +119,12 @@ class Option:
         return value or None
 
     def shown(self, options: Mapping[str, Any]) -> Any:
-        """What the form shows: the stored value, else the default."""
+        """Return what the form shows: the stored value, else the default."""
         value = options.get(self.key, self.default)
         return list(value) if isinstance(value, tuple) else value
 
     def read(self, options: Mapping[str, Any]) -> Any:
-        """The option's value for the settings: what is stored, or the default."""
+        """Return the option's value for the settings: what is stored, or the default."""
         value = options.get(self.key)
         if self.kind is Kind.NUMBER:
             return self.default if value is None else value
@@ -202,7 +202,7 @@ ORCHESTRATOR_OPTIONS: tuple[Option, ...] = (
 
 
 def sections(table: tuple[Option, ...]) -> dict[str, tuple[Option, ...]]:
-    """The table's options by section, in order."""
+    """Return the table's options by section, in order."""
     found: dict[str, list[Option]] = {}
     for option in table:
         found.setdefault(option.section, []).append(option)

@@ -41,7 +41,7 @@ NOTIFY_ACTION = re.compile(r"notify\.[a-z0-9_]+")
 
 
 async def _choices(hass: HomeAssistant) -> dict[str, SelectSelector]:
-    """The approvers and notify pickers, listing who and what exists now."""
+    """Return the approvers and notify pickers, listing who and what exists now."""
     # Deactivated users stay listed (and can never approve), so a saved choice stays valid.
     users = [user for user in await hass.auth.async_get_users() if not user.system_generated]
     services = sorted(f"notify.{name}" for name in hass.services.async_services_for_domain("notify"))
@@ -91,7 +91,7 @@ def _flatten(user_input: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _validate(options: Mapping[str, Any]) -> dict[str, str]:
-    """Combinations no single field can check."""
+    """Return the errors of combinations no single field can check."""
     errors: dict[str, str] = {}
     if options.get(CONF_LIFT_COVER) and (
         options.get(CONF_LIFT_UP_SCRIPT) or options.get(CONF_LIFT_DOWN_SCRIPT)
@@ -129,16 +129,16 @@ class OrchestratorOptionsFlow(OptionsFlow):
     """Who takes part (conversation agents), then a name and a description for each; the limits."""
 
     def __init__(self) -> None:
-        """The agents chosen on the first step, named on the second."""
+        """Start with no agents chosen: chosen on the first step, named on the second."""
         self._chosen: list[str] = []
         self._limits: dict[str, Any] = {}
 
     async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """An options flow starts at init; the orchestrator's form has a step (and strings) of its own."""
+        """Start the options flow at init; the orchestrator's form has a step (and strings) of its own."""
         return await self.async_step_orchestrator(user_input)
 
     async def async_step_orchestrator(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """The participants and the pipeline's limits."""
+        """Ask for the participants and the pipeline's limits."""
         options = self.config_entry.options
         errors: dict[str, str] = {}
         if user_input is not None:
@@ -171,7 +171,7 @@ class OrchestratorOptionsFlow(OptionsFlow):
         return self.async_show_form(step_id="orchestrator", data_schema=schema, errors=errors)
 
     async def async_step_participants(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """A name (as it appears in chat) and a description (what it is good at) for each agent."""
+        """Ask for a name (as it appears in chat) and a description (what it is good at) for each agent."""
         options = self.config_entry.options
         known = {p["agent_id"]: p for p in options.get(CONF_PARTICIPANTS, []) if isinstance(p, dict)}
         if user_input is not None:
@@ -201,6 +201,6 @@ class OrchestratorOptionsFlow(OptionsFlow):
 
 
 def _agent_name(hass: HomeAssistant, agent_id: str) -> str:
-    """An agent's friendly name, as a starting point for its name in chat."""
+    """Return an agent's friendly name, as a starting point for its name in chat."""
     state = hass.states.get(agent_id)
     return str(state.name if state else agent_id.partition(".")[2].replace("_", " "))

@@ -204,7 +204,7 @@ class Orchestrator:
             run.model_seconds += time.monotonic() - began
 
     async def _async_dispatch(self, run: Run, step: Dispatch) -> Pipeline:
-        """The task to the bot, at most delegation_timeout; its answer on the chat bus as that bot."""
+        """Give the task to the bot, at most delegation_timeout; its answer on the chat bus as that bot."""
         task = step.task
         context = Context()
         # Whatever the task puts on the bus under this context starts no pipeline.
@@ -251,5 +251,5 @@ class Orchestrator:
         async_dispatcher_send(self.hass, status_signal(self.entry.entry_id))
 
     def progress(self) -> str:
-        """The pipeline sensor: [2/3] helper answered · evaluating."""
+        """Return the pipeline sensor: [2/3] helper answered · evaluating."""
         return progress(self.current.pipeline if self.current else None, self._names)

@@ -12,7 +12,7 @@ from .core.accounts import Phrase
 
 
 async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrase:
-    """A phrase by key with its placeholders filled in, in language, English where it has none."""
+    """Return a phrase by key with its placeholders filled in, in language, English where it has none."""
     prefix = f"component.{DOMAIN}.exceptions."
     found: dict[str, str] = {}
     for candidate in dict.fromkeys((language or hass.config.language, "en")):

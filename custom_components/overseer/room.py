@@ -32,7 +32,7 @@ def _entity(hass: HomeAssistant, entity_id: str) -> Entity:
 
 
 def _name(state: State) -> str:
-    """The friendly name a person in the room would use."""
+    """Return the friendly name a person in the room would use."""
     return str(state.attributes.get("friendly_name") or state.object_id.replace("_", " "))
 
 
@@ -88,7 +88,7 @@ def build_world(
     active_people: tuple[str, ...],
     incidents: tuple[str, ...] = (),
 ) -> World:
-    """The room as it is at this instant."""
+    """Build the room as it is at this instant."""
     lift = None
     if settings.lift_cover:
         lift = Lift(cover=_entity(hass, settings.lift_cover))

@@ -35,7 +35,7 @@ KEPT_APPROVALS = MAX_PENDING + KEEP_DECIDED
 
 
 def _enum[E: (SiteMode, OverseerMode)](kind: type[E], value: Any, default: E) -> E:
-    """A persisted enum value, or the default when it is unknown."""
+    """Return a persisted enum value, or the default when it is unknown."""
     try:
         return kind(value)
     except ValueError:

@@ -21,7 +21,7 @@ KEEP_DISPATCHES = 50
 
 @callback
 def register_room(hass: HomeAssistant, room: str, agent_ids: frozenset[str]) -> CALLBACK_TYPE:
-    """An orchestrator takes the room's human lines for these agents; returns the unregister."""
+    """Let an orchestrator take the room's human lines for these agents; return the unregister."""
     rooms = hass.data.setdefault(ROSTER, {})
     rooms[room] = agent_ids
 
@@ -35,7 +35,7 @@ def register_room(hass: HomeAssistant, room: str, agent_ids: frozenset[str]) -> 
 
 @callback
 def takes_part(hass: HomeAssistant, room: str, agent_id: str | None) -> bool:
-    """The agent answers this room's human lines only when the orchestrator asks it."""
+    """Return whether the agent answers this room's human lines only when the orchestrator asks it."""
     rooms = hass.data.get(ROSTER)
     return agent_id is not None and rooms is not None and agent_id in rooms.get(room, frozenset())
 
@@ -55,7 +55,7 @@ class Asker:
 
 @callback
 def note_dispatch(hass: HomeAssistant, context: Context, asker: Asker) -> None:
-    """The orchestrator hands a task out under this context, for a question this person asked."""
+    """Note that the orchestrator hands a task out under this context, for a question this person asked."""
     dispatches = hass.data.setdefault(DISPATCHES, OrderedDict())
     dispatches[context.id] = asker
     while len(dispatches) > KEEP_DISPATCHES:
@@ -79,6 +79,6 @@ def from_dispatch(hass: HomeAssistant, context: Context) -> bool:
 
 @callback
 def is_overseer_agent(hass: HomeAssistant, agent_id: str) -> bool:
-    """The conversation agent is an overseer's own (it posts its lines itself)."""
+    """Return whether the conversation agent is an overseer's own (it posts its lines itself)."""
     entity = er.async_get(hass).async_get(agent_id)
     return entity is not None and entity.platform == DOMAIN

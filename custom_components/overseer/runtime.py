@@ -49,17 +49,20 @@ type RoomConfigEntry = ConfigEntry[OverseerRuntimeData | OrchestratorRuntimeData
 
 
 def is_orchestrator(entry: ConfigEntry) -> bool:
-    """The entry is a room's orchestrator, not an overseer (the contract: kind absent = overseer)."""
+    """Return whether the entry is a room's orchestrator, not an overseer.
+
+    The contract: kind absent = overseer.
+    """
     return entry.data.get(CONF_KIND) == KIND_ORCHESTRATOR
 
 
 def orchestrator_of(entry: RoomConfigEntry) -> Orchestrator | None:
-    """The orchestrator an orchestrator entry holds (from before its platforms load); else None."""
+    """Return the orchestrator an orchestrator entry holds (from before its platforms load); else None."""
     return cast(OrchestratorRuntimeData, entry.runtime_data).orchestrator if is_orchestrator(entry) else None
 
 
 def overseer_data(entry: ConfigEntry) -> OverseerRuntimeData | None:
-    """A loaded overseer's parts; None for an orchestrator or an entry that is not loaded."""
+    """Return a loaded overseer's parts; None for an orchestrator or an entry that is not loaded."""
     if is_orchestrator(entry) or entry.state is not ConfigEntryState.LOADED:
         return None
     data: OverseerRuntimeData = entry.runtime_data

@@ -55,7 +55,7 @@ ATTR_SLOT = "slot"
 
 
 def _slot(value: Any) -> int:
-    """A memory slot 1-3: an int, a whole float or a digit string (the UI may send any)."""
+    """Validate a memory slot 1-3: an int, a whole float or a digit string (the UI may send any)."""
     try:
         return parse_slot(value)
     except ArgumentError as err:
@@ -70,7 +70,7 @@ def _not_blank(value: str) -> str:
 
 
 def _slot_or_all(value: Any) -> int | None:
-    """A memory slot, or null for all three."""
+    """Validate a memory slot, or null for all three."""
     return None if value is None else _slot(value)
 
 
@@ -85,7 +85,7 @@ def _minutes(value: Any) -> int:
 
 
 def _entry_id(value: Any) -> str | None:
-    """A config entry id, or null for every loaded overseer (or the only one)."""
+    """Validate a config entry id, or null for every loaded overseer (or the only one)."""
     return None if value is None else cv.string(value)
 
 
@@ -111,7 +111,7 @@ EXPECTATIONS: dict[Any, str] = {
 
 
 def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
-    """A translated validation error."""
+    """Return a translated validation error."""
     return ServiceValidationError(
         translation_domain=DOMAIN, translation_key=key, translation_placeholders=placeholders or None
     )
@@ -193,12 +193,12 @@ REVOKE_GRANT_SCHEMA = TranslatedSchema({vol.Required(ATTR_GRANT_ID): GRANT_ID})
 
 
 def _overseers(hass: HomeAssistant) -> list[OverseerRuntimeData]:
-    """The loaded overseers (orchestrators left out)."""
+    """Return the loaded overseers (orchestrators left out)."""
     return [data for entry in hass.config_entries.async_entries(DOMAIN) if (data := overseer_data(entry))]
 
 
 def _loops(hass: HomeAssistant, call: ServiceCall, single: bool) -> list[OverseerLoop]:
-    """The rooms a call is for: the one named, or every loaded one."""
+    """Return the rooms a call is for: the one named, or every loaded one."""
     entry_id = call.data.get(ATTR_CONFIG_ENTRY_ID)
     if entry_id is not None:
         entry = hass.config_entries.async_get_entry(entry_id)
@@ -227,7 +227,10 @@ def _refused(loops: list[OverseerLoop], service: str, call: ServiceCall) -> Unau
 async def _administered(
     hass: HomeAssistant, call: ServiceCall, service: str, single: bool
 ) -> list[OverseerLoop]:
-    """The rooms of an administrator's service; anyone else is refused (audited) before anything changes."""
+    """Return the rooms of an administrator's service.
+
+    Anyone else is refused (audited) before anything changes.
+    """
     loops = _loops(hass, call, single)
     if not await async_trusted(hass, call.context):
         raise _refused(loops, service, call)
@@ -235,14 +238,17 @@ async def _administered(
 
 
 def _overseers_named(hass: HomeAssistant, call: ServiceCall) -> list[OverseerLoop]:
-    """The room a post_message names, or every loaded overseer (none is no error: a line may wait)."""
+    """Return the room a post_message names, or every loaded overseer (none is no error: a line may wait)."""
     if call.data.get(ATTR_CONFIG_ENTRY_ID) is not None:
         return _loops(hass, call, single=True)
     return [data.loop for data in _overseers(hass)]
 
 
 def _speaks_as_a_bot(hass: HomeAssistant, user: str) -> bool:
-    """The name is an overseer's or an orchestrated bot's, as a reader sees it (case, marks, spacing)."""
+    """Return whether the name is an overseer's or an orchestrated bot's, as a reader sees it.
+
+    A reader does not see case, marks or spacing.
+    """
     bots: set[str] = set()
     for entry in hass.config_entries.async_entries(DOMAIN):
         if is_orchestrator(entry):
@@ -258,7 +264,7 @@ def _speaks_as_a_bot(hass: HomeAssistant, user: str) -> bool:
 
 
 def _bare(name: str) -> str:
-    """A name without what a reader overlooks: case, accents, look-alikes, spacing and punctuation."""
+    """Return a name without what a reader overlooks: case, accents, look-alikes, spacing and punctuation."""
     return "".join(char for char in fold(name) if char.isalnum())
 
 

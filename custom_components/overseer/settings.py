@@ -50,7 +50,7 @@ LIGHT_COLOUR_NAMES = frozenset(COLORS)
 
 
 def resolve_name(data: Mapping[str, Any]) -> str:
-    """The overseer's name: the single source for nickname, prompt and address matching."""
+    """Resolve the overseer's name: the single source for nickname, prompt and address matching."""
     return one_line(str(data.get(CONF_NAME) or ""), 40) or DEFAULT_NAME
 
 
@@ -183,7 +183,7 @@ class OrchestratorSettings:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> OrchestratorSettings:
-        """The participants (malformed items left out) and the limits, with the contract's defaults."""
+        """Return the participants (malformed items left out) and the limits, with the contract's defaults."""
         participants = []
         for item in options.get(CONF_PARTICIPANTS) or ():
             if isinstance(item, Mapping) and isinstance(item.get("agent_id"), str):

@@ -22,7 +22,7 @@ class RoomSignals:
 
     @callback
     def changed(self) -> None:
-        """The state changed: persist it soon and tell the entities and the card."""
+        """Handle a state change: persist it soon and tell the entities and the card."""
         self._store.schedule_save(self._state)
         self.notify()
 

@@ -181,7 +181,7 @@ def _iso(ts: float | None) -> str | None:
 
 
 def _trigger(last: LastDecision | None) -> dict[str, Any] | None:
-    """The last trigger: why the last decision ran."""
+    """Return the last trigger: why the last decision ran."""
     if last is None:
         return None
     trigger = last.trigger
@@ -195,7 +195,7 @@ def _trigger(last: LastDecision | None) -> dict[str, Any] | None:
 
 
 def _decision(last: LastDecision | None) -> dict[str, Any] | None:
-    """The normalised decision with its cost."""
+    """Return the normalised decision with its cost."""
     if last is None or last.decision is None:
         return None
     decision, reply = last.decision, last.reply
@@ -212,7 +212,7 @@ def _decision(last: LastDecision | None) -> dict[str, Any] | None:
 
 
 def _tool_calls(last: LastDecision | None) -> dict[str, Any]:
-    """Attempted, executed and blocked calls of the last decision, with reasons."""
+    """Return the attempted, executed and blocked calls of the last decision, with reasons."""
     actions = last.actions if last else ()
     outcomes = Counter(action["outcome"] for action in actions)
     return {
@@ -307,7 +307,7 @@ def _grant(grant: Grant) -> dict[str, Any]:
 
 
 def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, Any]:
-    """The status object for the mode the room is in; phrase words the health banner (none without)."""
+    """Render the status object for the mode the room is in; phrase words the health banner (none without)."""
     if snapshot.mode is OverseerMode.OFF:
         return _common(snapshot, SCHEMA_OFF)
     last = snapshot.last
@@ -389,12 +389,12 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
 
 
 def build_status(room: OverseerRuntimeData, phrase: Phrase | None = None) -> dict[str, Any]:
-    """The room's status object now, its health banner worded by phrase (the reader's language)."""
+    """Build the room's status object now, its health banner worded by phrase (the reader's language)."""
     return render(take_snapshot(room), phrase)
 
 
 def orchestrator_status(orchestrator: Orchestrator) -> dict[str, Any]:
-    """The status object of a room's orchestrator, schema overseer.orchestrator."""
+    """Build the status object of a room's orchestrator, schema overseer.orchestrator."""
     entry, settings, limits = orchestrator.entry, orchestrator.settings, orchestrator.limits
     return {
         "schema": SCHEMA_ORCHESTRATOR,

@@ -86,7 +86,7 @@ class OverseerStore:
         self._book = _Document(hass, f"{DOMAIN}.{entry_id}.book", BOOK_DELAY)
 
     async def async_load(self) -> dict[str, Any]:
-        """The persisted state as one document, or an empty one on first start.
+        """Load the persisted state as one document, or an empty one on first start.
 
         A room saved before the split keeps its audit and incidents in the main document: they
         are read from there until the book has been written once.

@@ -70,7 +70,7 @@ class Briefing:
 
 
 def load_knowledge(config_dir: Path) -> Documents:
-    """The sections of the user's knowledge files, then of the shipped ones they do not replace.
+    """Load the sections of the user's knowledge files, then of the shipped ones they do not replace.
 
     Blocking: run it in the executor.
     """
@@ -230,13 +230,13 @@ class Triage:
             self._put(rejected(current, self._now(), why))
 
     def _back_off(self, incident_id: str, wait: float, why: str) -> None:
-        """The model could not be asked: the incident waits as long as the chat loop does."""
+        """Back off when the model could not be asked: the incident waits as long as the chat loop does."""
         current = self._state.incidents.get(incident_id)
         if current is not None and current.status is IncidentStatus.TRIAGING:
             self._put(unreachable(current, self._now(), wait, why))
 
     def _interrupted(self, incident_id: str) -> None:
-        """Cancelled half-way (a mode flip, an unload): what ran is verified, what waits still waits."""
+        """Handle a cancel half-way (a mode flip, an unload): what ran is verified, what waits still waits."""
         current = self._state.incidents.get(incident_id)
         if current is not None and current.status is IncidentStatus.TRIAGING:
             ran = [outcome.call for outcome in self._outcomes if outcome.result is IntentResult.EXECUTED]

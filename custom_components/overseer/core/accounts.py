@@ -17,7 +17,7 @@ Phrase = Callable[..., str]
 
 
 def reason_key(reason: str | None) -> str:
-    """The translation key of a refusal's plain words ("reason_cooldown", ...)."""
+    """Return the translation key of a refusal's plain words ("reason_cooldown", ...)."""
     try:
         return f"reason_{Refusal(str(reason)).name.lower()}"
     except ValueError:
@@ -81,5 +81,5 @@ def told_deed(tool: str, arguments: Mapping[str, Any], phrase: Phrase) -> str:
 
 
 def _because(record: AuditRecord, phrase: Phrase) -> str:
-    """A refusal's plain words ("it is cooling down for 40 s")."""
+    """Return a refusal's plain words ("it is cooling down for 40 s")."""
     return phrase(reason_key(record.reason), seconds=record.remaining_s or 0)

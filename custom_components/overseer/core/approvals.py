@@ -153,7 +153,7 @@ def answer_refused(approval: Approval | None, now: float) -> AnswerRefused | Non
 def waiting_for(
     approvals: Iterable[Approval], tool: str, arguments: Mapping[str, Any], requester: Requester
 ) -> Approval | None:
-    """The pending approval of this very call by this requester: nobody is asked twice for it."""
+    """Return the pending approval of this very call by this requester: nobody is asked twice for it."""
     wanted = (tool, dict(arguments), requester)
     return next((a for a in pending(approvals) if (a.tool, dict(a.arguments), a.requester) == wanted), None)
 
@@ -166,7 +166,7 @@ def covering_grant(
     now: float,
     longest: float,
 ) -> Grant | None:
-    """The grant that lets this very call by this very requester run now without asking, if any.
+    """Return the grant that lets this very call by this very requester run now without asking, if any.
 
     longest is the room's bound in seconds as it is now: a grant made under a longer one (or
     any, once grants are off) no longer counts.
@@ -196,7 +196,7 @@ def grantable(requester: Requester) -> bool:
 
 
 def live_grants(grants: Mapping[str, Grant], now: float) -> dict[str, Grant]:
-    """The grants not yet expired, the newest MAX_GRANTS of them."""
+    """Return the grants not yet expired, the newest MAX_GRANTS of them."""
     kept = sorted((grant for grant in grants.values() if now < grant.expires), key=lambda g: g.created)
     return {grant.grant_id: grant for grant in kept[-MAX_GRANTS:]}
 
@@ -212,7 +212,7 @@ def has_room(approvals: Iterable[Approval], source: ApprovalSource) -> bool:
 
 
 def pending(approvals: Iterable[Approval], incident_id: str | None = None) -> list[Approval]:
-    """The approvals still waiting, oldest first; of one incident when it is given."""
+    """Return the approvals still waiting, oldest first; of one incident when it is given."""
     return sorted(
         (
             approval
@@ -232,7 +232,7 @@ def overdue(approvals: Iterable[Approval], now: float) -> list[Approval]:
 def decided(
     approval: Approval, status: ApprovalStatus, now: float, by: str = "", name: str = "", reason: str = ""
 ) -> Approval:
-    """The approval once answered, expired or run (an approval that ran keeps who approved it)."""
+    """Return the approval once answered, expired or run (an approval that ran keeps who approved it)."""
     return replace(
         approval,
         status=status,
@@ -278,7 +278,7 @@ def approval_as_dict(approval: Approval, with_nonce: bool = True) -> dict[str, A
 
 
 def approval_from_dict(data: Any) -> Approval | None:
-    """An approval back from the store; None for anything malformed."""
+    """Return an approval back from the store; None for anything malformed."""
     try:
         approval_id, nonce, incident_id, tool = (
             data["approval_id"],
@@ -350,7 +350,7 @@ def grant_as_dict(grant: Grant) -> dict[str, Any]:
 
 
 def grant_from_dict(data: Any) -> Grant | None:
-    """A grant back from the store; None for anything malformed."""
+    """Return a grant back from the store; None for anything malformed."""
     try:
         grant_id, approval_id, tool, arguments = (
             data["grant_id"],
@@ -383,7 +383,7 @@ def grant_from_dict(data: Any) -> Grant | None:
 
 
 def _stored_requester(data: Mapping[str, Any], source: ApprovalSource) -> tuple[Any, ...]:
-    """A stored requester's fields in Requester's order, each text one bounded line."""
+    """Return a stored requester's fields in Requester's order, each text one bounded line."""
     return (
         source,
         *(
@@ -394,7 +394,7 @@ def _stored_requester(data: Mapping[str, Any], source: ApprovalSource) -> tuple[
 
 
 def _call_fits(tool: Any, arguments: Any) -> bool:
-    """A stored call looks like one the registry could have checked (within the records' bounds)."""
+    """Return whether a stored call is one the registry could have checked (within the records' bounds)."""
     return (
         isinstance(tool, str)
         and _TOOL.fullmatch(tool) is not None
@@ -405,7 +405,7 @@ def _call_fits(tool: Any, arguments: Any) -> bool:
 
 
 def _span(data: Mapping[str, Any], what: str) -> tuple[float, float]:
-    """A stored created/expires pair; expiring before it was made is malformed."""
+    """Return a stored created/expires pair; expiring before it was made is malformed."""
     created, expires = stored_time(data["created"]), stored_time(data["expires"])
     if expires < created:
         raise ValueError(f"{what} expires before it was made")

@@ -35,7 +35,7 @@ class Arguments:
 
 
 def bounded_arguments(value: Any) -> Arguments:
-    """A JSON-safe copy of value within the bounds; never raises, whatever the value holds.
+    """Return a JSON-safe copy of value within the bounds; never raises, whatever the value holds.
 
     Text is cut to MAX_ARGUMENT_TEXT characters (a lone surrogate, which no UTF-8 encoder
     takes, becomes "?"); containers deeper than MAX_ARGUMENT_DEPTH and integers beyond
@@ -98,7 +98,7 @@ class _Walk:
         return self._spend(separator + _size(scalar)), scalar, None
 
     def key(self, key: Any) -> str:
-        """An object key as text: JSON knows no other (and Home Assistant's encoder takes no other)."""
+        """Return an object key as text: JSON knows no other (and Home Assistant's encoder takes no other)."""
         if isinstance(key, str):
             return self._text(key)
         self.cut = True

@@ -73,7 +73,7 @@ class AuditRecord:
         return self.outcome in REACHING
 
     def as_dict(self) -> dict[str, Any]:
-        """The stored form (and the status object's): plain JSON, the outcome as its string.
+        """Return the stored form (and the status object's): plain JSON, the outcome as its string.
 
         truncated is there only for a cut copy, beside its arguments.
         """
@@ -84,7 +84,7 @@ class AuditRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> AuditRecord | None:
-        """A stored record, or None for anything that is not one (a hand-edited store).
+        """Return a stored record, or None for anything that is not one (a hand-edited store).
 
         Its arguments are bounded again: a store edited by hand must not break the status either.
         """
@@ -141,7 +141,7 @@ class AuditLog:
         return record
 
     def latest(self, count: int) -> list[AuditRecord]:
-        """The newest records, newest first."""
+        """Return the newest records, newest first."""
         newest_first = heapq.merge(
             reversed(self._reaching), reversed(self._others), key=itemgetter(0), reverse=True
         )

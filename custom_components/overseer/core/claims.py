@@ -113,7 +113,7 @@ _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\s*,\s*|\s+(?:and|but|though|although|unl
 
 
 def claimed_actions(line: str) -> tuple[str, ...]:
-    """The kinds of action the line claims the overseer did, is doing or will do now."""
+    """Return the kinds of action the line claims the overseer did, is doing or will do now."""
     claimed: list[str] = []
     for part in _CLAUSES.split(fold(line).replace("\u2019", "'")):
         clause = without_addressee(part.strip()).strip("\"'\u201c\u201d").rstrip(".!… ")
@@ -128,6 +128,6 @@ def claimed_actions(line: str) -> tuple[str, ...]:
 
 
 def unbacked_claims(line: str, ran: Iterable[str]) -> tuple[str, ...]:
-    """The actions the line claims that none of the tools that ran in its decision backs."""
+    """Return the actions the line claims that none of the tools that ran in its decision backs."""
     done, claimed = frozenset(ran), claimed_actions(line)
     return tuple(kind.action for kind in CLAIM_KINDS if kind.action in claimed and not kind.tools & done)

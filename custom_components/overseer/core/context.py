@@ -55,7 +55,7 @@ class TranscriptBounds:
 
 
 def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptBounds) -> list[ChatLine]:
-    """The bounded window, oldest first.
+    """Return the bounded window, oldest first.
 
     Holds the recent lines inside transcript_turns and transcript_minutes, plus, whatever
     their age, the last min_human human lines; of the overseer's own lines, its last
@@ -88,7 +88,7 @@ def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptB
 
 
 def speaker(line: ChatLine, name: str) -> str:
-    """A transcript speaker label no human or other bot can use to pass as the overseer."""
+    """Return a transcript speaker label no human or other bot can use to pass as the overseer."""
     if line.own:
         return name
     # A colon in a name could pass for the end of the speaker label.
@@ -164,7 +164,7 @@ def _lift_line(world: World) -> str | None:
 
 
 def describe_trigger(trigger: Trigger) -> str:
-    """The STATE_UPDATE's trigger line; a question asked again says plainly who is waiting."""
+    """Return the STATE_UPDATE's trigger line; a question asked again says plainly who is waiting."""
     if trigger.attempt and trigger.kind is TriggerKind.DIRECT_ADDRESS:
         asker = _label(trigger.detail) or "someone"
         again = "done as asked" if trigger.acted else "asked again"
@@ -173,7 +173,7 @@ def describe_trigger(trigger: Trigger) -> str:
 
 
 def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limits, now: float) -> str:
-    """The compact STATE_UPDATE: current truth, regenerated every decision."""
+    """Render the compact STATE_UPDATE: current truth, regenerated every decision."""
     cooldowns = ", ".join(
         f"{group.value}={f'{left}s' if (left := ledger.remaining(group, now)) else 'ready'}"
         for group in configured_groups(world)
@@ -230,7 +230,7 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
 
 
 def render_tool_blocks(availability: Availability) -> tuple[str, str]:
-    """The available_tools and blocked_tools messages."""
+    """Render the available_tools and blocked_tools messages."""
     available = "\n".join(f"- {TOOLS[name].signature}" for name in availability.available) or "- none"
     blocked_lines = []
     for name, block in availability.blocked:
@@ -247,7 +247,7 @@ LIVELY = frozenset(
 
 
 def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can_act: bool) -> str | None:
-    """What the request's last words ask for: the question again, or a line for a lively moment.
+    """Return what the request's last words ask for: the question again, or a line for a lively moment.
 
     A small model answers the request's last message, which is the tool blocks: without this it
     describes them ("It looks like there are no blocked tools."), refuses them, or stays silent
@@ -280,7 +280,7 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
 
 
 def deeds_told(trigger: Trigger) -> tuple[str, ...]:
-    """What already ran for the asker, each as the cue tells it ("raise the lift ran").
+    """Return what already ran for the asker, each as the cue tells it ("raise the lift ran").
 
     Said plainly: the line that follows the deed is the model's, not a receipt.
     """
@@ -288,7 +288,7 @@ def deeds_told(trigger: Trigger) -> tuple[str, ...]:
 
 
 def system_prompt(template: str, name: str) -> str:
-    """The user's prompt file with <NAME> filled in, bounded like everything else."""
+    """Return the user's prompt file with <NAME> filled in, bounded like everything else."""
     return cut(template, SYSTEM_PROMPT_CHARS).replace(NAME_PLACEHOLDER, one_line(name, LABEL_CHARS))
 
 
@@ -300,7 +300,7 @@ def build_messages(
     availability: Availability,
     cue: str | None = None,
 ) -> list[dict[str, str]]:
-    """The seed's canonical message topology for one decision; a cue closes the last block."""
+    """Build the seed's canonical message topology for one decision; a cue closes the last block."""
     available, blocked = render_tool_blocks(availability)
     if cue:
         blocked = f"{blocked}\n\n{cue}"

@@ -212,7 +212,7 @@ def normalise(
 
 
 def backed(decision: Decision, ran: Iterable[str]) -> Decision:
-    """The decision, without its line if the line claims an action no tool that ran backs.
+    """Return the decision, without its line if the line claims an action no tool that ran backs.
 
     ran: the tools of the decision that executed (or would have, in a dry run). A line saying
     "Lift raised." beside no lift_up that ran would tell the room something that did not happen.
@@ -228,7 +228,7 @@ def backed(decision: Decision, ran: Iterable[str]) -> Decision:
 
 
 def show(value: Any) -> str:
-    """A bounded, printable form of what a model sent, for the audit log."""
+    """Return a bounded, printable form of what a model sent, for the audit log."""
     try:
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     except (ValueError, RecursionError):  # circular or absurdly deep structures
@@ -237,7 +237,7 @@ def show(value: Any) -> str:
 
 
 def _is_json(text: str) -> bool:
-    """True for a JSON document, including one nested too deep or cut off before its end.
+    """Return True for a JSON document, including one nested too deep or cut off before its end.
 
     Python 3.13's parser gives up on deep nesting (RecursionError) while 3.14's reads on until
     the input runs out: either way it is a document, not words.
@@ -254,7 +254,7 @@ def _is_json(text: str) -> bool:
 
 
 def _chat_line(text: str, name: str, rules: DecisionRules, notes: list[str]) -> str | None:
-    """The chat line to post, or None: no SKIP words, no echoed name, no rambling."""
+    """Return the chat line to post, or None: no SKIP words, no echoed name, no rambling."""
     text = without_thinking(text[:RAW_TEXT_CHARS])
     if (text.startswith(("{", "[")) and _is_json(text)) or _CALL_JSON.search(text):
         # A small model wrote a tool call as text: it is not a chat line, and it is
@@ -303,7 +303,7 @@ def _cut_at_word(line: str, limit: int) -> str:
 
 
 def _says_back(line: str, question: str) -> bool:
-    """The line only says the question again: "alex: Pick a side." to "overseer, pick a side".
+    """Return whether the line only says the question again: "alex: Pick a side." to "overseer, pick a side".
 
     Its words in the question's order, and most of them: "The vacuum is running." answers "is
     the vacuum running?", and "Blue." answers "red or blue?".
@@ -315,12 +315,15 @@ def _says_back(line: str, question: str) -> bool:
 
 
 def _words(text: str) -> list[str]:
-    """The text's words as a reader compares them."""
+    """Return the text's words as a reader compares them."""
     return _WORDS.findall(fold(text))
 
 
 def _holds_words_of(line: str, told: str) -> bool:
-    """The line holds every word of told, in a row ("Raised the lift." does not hold "raise the lift ran")."""
+    """Return whether the line holds every word of told, in a row.
+
+    "Raised the lift." does not hold "raise the lift ran".
+    """
     told_words = _words(told)
     said = _words(line)
     size = len(told_words)
@@ -328,7 +331,7 @@ def _holds_words_of(line: str, told: str) -> bool:
 
 
 def _only_words_of(line: str, told: str) -> bool:
-    """The line is CUE_ECHO_WORDS words or more, every one of them a word of told."""
+    """Return whether the line is CUE_ECHO_WORDS words or more, every one of them a word of told."""
     said, words = _words(line), frozenset(_words(told))
     return len(said) >= CUE_ECHO_WORDS and all(word in words for word in said)
 

@@ -74,7 +74,7 @@ class Fault:
 
 
 def _battery(readings: Iterable[Reading]) -> float | None:
-    """The lowest battery level any reading reports, as a number."""
+    """Return the lowest battery level any reading reports, as a number."""
     levels = []
     for reading in readings:
         value: Any = reading.attributes.get("battery_level")
@@ -106,7 +106,7 @@ UNSURE = Unsure()
 
 
 def detect(asset: Asset, rules: FaultRules, now: float) -> Fault | Unsure | None:
-    """The asset's fault now, by the first rule that fails; None when every check passes.
+    """Return the asset's fault now, by the first rule that fails; None when every check passes.
 
     UNSURE while it has been offline for less than the grace period: its incidents stay as they
     are. Offline is `unavailable` (`unknown` is a normal state for many entities); a rover is

@@ -108,7 +108,7 @@ class AddressMatcher:
         self._pattern = re.compile(rf"(?<!\w)@?(?:{alternatives})(?!\w)")
 
     def addressed(self, text: str) -> bool:
-        """True when the text, as a reader sees it, names the overseer."""
+        """Return True when the text, as a reader sees it, names the overseer."""
         return self._pattern.search(fold(text[:ADDRESS_SCAN_CHARS])) is not None
 
 

@@ -50,13 +50,13 @@ ASSET_GONE = "the asset is no longer watched"
 
 
 def number_of(incident_id: str) -> int:
-    """The number in an incident id, for ordering (INC-10000 comes after INC-9999)."""
+    """Return the number in an incident id, for ordering (INC-10000 comes after INC-9999)."""
     digits = incident_id[4:]
     return int(digits) if incident_id.startswith("INC-") and digits.isdigit() else 0
 
 
 def active_incidents(book: Mapping[str, Incident]) -> list[Incident]:
-    """The incidents still being handled, oldest first."""
+    """Return the incidents still being handled, oldest first."""
     return sorted((i for i in book.values() if i.status in ACTIVE), key=lambda i: number_of(i.incident_id))
 
 
@@ -91,7 +91,7 @@ class Incident:
     verify_at: float | None = None
 
     def noted(self, ts: float, what: str, detail: str = "") -> Incident:
-        """The incident with one more step in its (bounded) timeline."""
+        """Return the incident with one more step in its (bounded) timeline."""
         return replace(self, timeline=(*self.timeline, TimelineStep(ts, what, detail))[-TIMELINE_SIZE:])
 
     def summary(self) -> str:
@@ -198,7 +198,7 @@ def reconcile(
 
 
 def _checks_text(fault: Fault) -> str:
-    """The failed checks in a few words, for the timeline."""
+    """Describe the failed checks in a few words, for the timeline."""
     failed = ", ".join(check for check, passed in fault.checks.items() if not passed)
     return "; ".join(part for part in (f"failed: {failed}" if failed else "", fault.detail) if part)
 
@@ -239,7 +239,7 @@ _INCIDENT_ID = re.compile(r"INC-\d{1,9}")
 
 
 def _count(value: Any) -> int:
-    """A stored counter, bounded."""
+    """Return a stored counter, bounded."""
     return max(0, min(int(value or 0), 1_000_000))
 
 
@@ -248,7 +248,7 @@ def _stored_text(value: Any) -> str:
 
 
 def incident_from_dict(data: Any) -> Incident | None:
-    """An incident back from the store; None for anything malformed."""
+    """Return an incident back from the store; None for anything malformed."""
     try:
         incident_id = str(data["incident_id"])
         if not _INCIDENT_ID.fullmatch(incident_id):

@@ -100,7 +100,7 @@ class Metrics:
             samples.popleft()
 
     def snapshot(self, now: float) -> dict[str, Any]:
-        """The current figures; rates are per minute over the window (or uptime if shorter)."""
+        """Return the current figures; rates are per minute over the window (or uptime if shorter)."""
         since = now - self._window
         minutes = max(min(self._window, now - self._started), 60.0) / 60.0
         decisions = [d for d in self._decisions if d.ts > since]

@@ -141,7 +141,7 @@ class Pipeline:
         )
 
     def noted(self, record: Record) -> Pipeline:
-        """The pipeline with one more record."""
+        """Return the pipeline with one more record."""
         return replace(self, records=(*self.records, record))
 
 
@@ -184,7 +184,7 @@ type NextStep = AskRouter | Dispatch | AskJudge | Done
 def start(
     pipeline_id: str, question: str, asker: str, participants: Sequence[Participant], limits: PipelineLimits
 ) -> Pipeline:
-    """A new pipeline for a human line; with a single participant it is routed without a model."""
+    """Start a new pipeline for a human line; with a single participant it is routed without a model."""
     pipeline = Pipeline(
         pipeline_id, one_line(question, QUESTION_CHARS), one_line(asker, 64), tuple(participants), limits
     )
@@ -196,7 +196,7 @@ def start(
 
 
 def next_step(pipeline: Pipeline) -> NextStep:
-    """What the shell does now."""
+    """Return what the shell does now."""
     if pipeline.stage is Stage.FINISHED:
         return Done(pipeline.finish_reason)
     if pipeline.stage is Stage.ANSWERING and pipeline.current is not None:
@@ -207,7 +207,7 @@ def next_step(pipeline: Pipeline) -> NextStep:
 
 
 def routed(pipeline: Pipeline, reply: str) -> Pipeline:
-    """The router named a bot: the first candidate id (or name) it mentions, else a fixed fallback.
+    """Handle the router naming a bot: the first candidate id (or name) it mentions, else a fixed fallback.
 
     The fallback is the first candidate in the participants' order, recorded as such; a reply
     naming someone who may not be asked now (the last responder, a stranger) is no choice.
@@ -224,7 +224,7 @@ def routed(pipeline: Pipeline, reply: str) -> Pipeline:
 
 
 def choose(reply: str, candidates: Sequence[Participant]) -> str | None:
-    """The candidate a router's reply names: exactly one, by id or name, as whole words.
+    """Return the candidate a router's reply names: exactly one, by id or name, as whole words.
 
     Longer names are read first and taken out, so "Home control" is not also "Home"; a full
     stop after the name is the end of a sentence, not part of an id.
@@ -251,7 +251,7 @@ def _route_to(pipeline: Pipeline, agent_id: str, note: str | None) -> Pipeline:
 
 
 def answered(pipeline: Pipeline, agent_id: str, text: str) -> Pipeline:
-    """The bot asked answered (anyone else's text is not this pipeline's answer)."""
+    """Take the answer of the bot asked (anyone else's text is not this pipeline's answer)."""
     if pipeline.stage is not Stage.ANSWERING or agent_id != pipeline.current:
         return pipeline
     answer = BotResponse(agent_id, one_line(text, ANSWER_CHARS))
@@ -268,7 +268,7 @@ def answered(pipeline: Pipeline, agent_id: str, text: str) -> Pipeline:
 
 
 def timed_out(pipeline: Pipeline, agent_id: str, reason: str = "no answer in time") -> Pipeline:
-    """The bot asked did not answer: someone else is asked, or the pipeline ends."""
+    """Handle the bot asked not answering: someone else is asked, or the pipeline ends."""
     if pipeline.stage is not Stage.ANSWERING or agent_id != pipeline.current:
         return pipeline
     after = replace(pipeline, stage=Stage.ROUTING, current=None, timed_out=(*pipeline.timed_out, agent_id))
@@ -283,7 +283,7 @@ def timed_out(pipeline: Pipeline, agent_id: str, reason: str = "no answer in tim
 
 
 def evaluated(pipeline: Pipeline, reply: str) -> Pipeline:
-    """The judge's reply: stop at the threshold, when it says stop or at the limit; else refine."""
+    """Take the judge's reply: stop at the threshold, when it says stop or at the limit; else refine."""
     if pipeline.stage is not Stage.EVALUATING:
         return pipeline
     score = parse_quality(reply)
@@ -303,7 +303,7 @@ def evaluated(pipeline: Pipeline, reply: str) -> Pipeline:
 
 
 def finish(pipeline: Pipeline, reason: str) -> Pipeline:
-    """The end: recorded once."""
+    """End the pipeline: recorded once."""
     if pipeline.stage is Stage.FINISHED:
         return pipeline
     done = replace(pipeline, stage=Stage.FINISHED, current=None, finish_reason=reason)
@@ -311,7 +311,7 @@ def finish(pipeline: Pipeline, reason: str) -> Pipeline:
 
 
 def parse_quality(reply: str) -> QualityScore:
-    """The judge's JSON, strictly: anything else is a score of 0 that may continue, recorded."""
+    """Parse the judge's JSON, strictly: anything else is a score of 0 that may continue, recorded."""
     try:
         if len(reply) > MAX_MODEL_CHARS:
             raise ValueError("too long")
@@ -331,7 +331,7 @@ def parse_quality(reply: str) -> QualityScore:
 
 
 def task_text(task: TaskEvent, asker: str) -> str:
-    """What a bot is told: the question and, quoted as data, the answers before it."""
+    """Return what a bot is told: the question and, quoted as data, the answers before it."""
     lines = [f"{asker} asks: {task.question}"]
     for answer in task.previous:
         lines.append(f"An earlier answer ({answer.agent_id}): {quote_chat(answer.text, ANSWER_CHARS)}")
@@ -360,7 +360,7 @@ class Queue:
         return False
 
     def pop(self) -> tuple[str, str] | None:
-        """The next line to start a pipeline with."""
+        """Pop the next line to start a pipeline with."""
         return self.lines.pop(0) if self.lines else None
 
 
@@ -369,12 +369,12 @@ PARTICIPANTS_PLACEHOLDER = "<PARTICIPANTS>"
 
 
 def listing(candidates: Sequence[Participant]) -> str:
-    """The candidates as the router reads them: id, name and what each is good at."""
+    """List the candidates as the router reads them: id, name and what each is good at."""
     return "\n".join(f"- {p.agent_id}: {p.name}. {p.description}".rstrip() for p in candidates)
 
 
 def routing_messages(prompt: str, pipeline: Pipeline, step: AskRouter) -> list[dict[str, str]]:
-    """The router's request: its prompt (routing's, or refinement's) and the question, quoted as data."""
+    """Make the router's request: its prompt (routing's, or refinement's) and the question, quoted as data."""
     system = prompt.replace(PARTICIPANTS_PLACEHOLDER, listing(step.candidates))
     user = f"Question: {quote_chat(pipeline.question, 1000)}"
     if step.refining:
@@ -384,7 +384,7 @@ def routing_messages(prompt: str, pipeline: Pipeline, step: AskRouter) -> list[d
 
 
 def router_schema(step: AskRouter) -> dict[str, object]:
-    """The router's reply held to the candidates' ids where the backend can (Ollama, llama.cpp)."""
+    """Hold the router's reply to the candidates' ids where the backend can (Ollama, llama.cpp)."""
     return {
         "type": "object",
         "properties": {"agent_id": {"type": "string", "enum": [p.agent_id for p in step.candidates]}},
@@ -394,7 +394,7 @@ def router_schema(step: AskRouter) -> dict[str, object]:
 
 
 def judge_messages(prompt: str, step: AskJudge) -> list[dict[str, str]]:
-    """The judge's request: its prompt, the question and the answer, quoted as data."""
+    """Return the judge's request: its prompt, the question and the answer, quoted as data."""
     user = (
         f"Question: {quote_chat(step.question, 1000)}\n"
         f"Answer of {step.answer.agent_id}: {quote_chat(step.answer.text, 1500)}"
@@ -403,7 +403,7 @@ def judge_messages(prompt: str, step: AskJudge) -> list[dict[str, str]]:
 
 
 def progress(pipeline: Pipeline | None, names: Mapping[str, str]) -> str:
-    """What the pipeline sensor says: [2/3] helper answered · evaluating, or idle."""
+    """Return what the pipeline sensor says: [2/3] helper answered · evaluating, or idle."""
     if pipeline is None:
         return "idle"
     where = f"[{max(pipeline.iteration, 1)}/{pipeline.limits.max_iterations}]"

@@ -43,7 +43,7 @@ class Limits:
         return self.cooldowns.get(group, DEFAULT_COOLDOWNS[group])
 
     def safety(self, name: str) -> Safety:
-        """A tool's safety class, raised to consequential where the user asked for it."""
+        """Return a tool's safety class, raised to consequential where the user asked for it."""
         return Safety.CONSEQUENTIAL if name in self.consequential else TOOLS[name].safety
 
 
@@ -55,7 +55,7 @@ class Ledger:
     executed_at: tuple[float, ...] = ()
 
     def after_execution(self, name: str, now: float, limits: Limits) -> Ledger:
-        """The ledger once a tool has run: cooldown started, budget spent."""
+        """Return the ledger once a tool has run: cooldown started, budget spent."""
         group = TOOLS[name].group
         if group is None:
             return self
@@ -70,11 +70,11 @@ class Ledger:
         return max(0, math.ceil(self.cooldown_until.get(group, 0.0) - now))
 
     def spent(self, now: float, limits: Limits) -> list[float]:
-        """Executions inside the budget's window."""
+        """Return the executions inside the budget's window."""
         return [t for t in self.executed_at if t > now - limits.action_window]
 
     def visible(self, now: float, limits: Limits) -> tuple[frozenset[str], int]:
-        """What the card shows of the ledger: the groups cooling down, the budget spent."""
+        """Return what the card shows of the ledger: the groups cooling down, the budget spent."""
         cooling = frozenset(
             group for group in self.cooldown_until if self.remaining(CooldownGroup(group), now)
         )
@@ -123,7 +123,7 @@ class Availability:
         return (*self.available, *(name for name, _ in self.blocked))
 
     def only(self, names: tuple[str, ...]) -> Availability:
-        """The same split, narrowed to some of the tools."""
+        """Return the same split, narrowed to some of the tools."""
         return Availability(
             tuple(name for name in self.available if name in names),
             tuple((name, block) for name, block in self.blocked if name in names),
@@ -131,7 +131,7 @@ class Availability:
 
 
 def binding(spec: ToolSpec, world: World) -> Binding | None:
-    """The first way the tool can reach this room, or None when none is configured."""
+    """Return the first way the tool can reach this room, or None when none is configured."""
     for candidate in spec.bindings:
         if world.entities(candidate.target) and all(world.entities(needed) for needed in candidate.requires):
             return candidate
@@ -139,12 +139,12 @@ def binding(spec: ToolSpec, world: World) -> Binding | None:
 
 
 def is_configured(spec: ToolSpec, world: World) -> bool:
-    """A tool whose target exists; a tool without one is not mentioned at all."""
+    """Return whether the tool's target exists; a tool without one is not mentioned at all."""
     return not spec.bindings or binding(spec, world) is not None
 
 
 def planned_effect(name: str, arguments: Mapping[str, Any], world: World) -> Effect:
-    """What a checked call does in this room: the action of the binding it reaches the room by."""
+    """Return what a checked call does in this room: the action of the binding it reaches the room by."""
     spec = TOOLS[name]
     reach = binding(spec, world)
     if reach is not None:
@@ -162,14 +162,14 @@ def planned_effect(name: str, arguments: Mapping[str, Any], world: World) -> Eff
 
 
 def configured_tools(world: World, triage: bool = False) -> tuple[str, ...]:
-    """The room's tools, in registry order; with triage, the tools only triage proposes too."""
+    """Return the room's tools, in registry order; with triage, the tools only triage proposes too."""
     return tuple(
         spec.name for spec in TOOL_SPECS if is_configured(spec, world) and (triage or not spec.triage_only)
     )
 
 
 def room_tools(world: World, triage: bool = False) -> tuple[str, ...]:
-    """The configured tools that act on the room (those with a cooldown group); triage's too if asked."""
+    """List the configured tools that act on the room (those with a cooldown group); triage's too if asked."""
     return tuple(name for name in configured_tools(world, triage) if TOOLS[name].group is not None)
 
 
@@ -228,7 +228,7 @@ def availability(world: World, ledger: Ledger, limits: Limits, now: float) -> Av
 
 
 def vocabulary(world: World, limits: Limits, include_missing: bool = False) -> Vocabulary:
-    """What arguments may name; the model is only shown the entities present now."""
+    """Return what arguments may name; the model is only shown the entities present now."""
     entities = {
         entity.entity_id: entity.domain
         for target in NAMED_TARGETS
@@ -240,7 +240,7 @@ def vocabulary(world: World, limits: Limits, include_missing: bool = False) -> V
 
 
 def tool_schemas(names: tuple[str, ...], world: World, limits: Limits) -> list[dict[str, Any]]:
-    """The JSON schemas of the tools the model is offered."""
+    """Return the JSON schemas of the tools the model is offered."""
     words = vocabulary(world, limits)
     return [TOOLS[name].json_schema(words) for name in names]
 

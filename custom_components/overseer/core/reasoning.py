@@ -124,7 +124,7 @@ def _words(text: str) -> set[str]:
 
 
 def sections(source: str, markdown: str) -> list[tuple[str, str]]:
-    """A markdown file cut at its headings: (source, section text) in file order."""
+    """Cut a markdown file at its headings: (source, section text) in file order."""
     parts = re.split(r"(?m)^(?=#{1,6} )", markdown)
     return [(source, part.strip()) for part in parts if part.strip()]
 
@@ -132,7 +132,7 @@ def sections(source: str, markdown: str) -> list[tuple[str, str]]:
 def score_knowledge(
     documents: Sequence[tuple[str, str]], incident: Incident, limit: int = MAX_KNOWLEDGE
 ) -> list[Snippet]:
-    """The sections that share the most words with the incident; ties go to file order.
+    """Return the sections that share the most words with the incident; ties go to file order.
 
     Deterministic: the same files and incident always give the same snippets and scores.
     """
@@ -148,7 +148,7 @@ def score_knowledge(
 def build_request(
     incident: Incident, book: Iterable[Incident], knowledge: Sequence[Snippet]
 ) -> dict[str, Any]:
-    """The ReasoningRequest for one incident, bounded whatever the history.
+    """Build the ReasoningRequest for one incident, bounded whatever the history.
 
     Evidence is the resolved incidents of the same asset (first) or kind, newest first; active
     faults are the other incidents still being handled.
@@ -245,7 +245,7 @@ def _finite_float(digits: str) -> float:
 
 
 def _argument(value: Any) -> Any:
-    """An intent argument: a short string, a finite number, a boolean or null; nothing nested."""
+    """Check an intent argument: a short string, a finite number, a boolean or null; nothing nested."""
     if isinstance(value, str):
         return _text(value, "an argument")
     if value is None or isinstance(value, bool | int) or (isinstance(value, float) and math.isfinite(value)):
@@ -254,7 +254,7 @@ def _argument(value: Any) -> Any:
 
 
 def parse_response(text: str) -> ReasoningResponse:
-    """The reply as a ReasoningResponse, or InvalidResponse: nothing is guessed or repaired."""
+    """Parse the reply as a ReasoningResponse, or InvalidResponse: nothing is guessed or repaired."""
     if len(text) > MAX_REPLY_CHARS:
         raise InvalidResponse(f"the reply is longer than {MAX_REPLY_CHARS} characters")
     try:

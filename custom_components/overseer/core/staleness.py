@@ -58,7 +58,7 @@ _FACT_OF_TARGET = {
 
 
 def _words(*names: str) -> frozenset[str]:
-    """The folded words a line would use to talk about something."""
+    """Return the folded words a line would use to talk about something."""
     return frozenset(word for name in names for word in _WORD.findall(fold(name)))
 
 
@@ -74,7 +74,7 @@ def _names(*names: str) -> tuple[frozenset[str], ...]:
 
 
 def room_facts(world: World) -> dict[str, Fact]:
-    """The room's material facts, keyed; the same keys for the same room."""
+    """Return the room's material facts, keyed; the same keys for the same room."""
     facts = {
         "site_mode": Fact(world.site_mode.value, ()),
         "lights_locked_on": Fact(str(world.lights_locked_on), ()),
@@ -101,7 +101,7 @@ class OwnAction:
 
 
 def _caused_by_overseer(key: str, own: Iterable[OwnAction]) -> bool:
-    """The fact is what one of the overseer's recent actions acts on: its change is expected."""
+    """Tell whether the fact is what one of the overseer's recent actions acts on: its change is expected."""
     return any(
         _FACT_OF_TARGET.get(binding.target) == key
         for action in own
@@ -130,7 +130,7 @@ def unexplained_changes(
 
 
 def mentions(line: str, fact: Fact) -> bool:
-    """The line names the thing the fact is about."""
+    """Return whether the line names the thing the fact is about."""
     return fact.named_in(_words(line))
 
 

@@ -82,7 +82,7 @@ def one_line(text: str, limit: int) -> str:
 
 
 def quote_chat(text: str, limit: int) -> str:
-    """A chat line rendered as inert data for the model's transcript."""
+    """Render a chat line as inert data for the model's transcript."""
     line = one_line(text, limit)
     line = _TEMPLATE_MARKERS.sub(lambda match: _defang(match.group(0)), line)
     return line.translate(_BRACES)
@@ -102,7 +102,7 @@ _THINKING_OPENED_BEFORE = re.compile(r"^.*</think>", re.DOTALL | re.IGNORECASE)
 
 
 def without_thinking(text: str) -> str:
-    """A reasoning model's <think> blocks removed: they are never meant for the room."""
+    """Remove a reasoning model's <think> blocks: they are never meant for the room."""
     return _THINKING_OPENED_BEFORE.sub(" ", _THINKING.sub(" ", text)).strip()
 
 
@@ -123,7 +123,7 @@ LATEST_TS = 4_102_444_800  # 2100-01-01
 
 
 def stored_time(value: Any) -> float:
-    """A stored timestamp: a number (not text, not a boolean), finite, from 1970 to 2100."""
+    """Check a stored timestamp: a number (not text, not a boolean), finite, from 1970 to 2100."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"not a timestamp: {value!r}")
     number = float(value)
@@ -133,5 +133,5 @@ def stored_time(value: Any) -> float:
 
 
 def without_addressee(line: str) -> str:
-    """The line without whom it is for: "alex: lift lowered" reads "lift lowered"."""
+    """Return the line without whom it is for: "alex: lift lowered" reads "lift lowered"."""
     return _ADDRESSEE.sub("", line, count=1)

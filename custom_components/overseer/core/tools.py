@@ -38,7 +38,7 @@ DEFAULT_COOLDOWNS: Mapping[CooldownGroup, int] = {
 
 
 def cooldown_option(group: CooldownGroup) -> str:
-    """The option that sets a group's cooldown."""
+    """Return the option that sets a group's cooldown."""
     return f"cooldown_{group}"
 
 
@@ -102,7 +102,7 @@ class Vocabulary:
 
 
 def _text(limit: int) -> Callable[[Any, Mapping[str, Any], Vocabulary], Any]:
-    """A non-empty single line of text, cut to limit characters."""
+    """Return a check for a non-empty single line of text, cut to limit characters."""
 
     def check(value: Any, _: Mapping[str, Any], __: Vocabulary) -> str:
         if not isinstance(value, str) or not value.strip():
@@ -113,7 +113,7 @@ def _text(limit: int) -> Callable[[Any, Mapping[str, Any], Vocabulary], Any]:
 
 
 def parse_slot(value: Any) -> int:
-    """A memory slot number; small models often send it as a string."""
+    """Parse a memory slot number; small models often send it as a string."""
     if isinstance(value, bool):
         raise ArgumentError(Refusal.INVALID_ARGUMENTS, "slot must be 1, 2 or 3")
     if isinstance(value, str) and value.strip().isdigit():
@@ -126,7 +126,7 @@ def parse_slot(value: Any) -> int:
 
 
 def _delta(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> int:
-    """A whole, non-zero change no bigger than the room's step; small models send "2" or 2.0 too."""
+    """Check a whole, non-zero change no bigger than the room's step; small models send "2" or 2.0 too."""
     if isinstance(value, str) and re.fullmatch(r"[+-]?\d{1,6}", value.strip()):
         value = int(value.strip())
     if isinstance(value, float) and value.is_integer():
@@ -140,7 +140,7 @@ def _delta(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> int:
 
 
 def _entity(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> str:
-    """An allowlisted entity id."""
+    """Check an allowlisted entity id."""
     if not isinstance(value, str) or value not in vocabulary.entities:
         raise ArgumentError(Refusal.NOT_ALLOWLISTED, f"entity {str(value)[:80]!r} is not allowlisted")
     return value
@@ -166,7 +166,7 @@ def _state_of(entity_param: str) -> Callable[[Any, Mapping[str, Any], Vocabulary
 
 
 def _asset(value: Any, _: Mapping[str, Any], vocabulary: Vocabulary) -> str:
-    """A watched asset's id, exactly as the request gave it."""
+    """Check a watched asset's id, exactly as the request gave it."""
     if not isinstance(value, str) or value not in vocabulary.assets:
         raise ArgumentError(Refusal.NOT_ALLOWLISTED, f"asset {str(value)[:80]!r} is not watched")
     return value
@@ -186,7 +186,7 @@ class Param:
 
 
 def text_param(name: str, limit: int) -> Param:
-    """A line of text."""
+    """Return a parameter for a line of text."""
     return Param(name, _text(limit), lambda _: {"type": "string"})
 
 
@@ -198,7 +198,7 @@ SLOT = Param(
 
 
 def _entity_schema(vocabulary: Vocabulary) -> dict[str, Any]:
-    """The allowlist as an enum, and in the description: some clients (the ollama one) drop "enum"."""
+    """Return the allowlist as an enum, and in the description: some clients (the ollama one) drop "enum"."""
     entities = sorted(vocabulary.entities)
     return {"type": "string", "enum": entities, "description": ", ".join(entities)}
 
@@ -267,12 +267,12 @@ type ActionFn = Callable[[tuple[str, ...], Mapping[str, Any]], Effect]
 
 
 def service(domain: str, name: str) -> ActionFn:
-    """The action on the bound target entity."""
+    """Return the action on the bound target entity."""
     return lambda entity_ids, _: ServiceCall(domain, name, {"entity_id": entity_ids[0]})
 
 
 def _on_entities(domain: str, name: str) -> ActionFn:
-    """The action on every entity the call reaches (an asset may be several)."""
+    """Return the action on every entity the call reaches (an asset may be several)."""
     return lambda entity_ids, _: ServiceCall(domain, name, {"entity_id": list(entity_ids)})
 
 
@@ -290,7 +290,7 @@ _BOUNDS = {"counter": ("minimum", "maximum"), "input_number": ("min", "max")}
 
 
 def adjusted(effect: Adjust, state: str, attributes: Mapping[str, Any]) -> ServiceCall:
-    """The set_value call that moves the entity by delta, kept within the entity's own bounds.
+    """Return the set_value call that moves the entity by delta, kept within the entity's own bounds.
 
     Raises ValueError when its state is not a number (unknown, unavailable).
     """
@@ -376,7 +376,10 @@ class ToolSpec:
         return clean
 
     def json_schema(self, vocabulary: Vocabulary) -> dict[str, Any]:
-        """The function schema a tool-calling model receives: as short as it can be and still say it all."""
+        """Return the function schema a tool-calling model receives.
+
+        It is as short as it can be and still say it all.
+        """
         parameters: dict[str, Any] = {
             "type": "object",
             "properties": {param.name: param.schema(vocabulary) for param in self.params},
@@ -401,7 +404,7 @@ _LIFT_SCRIPTS = (Target.LIFT_UP_SCRIPT, Target.LIFT_DOWN_SCRIPT)
 
 
 def _lift(name: str, title: str, description: str, cover_service: str, script: Target) -> ToolSpec:
-    """A lift tool: its cover's service, or else its own script (busy while either script runs)."""
+    """Return a lift tool: its cover's service, or else its own script (busy while either script runs)."""
     return ToolSpec(
         name,
         description,
@@ -421,7 +424,7 @@ def _lift(name: str, title: str, description: str, cover_service: str, script: T
 def _vacuum(
     name: str, title: str, description: str, action: str, busy_states: frozenset[str], idempotent: bool
 ) -> ToolSpec:
-    """A vacuum tool: one action on the vacuum entity."""
+    """Return a vacuum tool: one action on the vacuum entity."""
     return ToolSpec(
         name,
         description,
@@ -562,7 +565,7 @@ def call_text(name: str, arguments: Mapping[str, Any]) -> str:
 
 
 def deed_text(name: str, arguments: Mapping[str, Any]) -> str:
-    """What a call did, in its title's words: "raise the lift", "set a room light (light.bench, blue)".
+    """Return what a call did, in its title's words: "raise the lift", "set a room light (light.bench, blue)".
 
     The tool's name is not said: a small model writes it back into its line.
     """
@@ -573,5 +576,5 @@ def deed_text(name: str, arguments: Mapping[str, Any]) -> str:
 
 
 def tools_in(group: CooldownGroup) -> tuple[str, ...]:
-    """The tools that share a group's cooldown, in registry order."""
+    """Return the tools that share a group's cooldown, in registry order."""
     return tuple(spec.name for spec in TOOL_SPECS if spec.group is group)

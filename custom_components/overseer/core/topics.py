@@ -43,7 +43,7 @@ class TopicConfig:
 
 
 def content_words(text: str, ignore: Iterable[str] = ()) -> frozenset[str]:
-    """The words of a line that can carry a topic."""
+    """Return the words of a line that can carry a topic."""
     skipped = STOPWORDS | frozenset(ignore)
     words = (word.strip("'") for word in _WORD.findall(fold(text)))
     return frozenset(word for word in words if len(word) >= 3 and word not in skipped)
@@ -60,7 +60,7 @@ class TopicWatch:
         self._quiet = 0
 
     def observe(self, text: str) -> str | None:
-        """The new topic's words when this line completes a change, else None."""
+        """Return the new topic's words when this line completes a change, else None."""
         config = self._config
         words = content_words(text, self._ignore)
         if not words:

@@ -52,7 +52,9 @@ class IntentOutcome:
 
 
 def asks_a_person(reason: str, policy: Safety, claimed: Safety) -> bool:
-    """A consequential step goes to a person when only approval, or only waiting, stands in its way.
+    """Return whether a consequential step goes to a person.
+
+    It does when only approval, or only waiting, stands in its way.
 
     Policy checks it again when the person answers, so a cooldown now is no reason not to ask.
     """
@@ -62,7 +64,7 @@ def asks_a_person(reason: str, policy: Safety, claimed: Safety) -> bool:
 
 
 def due(incidents: Iterable[Incident], now: float) -> Incident | None:
-    """The oldest incident waiting for triage: open, its fault still there, its back-off over."""
+    """Return the oldest incident waiting for triage: open, its fault still there, its back-off over."""
     waiting = [
         incident
         for incident in incidents
@@ -84,12 +86,12 @@ def goes_first(addressed_pending: bool, deferred_once: bool) -> bool:
 
 
 def started(incident: Incident, now: float, request_note: str) -> Incident:
-    """The model is being asked."""
+    """Mark the incident as being asked of the model."""
     return replace(incident, status=IncidentStatus.TRIAGING).noted(now, "request", request_note)
 
 
 def rejected(incident: Incident, now: float, reason: str) -> Incident:
-    """The reply was not a ReasoningResponse (or the model failed): ask again later, or a person."""
+    """Handle a reply that was not a ReasoningResponse (or a failed model): ask again later, or a person."""
     noted = incident.noted(now, "rejected", one_line(reason, NOTE_CHARS))
     wait = min(RETRY_AFTER * 2**incident.attempts, RETRY_AT_MOST)
     return _later(noted, now, wait, f"no usable triage after {incident.attempts + 1} tries")
@@ -103,7 +105,7 @@ def triaged(
     verify_after: float,
     approvals_pending: bool,
 ) -> Incident:
-    """A valid reply whose intents went through policy: verify, wait for a person, or ask one.
+    """Take a valid reply whose intents went through policy: verify, wait for a person, or ask one.
 
     approvals_pending is the approval book now: one may have been triaged while the intents ran
     (and if it ran its step, the incident is verifying already).
@@ -154,13 +156,13 @@ def _later(incident: Incident, now: float, wait: float, why: str) -> Incident:
 
 
 def executed(incident: Incident, calls: Sequence[str], now: float, verify_after: float) -> Incident:
-    """Calls ran for the incident: the rules are asked again after verify_after."""
+    """Note calls that ran for the incident: the rules are asked again after verify_after."""
     tried = (*incident.tried, *calls)[-TRIED_KEPT:]
     return replace(incident, status=IncidentStatus.VERIFYING, tried=tried, verify_at=now + verify_after)
 
 
 def verified(incident: Incident, now: float, approvals_pending: bool) -> Incident | None:
-    """A verifying incident whose time has come, judged by the rules' latest verdict; else None."""
+    """Return a verifying incident whose time has come, judged by the rules' latest verdict; else None."""
     if (
         incident.status is not IncidentStatus.VERIFYING
         or incident.verify_at is None
@@ -184,14 +186,17 @@ def verified(incident: Incident, now: float, approvals_pending: bool) -> Inciden
 
 
 def unreachable(incident: Incident, now: float, wait: float, why: str) -> Incident:
-    """The model could not be asked: ask again after the room's back-off; no attempt is spent."""
+    """Handle a model that could not be asked: ask again after the room's back-off; no attempt is spent."""
     return replace(incident, status=IncidentStatus.OPEN, retry_at=now + wait).noted(
         now, "model_unreachable", one_line(why, NOTE_CHARS)
     )
 
 
 def moot(incident: Incident, now: float) -> Incident:
-    """The fault cleared while the model thought: nothing runs; the rules resolve it if it stays away."""
+    """Handle a fault that cleared while the model thought: nothing runs.
+
+    The rules resolve it if it stays away.
+    """
     return replace(incident, status=IncidentStatus.OPEN).noted(now, "response", "the fault cleared meanwhile")
 
 
@@ -208,7 +213,7 @@ def interrupted(
 
 
 def nothing_to_approve(incident: Incident, now: float) -> Incident | None:
-    """An incident awaiting approval with no approval left: a person, unless its fault is gone."""
+    """Handle an incident awaiting approval with no approval left: a person, unless its fault is gone."""
     if incident.status is not IncidentStatus.AWAITING_APPROVAL:
         return None
     if incident.cleared_at is not None:
@@ -217,7 +222,7 @@ def nothing_to_approve(incident: Incident, now: float) -> Incident | None:
 
 
 def relapsed(incident: Incident, now: float) -> Incident | None:
-    """A fault that keeps coming back after fixes is a person's to look at, not another refresh's."""
+    """Hand a fault that keeps coming back after fixes to a person to look at, not another refresh."""
     if incident.status is IncidentStatus.OPEN and incident.reopened >= MAX_RELAPSES and incident.tried:
         return to_human(
             incident, now, f"it came back {incident.reopened} times after {', '.join(incident.tried)}"

@@ -18,7 +18,10 @@ class SiteMode(StrEnum):
     LOCKDOWN = "lockdown"
 
     def loosens_to(self, other: SiteMode) -> bool:
-        """Moving to other frees the room (open < admin < lockdown), as disarming a panel does."""
+        """Return whether moving to other frees the room, as disarming a panel does.
+
+        The order is open < admin < lockdown.
+        """
         order = tuple(SiteMode)
         return order.index(other) < order.index(self)
 
@@ -116,7 +119,7 @@ class World:
     asset_entities: tuple[str, ...] = ()
 
     def assets(self) -> dict[str, tuple[AssetKind, tuple[str, ...]]]:
-        """The watched assets by id: what each is and its entity ids (a rover is all of its own)."""
+        """Return the watched assets by id: what each is and its entity ids (a rover is all of its own)."""
         found: dict[str, tuple[AssetKind, tuple[str, ...]]] = {}
         singles = [
             (self.lift.cover if self.lift else None, AssetKind.LIFT),
@@ -133,7 +136,7 @@ class World:
         return found
 
     def entities(self, target: Target) -> tuple[Entity, ...]:
-        """The configured entities behind one target option; empty when it is not configured."""
+        """Return the configured entities behind one target option; empty when it is not configured."""
         if target is Target.LIGHTS:
             return self.lights
         lift = self.lift or Lift()
@@ -207,7 +210,7 @@ _PALETTE = {
 
 
 def colour_name(rgb: object) -> str:
-    """The nearest everyday colour name for a light's rgb_color, or '' if there is none."""
+    """Return the nearest everyday colour name for a light's rgb_color, or '' if there is none."""
     if not isinstance(rgb, list | tuple) or len(rgb) != 3 or not all(isinstance(c, int | float) for c in rgb):
         return ""
     return min(_PALETTE, key=lambda name: sum((a - b) ** 2 for a, b in zip(_PALETTE[name], rgb, strict=True)))

@@ -31,7 +31,7 @@ SERVER_NOT_RUNNING = "nothing answers there: the model server is not running (co
 
 
 def cannot_connect(err: BaseException) -> CannotConnect:
-    """The failure to connect, saying so plainly when no server listens (it stopped, or never started).
+    """Return the failure to connect, saying so plainly when no server listens (it stopped, or never started).
 
     Client libraries word a refused connection as "Connection error." or "[Errno 111]…"; a server
     that crashed must not read like a slow network.

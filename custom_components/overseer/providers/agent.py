@@ -45,7 +45,7 @@ class AgentProvider:
         self._agent_id = agent_id
 
     async def async_check(self) -> None:
-        """The agent is loaded."""
+        """Check that the agent is loaded."""
         if not conversation_agent_exists(self._hass, self._agent_id):
             raise CannotConnect(f"conversation agent {self._agent_id} is not loaded")
 
@@ -58,7 +58,7 @@ class AgentProvider:
         return json_decision_reply(speech)
 
     async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
-        """The agent has no structured output: the schema goes into its instructions as text."""
+        """Ask the agent, which has no structured output: the schema goes into its instructions as text."""
         instructions = (
             "Never call a tool or control anything yourself: you only propose. "
             f"Answer with one JSON object only, following this JSON schema: {json.dumps(schema)}"

@@ -26,7 +26,7 @@ LIST_TIMEOUT = 10
 
 
 def make_client(url: str, timeout: float) -> ollama.AsyncClient:
-    """A client whose TLS context comes from Home Assistant (creating one blocks)."""
+    """Make a client whose TLS context comes from Home Assistant (creating one blocks)."""
     return ollama.AsyncClient(host=url, timeout=timeout, verify=get_default_context())
 
 
@@ -54,7 +54,7 @@ class OllamaProvider:
         self._timeout = timeout
 
     async def async_check(self) -> None:
-        """The server answers and has the configured model."""
+        """Check that the server answers and has the configured model."""
         models = await async_list_models(self._url)
         if self._model not in models:
             raise ModelNotFound(f"{self._model} is not on the server")

@@ -98,7 +98,7 @@ class OpenAIProvider:
         self._spelling: SchemaSpelling | None = None
 
     async def async_check(self) -> None:
-        """The server answers and lists the configured model."""
+        """Check that the server answers and lists the configured model."""
         if self._model not in await async_list_models(self._hass, self._url, self._api_key):
             raise ModelNotFound(f"{self._model} is not on the server")
 

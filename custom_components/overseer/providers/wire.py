@@ -71,7 +71,7 @@ def read_calls(raw_calls: Any) -> tuple[tuple[ToolCall, ...], tuple[MalformedCal
 
 
 def calls_in_text(text: str) -> tuple[str, list[dict[str, Any]], bool]:
-    """The calls a small model wrote into its text, the text without them, whether some were cut.
+    """Return the calls a small model wrote into its text, the text without them, whether some were cut.
 
     A call is a JSON object with a "name" and its "arguments" (or "parameters"), as Qwen and
     other small local models write them: inside <tool_call> tags or a code fence or bare, and
@@ -143,7 +143,7 @@ def _looks_like_call(value: Any) -> bool:
 
 
 def raw_output(text: str, calls: Any) -> str:
-    """The model's reply as one bounded string: text, then the tool calls as JSON."""
+    """Return the model's reply as one bounded string: text, then the tool calls as JSON."""
     parts = [text] if text else []
     if calls:
         parts.append(json.dumps(calls, ensure_ascii=False, default=str))
@@ -159,7 +159,7 @@ def typed_reply(
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
 ) -> ModelReply:
-    """The typed reply for a text and a list of calls in any of the wire shapes.
+    """Return the typed reply for a text and a list of calls in any of the wire shapes.
 
     calls_in_words: read calls a model wrote into the text (off where the format has a field for
     them, so that words in the chat field stay words).
@@ -189,7 +189,7 @@ def typed_reply(
 
 
 def json_decision_reply(text: Any) -> ModelReply:
-    """The reply of an agent asked for {"chat": "...", "tool_calls": [...]}, as conversation agents give.
+    """Read the reply of an agent asked for {"chat": "...", "tool_calls": [...]}, as conversation agents give.
 
     Accepts it with or without a code fence; a reply that is not JSON is taken as a chat line.
     """
