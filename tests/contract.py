@@ -33,6 +33,8 @@ REASONS = frozenset(
         "max_tool_calls",
         # Ours, beyond the contract: a consequential tool waiting for a person.
         "needs_approval",
+        # Wave 4: someone who may not loosen a guardrail tried to.
+        "unauthorized",
     }
 )
 # Reasons of outcome failed (Wave 4): a call that may have reached a device, which counts.
