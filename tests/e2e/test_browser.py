@@ -134,6 +134,11 @@ def browser_page(height: int) -> Iterator[tuple[Any, list[str], Path]]:
             browser.close()
 
 
+# Screenshots are taken as bytes and written here: given a path, Playwright writes the file on
+# its loop's default executor, whose thread can outlive the closed loop and fail the test plugin's
+# check for lingering threads.
+
+
 def save_docs_picture(page, card) -> None:
     """The card from its title to its recent actions, as docs/card.png (the README shows it).
 
@@ -150,7 +155,7 @@ def save_docs_picture(page, card) -> None:
         height = end["y"] + end["height"] + 12 - top["y"]
         DOCS_PICTURE.parent.mkdir(exist_ok=True)
         clip = {"x": top["x"], "y": top["y"], "width": top["width"], "height": height}
-        page.screenshot(path=str(DOCS_PICTURE), clip=clip)
+        DOCS_PICTURE.write_bytes(page.screenshot(clip=clip))
     finally:
         page.set_viewport_size(size)
 
@@ -174,7 +179,7 @@ def sign_in_and_open(page, ha, path: str, shots, console: list[str], name: str =
         page.wait_for_function("customElements.get('overseer-card') !== undefined", timeout=60_000)
     except Exception:
         console.append(f"URL {page.url}")
-        page.screenshot(path=str(shots / f"{name}failure.png"))
+        (shots / f"{name}failure.png").write_bytes(page.screenshot())
         raise
     finally:
         (shots / f"{name}console.log").write_text("\n".join(console))
@@ -280,8 +285,8 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(countdown).to_have_text(re.compile(r"^\d+s$"))
         ha.post("/api/services/switch/turn_off", dry_run).raise_for_status()
         expect(card.locator(".badge", has_text="dry run")).to_have_count(0)
-        card.screenshot(path=str(shots / "overseer-card.png"))
-        page.screenshot(path=str(shots / "dashboard.png"), full_page=True)
+        (shots / "overseer-card.png").write_bytes(card.screenshot())
+        (shots / "dashboard.png").write_bytes(page.screenshot(full_page=True))
 
         # The jammed vacuum's incident, triaged: the model wants a restart, which waits for
         # a person. Its details show what was found and the timeline of how it got there.
@@ -308,7 +313,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(approval.locator(".call")).to_have_text("asset_restart(asset_id=vacuum.neato)")
         expect(approval).to_contain_text(f"for {incident_id}")
         expect(approval.locator("time[data-until]")).to_have_text(re.compile(r"^in \d+[sm]$"))
-        card.screenshot(path=str(shots / "overseer-card-approval.png"))
+        (shots / "overseer-card-approval.png").write_bytes(card.screenshot())
 
         # Approved in the card: the service runs it through policy again, and the pushes
         # show what became of it; the opened incident stays open as it moves on.
@@ -334,7 +339,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         )
         expect(answered.locator("[data-field='approval_status']")).to_have_text("executed")
         assert card.evaluate(VIEW_KEPT), "a push rebuilt the card"
-        card.screenshot(path=str(shots / "overseer-card-incident.png"))
+        (shots / "overseer-card-incident.png").write_bytes(card.screenshot())
 
         # Markup where the real room cannot put it: a user's name, chat text, an approval's
         # arguments (and so its call), the model's error. A card of its own shows it as text.
@@ -360,7 +365,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(hostile.locator(".phase")).to_have_text(["idle", "posted"])
         assert hostile.locator("b, i, u, s, img").count() == 0, "markup in the status became HTML"
         assert page.evaluate(NO_SCRIPT_RAN), "markup in the status ran as a script"
-        hostile.screenshot(path=str(shots / "overseer-card-markup.png"))
+        (shots / "overseer-card-markup.png").write_bytes(hostile.screenshot())
         page.evaluate("() => document.getElementById('hostile').remove()")
 
         # The card switches view with the mode, pushed without a reload.
@@ -371,7 +376,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(card.locator("[data-field='last_comment']")).to_be_visible(timeout=5_000)
         ha.post(select, {"entity_id": "select.arena_overseer_mode", "option": "off"}).raise_for_status()
         expect(card.locator("[data-field='off']")).to_be_visible(timeout=5_000)
-        card.screenshot(path=str(shots / "overseer-card-off.png"))
+        (shots / "overseer-card-off.png").write_bytes(card.screenshot())
 
         # The card picker lists the card with a stub config for the first overseer, and its
         # visual editor offers the configured overseers and says which one was picked.
@@ -606,7 +611,7 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
                 )
                 expect(running.locator("[data-section='answers']")).to_have_text("no answer yet")
                 pipeline_id = running.get_attribute("data-pipeline")
-                card.screenshot(path=str(shots / "orchestrator-card-running.png"))
+                (shots / "orchestrator-card-running.png").write_bytes(card.screenshot())
             finally:
                 release.set()
 
@@ -632,7 +637,7 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
             expect(steps).to_have_count(3)
             expect(steps.first).to_contain_text("single participant")
             assert card.evaluate(VIEW_KEPT), "a push rebuilt the card"
-            card.screenshot(path=str(shots / "orchestrator-card.png"))
+            (shots / "orchestrator-card.png").write_bytes(card.screenshot())
 
             # Scores, continue and reasons, an invalid judge reply marked: two bots' pipeline.
             page.evaluate(SHOW_STATUS, {"id": "two-bots", "status": TWO_BOTS})
