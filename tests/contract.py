@@ -35,6 +35,8 @@ REASONS = frozenset(
         "needs_approval",
         # Wave 4: someone who may not loosen a guardrail tried to.
         "unauthorized",
+        # Wave 5: a call that is not the action someone asked for.
+        "not_what_was_asked",
     }
 )
 # Reasons of outcome failed (Wave 4): a call that may have reached a device, which counts.

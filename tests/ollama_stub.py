@@ -58,12 +58,20 @@ def is_triage(payload: dict[str, Any]) -> bool:
     return "format" in payload or "response_format" in payload
 
 
+def is_follow_up(payload: dict[str, Any]) -> bool:
+    """Whether a request carries a decision's tool results (the request after its calls)."""
+    return any(message.get("role") == "tool" for message in payload.get("messages", []))
+
+
 class OllamaStub:
     """Scripted Ollama server; records every chat request it receives."""
 
     def __init__(self, models: tuple[str, ...] = ("llama3.2:latest", "qwen2.5:7b")) -> None:
         self.models = list(models)
         self.script: deque[Scripted] = deque()
+        # Answers to the requests after a decision's calls (its tool results), apart from the
+        # decisions' own script: "SKIP" (the default) when none is queued.
+        self.after_calls_script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         # When each chat request arrived, in wall-clock seconds (a frozen clock's, under freezer).
         self.request_times: list[float] = []
@@ -89,12 +97,26 @@ class OllamaStub:
         """Queue one answer."""
         self.script.append(Scripted(content=content, tool_calls=list(calls), **kwargs))
 
+    def after_calls(self, content: str = "", *calls: dict[str, Any], **kwargs: Any) -> None:
+        """Queue one answer to a request that carries a decision's tool results."""
+        self.after_calls_script.append(Scripted(content=content, tool_calls=list(calls), **kwargs))
+
     def triage(self, *contents: str, **kwargs: Any) -> None:
         """Answer triage requests with these texts in turn (the last again once spent); chat apart.
 
         kwargs apply to each answer (status, before …), as for reply().
         """
         self.triage_answers = deque(Scripted(content=content, **kwargs) for content in contents)
+
+    @property
+    def decisions(self) -> list[dict[str, Any]]:
+        """The requests that open a decision: not triage, and not the one after its calls."""
+        return [payload for payload in self.requests if not is_triage(payload) and not is_follow_up(payload)]
+
+    @property
+    def follow_ups(self) -> list[dict[str, Any]]:
+        """The requests after a decision's calls, their results in tool messages."""
+        return [payload for payload in self.requests if is_follow_up(payload)]
 
     @property
     def triage_requests(self) -> list[dict[str, Any]]:
@@ -161,7 +183,9 @@ class OllamaStub:
         if self.triage_answers and is_triage(payload):
             answers = self.triage_answers
             scripted = answers.popleft() if len(answers) > 1 else answers[0]
-        elif self.script:
+        elif is_follow_up(payload) and self.after_calls_script:
+            scripted = self.after_calls_script.popleft()
+        elif self.script and not is_follow_up(payload):
             scripted = self.script.popleft()
         else:
             scripted = (self.responder(payload) if self.responder else None) or self.default

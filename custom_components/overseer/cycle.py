@@ -2,39 +2,56 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 from homeassistant.core import HomeAssistant
 
 from .const import OverseerMode, Phase
 from .core.accounts import Phrase, describe_actions, refusal_answer
+from .core.acts import Deed, room_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
+    AFTER_CALLS_CUE,
     LIVELY,
     ChatLine,
     InputSummary,
     build_messages,
     closing_cue,
-    deeds_told,
     describe_trigger,
     render_state_update,
     select_transcript,
     summarise,
+    tool_turn,
 )
-from .core.decision import NOTE_REPEAT_DROPPED, NOTE_UNBACKED_CLAIM_DROPPED, Decision, backed, normalise
-from .core.gate import SOLICITED, Deed, Trigger, TriggerKind
+from .core.decision import (
+    NOTE_REPEAT_DROPPED,
+    NOTE_UNBACKED_CLAIM_DROPPED,
+    Decision,
+    backed,
+    normalise,
+    with_line,
+)
+from .core.gate import SOLICITED, Trigger, TriggerKind
+from .core.language import base_language, language_of, say_it_in
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.reply import ModelReply
+from .core.requests import asked_deed
+from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
-from .core.tools import CHAT_TOOLS, deed_text
+from .core.tools import CHAT_TOOLS, TOOLS
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Caller, Executor
+from .phrases import async_phrases
 from .providers import Provider
+from .recognition import async_recogniser
 from .room_state import RoomState
 from .settings import Settings
 
@@ -59,10 +76,17 @@ class Cycle:
     transcript: tuple[ChatLine, ...] = ()
     tools: Availability = field(default_factory=lambda: Availability((), ()))
     reply: ModelReply | None = None
+    # After calls: each one's result as the model read it, and its answer (the line).
+    tool_results: tuple[str, ...] = ()
+    line_reply: ModelReply | None = None
     decision: Decision | None = None
     latency: float | None = None
     stale_reason: StaleReason | None = None
     actions: list[AuditRecord] = field(default_factory=list)
+    # The language the line is asked in: the asker's, else the room's.
+    language: str = ""
+    # The action on a room device the question asks for, if it asks for one.
+    asked: Deed | None = None
 
     @property
     def stale(self) -> bool:
@@ -93,7 +117,12 @@ class CycleParts:
 
 
 async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[ChatLine]) -> None:
-    """gate_check → awaiting_model → tool_exec → posted/idle; a model failure raises ModelError."""
+    """gate_check → awaiting_model → tool_exec → awaiting_model (the results) → posted/idle.
+
+    Seed 000's loop: the model's calls run through the executor and their results, refusals
+    included, go back to the model in the same decision, which then says its line knowing them.
+    A model failure raises ModelError.
+    """
     settings, state = parts.settings, parts.state
     parts.set_phase(Phase.GATE_CHECK)
     started = parts.now()
@@ -102,10 +131,6 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     control = cycle.mode is OverseerMode.CONTROL
     if control:
         cycle.tools = availability(world, state.ledger, settings.limits, started)
-        if cycle.trigger.acted:
-            # What was asked for already ran: this decision is for the line. Offered its tools
-            # again, a small model acts again (the same memory_write twice) instead of speaking.
-            cycle.tools = cycle.tools.only(tuple(CHAT_TOOLS))
     cycle.state_update = render_state_update(
         world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )
@@ -115,46 +140,34 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         # model copies what its context holds, so this time it reads only the people.
         lines = [line for line in lines if not line.own]
     cycle.transcript = tuple(lines)
-    cue = closing_cue(cycle.trigger, lines, settings.name, can_act=control) or ""
+    room_language = parts.hass.config.language
+    if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+        cycle.language = language_of(cycle.trigger.question, room_language)
+    else:
+        cycle.language = room_language
+    if cycle.trigger.question and cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+        # What the words ask for, recognised before the model is asked: the decision may do
+        # that or nothing, never its opposite or something else instead.
+        recogniser = await async_recogniser(parts.hass, cycle.language)
+        named = (settings.name, *settings.gate.aliases)
+        cycle.asked = asked_deed(cycle.trigger.question, room_devices(world), recogniser, named)
+    say_it = say_it_in(cycle.language, room_language)
+    cue = closing_cue(cycle.trigger, settings.name, can_act=control, say_it_in=say_it) or ""
     messages = build_messages(
         parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools, cue
     )
     cycle.model_input = summarise(messages)
     schemas = tool_schemas(cycle.tools.available, world, settings.limits)
-    parts.set_phase(Phase.AWAITING_MODEL)
+    cycle.latency = 0.0
+    # The room sees the overseer typing from its first request to its line.
     fire_chat_typing(parts.hass, room=settings.room, user=settings.name, typing=True)
-    clock = time.monotonic()
     try:
-        reply = await parts.provider.async_decide(messages, schemas)
+        decision, ran = await _async_decide(parts, cycle, transcript, lines, messages, schemas, cue)
     finally:
-        cycle.latency = time.monotonic() - clock
         fire_chat_typing(parts.hass, room=settings.room, user=settings.name, typing=False)
-    cycle.reply = reply
-    parts.model_answered()
-    # A copy of its last lines (the seed's anti-repeat context), or of someone's line it read, is
-    # no new line.
-    said = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
-    recent = said + [line.text for line in lines if not line.own]
-    cycle.decision = decision = normalise(
-        reply,
-        name=settings.name,
-        known_tools=configured_tools(world) if control else (),
-        shown_tools=cycle.tools.shown,
-        vocabulary=vocabulary(world, settings.limits, include_missing=True),
-        recent_lines=recent,
-        rules=settings.rules,
-        question=cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
-        deeds_told=deeds_told(cycle.trigger),
-        # Its instruction, not the question quoted above it (an answer may use the asker's words).
-        cue=cue.rpartition("\n")[2],
-    )
-    # Run first: whether an announced action was refused decides whether its line still fits.
-    ran = await _async_execute(parts, cycle, decision)
-    # A line about what the question's earlier decision did is backed by that deed.
     cycle.decision = decision = backed(
         decision,
-        [record.tool for record in ran if record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN)]
-        + [deed.tool for deed in cycle.trigger.acted],
+        [record.tool for record in ran if record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN)],
     )
     finished = parts.now()
     cycle.stale_reason = _judge(parts, cycle, ran, before, finished)
@@ -167,13 +180,15 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     if posted:
         parts.metrics.record_chat(finished, repeated=False)
         _post(parts, decision.chat or "", cycle.decision_id)
+    # The overseer's own words, in the language of whoever asked.
+    phrase = await _async_phrase_in(parts, cycle.language)
     # Whatever the model said, the room hears the truth: the call waits for a person.
     waiting = [record for record in ran if record.outcome is Outcome.AWAITING_APPROVAL]
-    if waiting and not state.dry_run and (line := describe_actions(waiting, parts.phrase)):
+    if waiting and not state.dry_run and (line := describe_actions(waiting, phrase)):
         _post(parts, line, cycle.decision_id)
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
-        posted = _answer_the_question(parts, cycle, posted, finished) or posted
+        posted = _answer_the_question(parts, cycle, posted, finished, phrase) or posted
     elif cycle.trigger.kind in LIVELY and not cycle.trigger.attempt and NOTE_REPEAT_DROPPED in decision.notes:
         # A lively moment met with a copy of its own line (what a small model does with its lines
         # in view): once more, without them, if the moment is still fresh by then.
@@ -188,6 +203,103 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         stale_reason=cycle.stale_reason.value if cycle.stale_reason else None,
     )
     parts.set_phase(Phase.POSTED if posted else Phase.IDLE)
+
+
+async def _async_decide(
+    parts: CycleParts,
+    cycle: Cycle,
+    transcript: Sequence[ChatLine],
+    lines: Sequence[ChatLine],
+    messages: list[dict[str, Any]],
+    schemas: list[dict[str, Any]],
+    cue: str,
+) -> tuple[Decision, list[AuditRecord]]:
+    """Ask, run the calls, and after any call ask for the line knowing their results."""
+    settings = parts.settings
+    world = parts.world()
+    control = cycle.mode is OverseerMode.CONTROL
+    reply = await _async_ask(parts, cycle, messages, schemas)
+    cycle.reply = reply
+    parts.model_answered()
+    # A copy of its last lines (the seed's anti-repeat context), or of someone's line it read, is
+    # no new line.
+    said = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
+    recent = said + [line.text for line in lines if not line.own]
+    question = cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else ""
+    check = partial(
+        normalise,
+        name=settings.name,
+        vocabulary=vocabulary(world, settings.limits, include_missing=True),
+        recent_lines=recent,
+        rules=settings.rules,
+        question=question,
+    )
+    cycle.decision = decision = check(
+        reply,
+        known_tools=configured_tools(world) if control else (),
+        shown_tools=cycle.tools.shown,
+        # Its instruction, not the question quoted above it (an answer may use the asker's words).
+        cue=cue.rpartition("\n")[2],
+    )
+    ran = await _async_execute(parts, cycle, decision)
+    if control and cycle.actions:
+        decision = await _async_line_after_calls(parts, cycle, messages, check)
+    return decision, ran
+
+
+async def _async_ask(
+    parts: CycleParts, cycle: Cycle, messages: list[dict[str, Any]], schemas: list[dict[str, Any]]
+) -> ModelReply:
+    """Ask the model once; its time adds to the decision's."""
+    parts.set_phase(Phase.AWAITING_MODEL)
+    clock = time.monotonic()
+    try:
+        return await parts.provider.async_decide(messages, schemas)
+    finally:
+        cycle.latency = (cycle.latency or 0.0) + time.monotonic() - clock
+
+
+async def _async_line_after_calls(
+    parts: CycleParts, cycle: Cycle, messages: list[dict[str, Any]], check: Callable[..., Decision]
+) -> Decision:
+    """Give the model its calls' results and take its line from the answer, with only chat_say offered.
+
+    The decision keeps the first answer's calls; its line is the one said knowing what came of
+    them, or, when that answer has none, the first answer's own (still checked against them).
+    """
+    first = cycle.decision
+    assert first is not None
+    world = parts.world()
+    calls = [(record.tool, _sent(record.arguments)) for record in cycle.actions]
+    results = [json.dumps(call_result(record, _state_after(record, world))[0]) for record in cycle.actions]
+    cycle.tool_results = tuple(results)
+    say_it = say_it_in(cycle.language, parts.hass.config.language)
+    follow = [*messages, *tool_turn(calls, results), {"role": "user", "content": AFTER_CALLS_CUE + say_it}]
+    chat_only = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits)
+    reply = await _async_ask(parts, cycle, follow, chat_only)
+    cycle.line_reply = reply
+    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS)
+    for rejection in line.rejections:
+        # Offered only the chat, it called a room tool: refused and recorded, like any call.
+        cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+    return with_line(first, line.chat if line.chat is not None else first.chat, *line.notes)
+
+
+def _sent(arguments: Any) -> dict[str, Any]:
+    """Return a call's arguments as the tool turn repeats them: a refused call's shown text in a field."""
+    return arguments if isinstance(arguments, dict) else {"sent": str(arguments)}
+
+
+def _state_after(record: AuditRecord, world: World) -> str:
+    """Return the state of the device a call that ran acts on, as the call left it ("opening")."""
+    spec = TOOLS.get(record.tool)
+    if not record.ran or spec is None or spec.deed is None or not isinstance(record.arguments, dict):
+        return ""
+    key = spec.deed(record.arguments).device
+    device = next((device for device in room_devices(world) if device.key == key), None)
+    if device is None or not device.known:
+        return ""
+    return f"{device.state} ({device.colour})" if device.colour else device.state
 
 
 def _judge(
@@ -219,43 +331,46 @@ def _judge(
     return judge(answer, before, room_facts(parts.world()), own, parts.settings.stale_after)
 
 
-def _answer_the_question(parts: CycleParts, cycle: Cycle, posted: bool, finished: float) -> bool:
+async def _async_phrase_in(parts: CycleParts, language: str) -> Phrase:
+    """Return the overseer's own phrases in language: the room's are loaded already."""
+    if base_language(language) == base_language(parts.hass.config.language):
+        return parts.phrase
+    return await async_phrases(parts.hass, language)
+
+
+def _answer_the_question(
+    parts: CycleParts, cycle: Cycle, posted: bool, finished: float, phrase: Phrase
+) -> bool:
     """Someone asked: a line, or the asked-for action, answers; otherwise ask again, then fall back.
 
-    An action that ran without a line is followed by a decision for the line, so the asker hears
-    from the overseer, as from any Home Assistant agent after its tools ran; the room saw the deed
-    already, so that line is tried once more at most and never falls back. Returns whether a
-    fallback line was posted.
+    An action that ran without a true line of the model's is told in the overseer's own words,
+    as any Home Assistant agent answers after its tools ran. Returns whether a line of the
+    overseer's own (that account, or the fallback) was posted.
     """
     trigger = cycle.trigger
-    if trigger.acted:
-        if not posted and trigger.attempt < ASKS_PER_QUESTION:
-            parts.ask_again(trigger)
-        return False
     ran = [action for action in cycle.actions if action.ran]
     # A call that waits for a person answers too: the room was told it waits.
     waiting = any(action.outcome is Outcome.AWAITING_APPROVAL for action in cycle.actions)
     if posted or ran or waiting:
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
-        if not posted and ran:
-            parts.ask_again(
-                # Counted afresh: the line gets its two tries whichever try acted.
-                replace(
-                    trigger, attempt=0, acted=tuple(Deed(r.tool, deed_text(r.tool, r.arguments)) for r in ran)
-                )
-            )
+        if not posted and ran and (account := describe_actions(ran, phrase)):
+            _post(parts, account, cycle.decision_id)
+            return True
         return False
-    if trigger.attempt < ASKS_PER_QUESTION - 1:
+    # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of
+    # it; asked again, the model would only try the same call on the same guardrail.
+    why = refusal_answer(cycle.actions, trigger.detail, phrase)
+    if why is None and trigger.attempt < ASKS_PER_QUESTION - 1:
         parts.metrics.record_address(finished, AddressOutcome.ASKED_AGAIN)
         parts.ask_again(trigger)
         return False
     parts.metrics.record_address(finished, AddressOutcome.FALLBACK)
-    # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of it.
-    line = refusal_answer(
-        cycle.actions, trigger.detail, parts.phrase
-    ) or parts.settings.fallback_line.replace(ASKER, trigger.detail or "")
-    _post(parts, line, cycle.decision_id)
+    fallback = parts.settings.fallback_line
+    if phrase is not parts.phrase and fallback == parts.phrase("no_answer", user=ASKER):
+        # The built-in line, not one the user wrote: said in the asker's language.
+        fallback = phrase("no_answer", user=ASKER)
+    _post(parts, why or fallback.replace(ASKER, trigger.detail or ""), cycle.decision_id)
     return True
 
 
@@ -283,6 +398,7 @@ async def _async_execute(parts: CycleParts, cycle: Cycle, decision: Decision) ->
         asker=trigger.detail if trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
         # Only the one who asked may run on their grant: a moment nobody asked for is no one's.
         identity=trigger.identity if trigger.kind is TriggerKind.DIRECT_ADDRESS else "",
+        asked=cycle.asked,
     )
     ran = []
     for intent in decision.intents:

@@ -11,6 +11,7 @@ from typing import Any
 from homeassistant.core import Context, HomeAssistant
 
 from .const import LOGGER, OverseerMode
+from .core.acts import Deed
 from .core.approvals import Approval, ApprovalSource, Requester, covering_grant
 from .core.arguments import bounded_arguments
 from .core.audit import AuditRecord, Failure, Outcome
@@ -46,6 +47,8 @@ class Caller:
     asker: str = ""
     incident_id: str = ""
     identity: str = ""
+    # The action on a room device the asker's words ask for (core/requests.py), if any.
+    asked: Deed | None = None
 
     @property
     def requester(self) -> Requester:
@@ -274,6 +277,7 @@ class Executor:
                 now,
                 claimed,
                 approval is not None,
+                caller.asked,
             )
             needs_person = verdict.refusal is not None and verdict.refusal.reason is Refusal.NEEDS_APPROVAL
             if needs_person and dry_run:  # recorded below as what it would be; nobody's phone rings

@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
-from homeassistant.util.json import JsonObjectType
 from homeassistant.util.ulid import ulid_now
 
 from .compat import tool_annotations, tool_result, vol
 from .const import DOMAIN, OverseerMode
 from .core.approvals import ApprovalSource
-from .core.audit import AuditRecord, Outcome
+from .core.audit import AuditRecord
 from .core.context import render_state_update, render_tool_blocks
 from .core.policy import Availability, Block, availability, room_tools, vocabulary
+from .core.results import call_result
 from .core.tools import TOOLS, Refusal, Safety, ToolSpec, Vocabulary
 from .executor import Caller
 from .identity import device_identity
@@ -43,7 +43,6 @@ API_PROMPT = (
     "with outcome awaiting_approval has not run: a person decides; tell the user it waits for "
     "approval (its approval_id), never that it is done."
 )
-AWAITING_NOTE = "a person must approve this call first: nothing has run yet"
 # The STATE_UPDATE's trigger line for a context built for another agent.
 TRIGGER = "llm_api"
 JSON_TYPES: dict[str, Any] = {"string": str, "integer": int}
@@ -84,26 +83,9 @@ def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:
 
 
 def _result(record: AuditRecord) -> Any:
-    """Return what the calling model reads back: what happened, or why not and when to try again.
-
-    Anything but an executed call is an error to the agent (a dry run or a call waiting for a
-    person included: nothing ran), so its model does not tell the user that it happened.
-    """
-    outcome = record.outcome.value
-    if record.ran:
-        return tool_result({"success": True, "tool": record.tool, "outcome": outcome}, error=False)
-    result: JsonObjectType = {"success": False, "tool": record.tool, "outcome": outcome}
-    if record.outcome is Outcome.AWAITING_APPROVAL:
-        # Nothing to mend or retry: a person answers, and the outcome is announced then.
-        result |= {"approval_id": record.approval, "note": AWAITING_NOTE}
-        return tool_result(result, error=True)
-    if record.outcome is Outcome.DRY_RUN:
-        result["note"] = "dry run is on: the call was recorded, nothing was executed"
-        return tool_result(result, error=True)
-    result["error"] = record.reason or outcome
-    if record.remaining_s:
-        result["retry_in_s"] = record.remaining_s
-    return tool_result(result, error=True)
+    """Return what the calling model reads back (core/results.py): what happened, or why not."""
+    data, error = call_result(record)
+    return tool_result(data, error=error)
 
 
 def _room_gone(hass: HomeAssistant, entry_id: str, tool: str) -> Any:

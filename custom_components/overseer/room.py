@@ -28,7 +28,9 @@ def _entity(hass: HomeAssistant, entity_id: str) -> Entity:
     state = hass.states.get(entity_id)
     if state is None:
         return Entity(entity_id, entity_id, MISSING)
-    return Entity(entity_id, _name(state), state.state, _detail(state))
+    entry = er.async_get(hass).async_get(entity_id)
+    aliases = tuple(sorted(alias for alias in entry.aliases if isinstance(alias, str))) if entry else ()
+    return Entity(entity_id, _name(state), state.state, _detail(state), aliases)
 
 
 def _name(state: State) -> str:

@@ -60,6 +60,9 @@ class LastDecision:
     stale: bool
     actions: tuple[Mapping[str, Any], ...]
     transcript: tuple[ChatLine, ...]
+    # After calls: each one's result as the model read it, and what it answered then.
+    tool_results: tuple[str, ...] = ()
+    line_reply: ModelReply | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,8 @@ def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
             cycle.stale,
             tuple(action.as_dict() for action in cycle.actions),
             cycle.transcript,
+            cycle.tool_results,
+            cycle.line_reply,
         )
     return StatusSnapshot(
         entry_id=loop.entry.entry_id,
@@ -346,6 +351,9 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
             else None
         ),
         "model_output": reply.raw if reply else None,
+        # Seed 000's step 7: what each call returned, read by the model before its line.
+        "tool_results": list(last.tool_results) if last else [],
+        "line_output": last.line_reply.raw if last and last.line_reply else None,
         "transcript": _chat(last.transcript) if last else [],
         "chat": _chat(snapshot.chat_tail),
         "decision": _decision(last),

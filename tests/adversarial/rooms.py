@@ -39,6 +39,7 @@ async def prime_cooldown(hass, freezer, stub, entry_id: str, group: str) -> None
     """Start a group's cooldown the way it always starts: one of its tools runs."""
     tool, arguments = PRIMERS[group]
     stub.script.append(Scripted(tool_calls=[call(tool, **arguments)]))
+    stub.after_calls("SKIP")  # the primer's line, not the case's model: it calls nothing
     hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": "overseer go", "room": entry_id})
     await tick(hass, freezer)
 

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from custom_components.overseer.core.decision import (
     NOTE_CHAT_CUT,
     NOTE_CUE_SAID_BACK,
-    NOTE_DEED_SAID_BACK,
     NOTE_JSON_TEXT_DROPPED,
     NOTE_QUESTION_SAID_BACK,
     NOTE_REPEAT_DROPPED,
@@ -382,32 +381,6 @@ def answer_to(question: str, line: str, **told) -> Decision:
         question=question,
         **told,
     )
-
-
-@pytest.mark.parametrize(
-    ("line", "said_back"),
-    [
-        # The bundled model's line after the bench light turned blue, in the demo check.
-        ("I set a room light (light.bench, blue) ran.", True),
-        ("Set a room light (light.bench, blue) ran!", True),
-        # Its own words about the same deed.
-        ("The bench glows blue now, alex.", False),
-        ("I set the bench light to blue.", False),
-    ],
-)
-def test_a_line_that_says_the_deed_back_as_told_is_no_line(line, said_back):
-    decision = answer_to(
-        "overseer make the bench light blue",
-        line,
-        deeds_told=("raise the lift ran", "set a room light (light.bench, blue) ran"),
-    )
-    assert (NOTE_DEED_SAID_BACK in decision.notes) is said_back
-    assert (decision.chat is None) is said_back
-
-
-def test_a_terse_line_about_a_deed_is_not_the_deed_said_back():
-    for told in (("raise the lift ran",), ()):
-        assert answer_to("", "Raised the lift.", deeds_told=told).chat == "Raised the lift."
 
 
 def test_conversation_agent_json_replies():

@@ -1,13 +1,10 @@
 """The gate: when a decision is worth a model call."""
 
-from dataclasses import replace
-
 import pytest
 
 from custom_components.overseer.core.gate import (
     MAX_WAITING_ASKERS,
     AddressMatcher,
-    Deed,
     Gate,
     GateConfig,
     TriggerKind,
@@ -160,17 +157,6 @@ def test_heartbeat_only_while_the_room_is_active():
     assert gate.tick(71).kind is TriggerKind.HEARTBEAT
     assert gate.tick(339).kind is TriggerKind.HEARTBEAT  # 299 s after the last line
     assert gate.tick(400) is None  # the room went quiet: no more heartbeats
-
-
-def test_a_request_without_words_after_a_deed_asks_about_the_chat_not_the_deed():
-    # The orchestrator asks the overseer to answer alex while alex's question about a deed waits.
-    gate = Gate(GateConfig(), now=0)
-    gate.request_address("alex", now=1, question="overseer raise the lift")
-    asked = gate.tick(1)
-    gate.ask_again(replace(asked, acted=(Deed("lift_up", "raise the lift"),)))
-    gate.request_address("alex", now=10)
-    request = gate.tick(10)
-    assert (request.question, request.acted, request.attempt) == ("", (), 0)
 
 
 def test_a_chat_line_under_an_assist_askers_name_waits_apart_and_keeps_its_own_identity():

@@ -181,13 +181,11 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
     # Asked every 60 s for 600 s, the budget (3 per 300 s) is what limits it: exactly 6.
     assert len(executed) == 2 * limits["action_budget"], times
     blocked = Counter(e.data["reason"] for e in actions if e.data["outcome"] == "blocked")
-    # The decision for the line after a deed offers no tool to act with: its calls are all refused.
-    follow_ups = [
-        r for r in ollama_stub.requests if "You did what alex asked" in r["messages"][-1]["content"]
-    ]
+    # The request with a decision's results offers no tool to act with: its calls are all refused.
+    follow_ups = ollama_stub.follow_ups
     assert follow_ups and blocked["not_available"] == len(tools) * len(follow_ups)
     assert blocked["rate_limit"] >= 1
-    assert blocked["max_tool_calls"] == 4 * (len(ollama_stub.requests) - len(follow_ups))
+    assert blocked["max_tool_calls"] == 4 * len(ollama_stub.decisions)
 
 
 async def test_comments_slower_than_stale_after_are_dropped_and_counted_replies_are_not(

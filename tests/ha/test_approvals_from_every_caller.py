@@ -61,7 +61,9 @@ async def test_the_chat_loop_asks_a_person_and_the_asker_hears_the_outcome(
     assert pending.data["source"] == "chat" and "incident_id" not in pending.data
     assert pending.data["status"] == "pending" and pending.data["tool"] == "lift_up"
     # The model's "Up it goes." claims what did not happen: only the truth is posted.
-    assert bot_texts(chat) == [f"lift_up waits for a person's approval ({approval_id}); nothing has run yet."]
+    assert bot_texts(chat) == [
+        f"I will raise the lift once a person approves it ({approval_id}); nothing has run yet."
+    ]
     assert audit(hass) == [("lift_up", "awaiting_approval", "needs_approval", approval_id)]
     notification = hass.data["persistent_notification"][f"overseer_approval_{approval_id}"]
     assert "alex asked for it in the room's chat." in notification["message"]
@@ -143,7 +145,7 @@ async def test_assist_hears_that_it_waits_and_the_outcome_reaches_the_room(
     approval_id = pending.data["approval_id"]
     assert pending.data["source"] == "assist"
     speech = reply["response"]["speech"]["plain"]["speech"]
-    assert speech == f"lift_up waits for a person's approval ({approval_id}); nothing has run yet."
+    assert speech == f"I will raise the lift once a person approves it ({approval_id}); nothing has run yet."
     assert room["cover.open_cover"] == []
 
     await answer(hass, hass_admin_user, approval_id)

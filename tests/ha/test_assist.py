@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
@@ -94,13 +95,14 @@ async def test_an_action_without_a_line_is_told_in_plain_words(
 ):
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("lift_up"))
-    assert speech(await converse(hass, freezer, "lift please", hass_admin_user.id)) == "Done: lift_up."
+    assert speech(await converse(hass, freezer, "lift please", hass_admin_user.id)) == "Done: raise the lift."
 
     # Inside the cooldown, the refusal and the seconds left come from the audit.
     ollama_stub.reply("", call("lift_up"))
     reply = speech(await converse(hass, freezer, "again!", hass_admin_user.id))
-    assert reply.startswith("lift_up was not run: it is cooling down for ")
-    assert int(reply.removeprefix("lift_up was not run: it is cooling down for ").split(" ")[0]) > 0
+    # Told the refusal, the model said nothing: the asker hears why, with the seconds left.
+    said = re.fullmatch(r"Mock User, I tried to raise the lift, but it is cooling down for (\d+) s\.", reply)
+    assert said is not None and int(said[1]) > 0, reply
     assert len(room["cover.open_cover"]) == 1
 
 
@@ -109,7 +111,7 @@ async def test_assist_hears_its_own_answer_not_another_askers(
 ):
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("lift_up"))
-    ollama_stub.reply("The lift rises, alex.")
+    ollama_stub.after_calls("The lift rises, alex.")
     ollama_stub.reply("Hello, Mock User.")
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)  # the lift rises; alex's line about it comes next
@@ -125,7 +127,7 @@ async def test_under_lockdown_the_reply_explains_and_nothing_moves(
 
     reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
 
-    assert reply == "lift_up was not run: the room is in lockdown."
+    assert reply == "Mock User, I tried to raise the lift, but the room is in lockdown."
     assert room["cover.open_cover"] == []
 
 
@@ -248,7 +250,7 @@ async def test_in_dry_run_the_reply_says_what_it_would_have_said(
 
     assert (
         reply
-        == 'Dry run: I would have said "Up it goes.". Dry run: lift_up was recorded, nothing was executed.'
+        == 'Dry run: I would have said "Up it goes.". Dry run: I would raise the lift; nothing was executed.'
     )
     assert room["cover.open_cover"] == []
 
@@ -265,5 +267,5 @@ async def test_assist_never_hears_an_action_claimed_that_did_not_run(
     reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
 
     assert reply == "Lift raised."
-    assert len(ollama_stub.requests) == 2  # the claim that did not run was asked again
+    assert len(ollama_stub.decisions) == 2  # the claim that did not run was asked again
     assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_up", "executed")]

@@ -38,8 +38,10 @@ async def test_json_decision_goes_through_the_same_guardrails(hass, freezer, roo
     )
     say(hass, "alex", "overseer lights")
     await tick(hass, freezer)
-    [asked] = agent.inputs
+    asked, results = agent.inputs
     assert asked.conversation_id is None  # a fresh conversation every time
+    # After its calls, the agent reads what came of them, in the same decision.
+    assert '"outcome": "executed"' in results.text and '"error": "not_allowlisted"' in results.text
     assert asked.extra_system_prompt.startswith("You are Overseer,")
     assert "Answer with one JSON object" in asked.extra_system_prompt
     assert asked.text.startswith("STATE_UPDATE")

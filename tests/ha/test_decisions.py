@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 import pytest
@@ -65,7 +66,7 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     await tick(hass, freezer)  # the line after alex's deed (SKIP), tried again after sam's turn
     await tick(hass, freezer)
 
-    second = ollama_stub.requests[2]
+    second = ollama_stub.decisions[2]
     assert second["messages"][-1]["content"].endswith(
         "sam: overseer again!\nAnswer sam now, in one short line of your own: an answer, an opinion or a"
         " verdict (and call a tool if you act)"
@@ -116,7 +117,7 @@ async def test_every_lock_and_state_reason_at_context_time(
     await setup(hass)
     say(hass, "alex", "overseer do it")
     await tick(hass, freezer)
-    request = ollama_stub.requests[0]
+    request = ollama_stub.decisions[0]
     assert tool not in {t["function"]["name"] for t in request["tools"]}
     assert f"- {tool}(" in request["messages"][-1]["content"]
     assert f"reason={reason}" in request["messages"][-1]["content"]
@@ -149,7 +150,9 @@ async def test_a_lock_that_flips_while_the_model_thinks_blocks_the_call(
     await tick(hass, freezer)
     assert room["cover.open_cover"] == []
     assert actions(action_events) == [("lift_up", "blocked", reason)]
-    assert bot_lines(chat) == []  # the room changed materially: the line is stale
+    # The room changed materially: "Up." is stale; the asker hears why nothing moved.
+    [line] = [line["text"] for line in bot_lines(chat)]
+    assert line.startswith("alex, I tried to raise the lift, but "), line
 
 
 async def test_execution_time_codes_for_what_the_model_should_not_have_called(
@@ -195,7 +198,7 @@ async def test_budget_counts_executions_and_then_rate_limits(hass, freezer, olla
         await tick(hass, freezer)
     assert actions(action_events)[:2] == [("lift_up", "executed", None), ("ha_set_entity", "executed", None)]
     assert actions(action_events)[2] == ("lift_down", "blocked", "rate_limit")
-    assert "reason=rate_limit" in ollama_stub.requests[2]["messages"][-1]["content"]
+    assert "reason=rate_limit" in ollama_stub.decisions[2]["messages"][-1]["content"]
     assert room["light.turn_on"][0].data == {"entity_id": "light.bench", "color_name": "red"}
 
 
@@ -265,7 +268,7 @@ async def test_commentary_mode_chats_without_tools_and_off_stops_both(hass, free
     ollama_stub.reply("Rover one is flying.", call("lift_up"))
     say(hass, "alex", "overseer say something")
     await tick(hass, freezer)
-    request = ollama_stub.requests[0]
+    request = ollama_stub.decisions[0]
     assert "tools" not in request or not request["tools"]
     assert request["messages"][0]["content"].startswith("You are Overseer, a commentator")
     assert [line["text"] for line in bot_lines(chat)] == ["Rover one is flying."]
@@ -328,7 +331,7 @@ async def test_single_flight_and_an_address_while_busy_is_answered_next(hass, fr
     await hass.async_block_till_done(wait_background_tasks=True)
     await tick(hass, freezer)
     assert len(ollama_stub.requests) == 2
-    transcript = [m["content"] for m in ollama_stub.requests[1]["messages"][2:-2]]
+    transcript = [m["content"] for m in ollama_stub.decisions[1]["messages"][2:-2]]
     assert transcript == ["alex: overseer one", "sam: overseer two", "Overseer: First."]
 
 
@@ -369,9 +372,9 @@ async def test_world_events_trigger_and_the_heartbeat_needs_people(hass, freezer
     await hass.async_block_till_done()
     await tick(hass, freezer)
     assert len(ollama_stub.requests) == 1
-    assert "trigger: world_event" in ollama_stub.requests[0]["messages"][1]["content"]
+    assert "trigger: world_event" in ollama_stub.decisions[0]["messages"][1]["content"]
     await tick(hass, freezer, seconds=31)
-    assert "trigger: heartbeat" in ollama_stub.requests[1]["messages"][1]["content"]
+    assert "trigger: heartbeat" in ollama_stub.decisions[1]["messages"][1]["content"]
 
 
 async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_lines(
@@ -390,11 +393,11 @@ async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_li
     await tick(hass, freezer, seconds=15)
     assert [line["text"] for line in bot_lines(chat)] == ["The lift stays put tonight."]
     # The first try reads its last lines (the seed's anti-repeat context).
-    first = ollama_stub.requests[1]["messages"]
+    first = ollama_stub.decisions[1]["messages"]
     own = [m["content"] for m in first if m["role"] == "assistant"]
     assert own == ["Overseer: The lift stays put tonight."]
     await tick(hass, freezer, seconds=15)  # the minimum gap
-    retry = ollama_stub.requests[2]["messages"]
+    retry = ollama_stub.decisions[2]["messages"]
     assert "trigger: world_event" in retry[1]["content"]
     assert [m for m in retry if m["role"] == "assistant"] == []
     assert [line["text"] for line in bot_lines(chat)][-1] == "Rover 1 docks. Coward."
@@ -416,7 +419,7 @@ async def test_memory_written_by_the_model_and_the_services(hass, freezer, ollam
     await tick(hass, freezer)
     assert (
         "memory: 1=(empty), 2=alex always cheats, 3=sam owes a lap"
-        in ollama_stub.requests[1]["messages"][1]["content"]
+        in ollama_stub.decisions[1]["messages"][1]["content"]
     )
     await hass.services.async_call("overseer", "memory_clear", {"slot": 2}, blocking=True)
     assert loop.state.memory.slots == ("", "", "sam owes a lap")
@@ -483,7 +486,7 @@ async def test_a_reply_about_a_rover_that_docked_meanwhile_is_asked_again(hass, 
     assert bot_lines(chat) == []
     assert (decisions[0].data["stale"], decisions[0].data["stale_reason"]) == (True, "state_changed")
     await tick(hass, freezer)  # asked again, with who is waiting made explicit
-    retry = ollama_stub.requests[1]["messages"][1]["content"]
+    retry = ollama_stub.decisions[1]["messages"][1]["content"]
     assert "trigger: direct_address from alex, asked again: answer alex now in one chat line" in retry
     assert [line["text"] for line in bot_lines(chat)] == ["Rover1 just docked: nice parking."]
 
@@ -502,10 +505,10 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     say(hass, "alex", "overseer make the bench light blue")
     await tick(hass, freezer)
     assert [line["text"] for line in bot_lines(chat)] == ["Alex: I'm here, what's up?"]  # the copy dropped
-    first = ollama_stub.requests[1]["messages"]
+    first = ollama_stub.decisions[1]["messages"]
     assert any(m["role"] == "assistant" for m in first)  # the seed's transcript: its own lines too
     await tick(hass, freezer)
-    retry = ollama_stub.requests[2]["messages"]
+    retry = ollama_stub.decisions[2]["messages"]
     assert [m for m in retry if m["role"] == "assistant"] == []
     assert "alex: overseer make the bench light blue" in retry[-1]["content"]
     assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. The bench stays white."
@@ -545,74 +548,63 @@ async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, free
     assert build_status(entry.runtime_data)["metrics"]["unbacked_claims"] == 1
 
 
-async def test_an_action_without_a_line_is_followed_by_the_models_line_about_it(
+async def test_the_line_after_a_call_is_said_in_the_same_decision_knowing_its_result(
     hass, freezer, ollama_stub, room
 ):
-    # The bundled model answers "raise the lift" with the call alone: the asker heard nothing.
+    # Seed 000's loop: the model's call runs, its result goes back to the model as a tool
+    # message, and the model says its line knowing it, offered nothing but the chat.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("", call("lift_up"))
-    ollama_stub.reply("Lift raised. Enjoy the view, alex.")
+    ollama_stub.after_calls("Lift raised. Enjoy the view, alex.")
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
-    assert len(room["cover.open_cover"]) == 1 and bot_lines(chat) == []
-    await tick(hass, freezer)
-    follow_up = ollama_stub.requests[1]["messages"]
-    assert (
-        "trigger: direct_address from alex, done as asked: answer alex now in one chat line"
-        in (follow_up[1]["content"])
-    )
-    assert follow_up[-1]["content"].endswith(
-        "alex: overseer raise the lift\n"
-        "You did what alex asked: raise the lift ran. Tell alex in one new short line of your own."
-    )
-    # The line about the deed is backed by it; the lift is not raised twice.
-    assert [line["text"] for line in bot_lines(chat)] == ["Lift raised. Enjoy the view, alex."]
     assert len(room["cover.open_cover"]) == 1
+    assert [line["text"] for line in bot_lines(chat)] == ["Lift raised. Enjoy the view, alex."]
+    [follow_up] = ollama_stub.follow_ups
+    asked = ollama_stub.decisions[0]["messages"]
+    messages = follow_up["messages"]
+    assert messages[: len(asked)] == asked  # the same conversation, continued
+    [called] = messages[len(asked)]["tool_calls"]
+    assert called["function"]["name"] == "lift_up"
+    result = json.loads(messages[len(asked) + 1]["content"])
+    assert messages[len(asked) + 1]["role"] == "tool"
+    assert result == {"success": True, "tool": "lift_up", "outcome": "executed", "state": "closed"}
+    assert [tool["function"]["name"] for tool in follow_up["tools"]] == ["chat_say"]
     await tick(hass, freezer, seconds=10)
     assert len(ollama_stub.requests) == 2  # answered: nothing more is asked
     metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
-    assert metrics["addressed"] == {"acted": 1}
+    assert metrics["addressed"] == {"model_line": 1}
 
 
-async def test_silence_after_the_deed_is_no_miss(hass, freezer, ollama_stub, room):
+async def test_silence_after_the_deed_is_told_in_the_overseers_own_words(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="blue"))
-    ollama_stub.reply("SKIP")
-    ollama_stub.reply("SKIP")
     say(hass, "alex", "overseer make the bench light blue")
     await tick(hass, freezer)
-    await tick(hass, freezer)
-    assert "set a room light (light.bench, blue) ran" in ollama_stub.requests[1]["messages"][-1]["content"]
-    await tick(hass, freezer)  # the line is tried once more
     await tick(hass, freezer, seconds=10)
-    # The light answered alex: no fallback line, and the line is not tried a third time.
-    assert bot_lines(chat) == [] and len(ollama_stub.requests) == 3
+    # The light answered alex, and the overseer says what it did: no fallback, nothing asked again.
+    assert [line["text"] for line in bot_lines(chat)] == ["Done: set a room light (light.bench, blue)."]
+    assert len(ollama_stub.requests) == 2
 
 
-async def test_the_line_after_a_deed_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):
+async def test_the_line_after_a_call_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):
     # Offered its tools, the bundled model acted again (memory_write twice) instead of speaking.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     action_events = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("", call("lift_up"))
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.reply("Up it goes, alex. Mind the gap.")
+    ollama_stub.after_calls("", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
-    await tick(hass, freezer)
-    offered = [tool["function"]["name"] for tool in ollama_stub.requests[1]["tools"]]
-    assert offered == ["chat_say"]
-    assert "available_tools:\n- chat_say(text)\n" in ollama_stub.requests[1]["messages"][-2]["content"] + "\n"
-    # The call it made anyway is refused and audited; the lift rose once, and the line came next.
-    await tick(hass, freezer)
+    # The call it made anyway is refused and audited; the lift rose once.
     assert len(room["cover.open_cover"]) == 1
-    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes, alex. Mind the gap."]
     assert actions(action_events) == [
         ("lift_up", "executed", None),
         ("lift_up", "blocked", "not_available"),
     ]
+    assert [line["text"] for line in bot_lines(chat)] == ["Done: raise the lift."]
 
 
 async def test_the_cue_said_back_to_a_question_is_no_line_and_it_is_asked_again(
@@ -632,34 +624,14 @@ async def test_the_cue_said_back_to_a_question_is_no_line_and_it_is_asked_again(
     assert [line["text"] for line in bot_lines(chat)] == ["Sam drives like a dropped toolbox."]
 
 
-async def test_the_cue_said_back_after_a_deed_is_no_line(hass, freezer, ollama_stub, room):
-    # The bundled model answered the cue with its own words: "I set a room light (light.bench, blue) ran."
+async def test_a_question_asked_again_acts_and_then_speaks_in_that_decision(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="blue"))
-    ollama_stub.reply("I set a room light (light.bench, blue) ran.")
-    ollama_stub.reply("The bench glows blue for you, alex.")
-    decisions = async_capture_events(hass, "overseer_decision")
-    say(hass, "alex", "overseer make the bench light blue")
-    await tick(hass, freezer)
-    await tick(hass, freezer)
-    entry = hass.config_entries.async_get_entry("room1")
-    assert "deed_said_back" in build_status(entry.runtime_data)["decision"]["notes"]
-    assert bot_lines(chat) == []
-    await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == ["The bench glows blue for you, alex."]
-    assert len(decisions) == 3
-
-
-async def test_the_line_after_a_deed_done_when_asked_again_has_its_second_try(
-    hass, freezer, ollama_stub, room
-):
-    await setup_overseer(hass, ollama_stub)
-    chat = async_capture_events(hass, "overseer_chat_message")
-    for reply in ("SKIP", "", "SKIP", "Risen, as you wished, alex."):
-        ollama_stub.reply(reply, *([call("lift_up")] if reply == "" else []))
+    ollama_stub.reply("SKIP")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("Risen, as you wished, alex.")
     say(hass, "alex", "overseer raise the lift")
-    for _ in range(4):
+    for _ in range(3):
         await tick(hass, freezer)
     assert len(room["cover.open_cover"]) == 1
     assert [line["text"] for line in bot_lines(chat)] == ["Risen, as you wished, alex."]
@@ -674,13 +646,13 @@ async def test_the_room_changing_topic_is_a_lively_moment_once(hass, freezer, ol
     for line in DINNER:
         say(hass, "sam", line)
         await tick(hass, freezer, seconds=30)
-    states = [request["messages"][1]["content"] for request in ollama_stub.requests[asked:]]
+    states = [request["messages"][1]["content"] for request in ollama_stub.decisions[asked:]]
     changes = [state for state in states if "\ntrigger: topic_change\n" in state]
     assert len(changes) == 1
     assert "trigger: topic_change" not in "".join(
-        r["messages"][1]["content"] for r in ollama_stub.requests[:asked]
+        r["messages"][1]["content"] for r in ollama_stub.decisions[:asked]
     )
-    assert ollama_stub.requests[asked + states.index(changes[0])]["messages"][-1]["content"].endswith(
+    assert ollama_stub.decisions[asked + states.index(changes[0])]["messages"][-1]["content"].endswith(
         "else SKIP."
     )
 
@@ -749,16 +721,15 @@ async def test_the_built_in_fallback_line_is_translated(hass, freezer, ollama_st
 
 async def test_an_asked_for_action_a_guardrail_stops_is_answered_with_why(hass, freezer, ollama_stub, room):
     # The bundled model answered "lower the lift please" with lift_down on the lift's cooldown, twice:
-    # the asker got "nothing useful to say", not why.
+    # the asker got "nothing useful to say", not why. Told the refusal, it said nothing: the
+    # asker hears why at once, not after the same call is tried again.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Up.", call("lift_up"))
     ollama_stub.reply("", call("lift_down"))
-    ollama_stub.reply("", call("lift_down"))
     say(hass, "sam", "overseer raise the lift")
     await tick(hass, freezer)
     say(hass, "alex", "overseer lower the lift please")
-    await tick(hass, freezer)
     await tick(hass, freezer)
     assert len(room["cover.close_cover"]) == 0
     [_, answer] = [line["text"] for line in bot_lines(chat)]
@@ -790,7 +761,7 @@ async def test_the_button_box_counter_moves_within_its_step_and_cooldown(hass, f
     await tick(hass, freezer)
     # Moved from its value now, held at its own maximum.
     assert [c.data for c in set_value] == [{"entity_id": "counter.buttons", "value": 8}]
-    request = ollama_stub.requests[-1]
+    request = ollama_stub.decisions[-1]
     assert "counter: Button box=7" in request["messages"][1]["content"]
     [tool] = [t for t in request["tools"] if t["function"]["name"] == "counter_adjust"]
     # The ollama client keeps a property's description, not its minimum and maximum.

@@ -127,7 +127,7 @@ async def test_a_core_agent_given_the_api_is_held_to_the_cooldown(hass, ollama_s
     replies = []
     for _ in range(2):
         ollama_stub.reply("", call("lift_up"))
-        ollama_stub.reply("Asked for the lift.")
+        ollama_stub.after_calls("Asked for the lift.")  # the agent's request with the tool result
         result = await hass.services.async_call(
             "conversation",
             "process",

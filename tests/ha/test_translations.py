@@ -111,8 +111,8 @@ def test_the_overseer_s_own_lines_read_as_spanish_sentences() -> None:
         == "Lo siento, [user]: ahora mismo no tengo nada útil que decir a eso."
     )
     assert (
-        phrase("reply_refused", tool="lift_down", reason=reason)
-        == "lift_down no se ejecutó: se está enfriando 40 s más."
+        phrase("reply_refused", tool="bajar el elevador", reason=reason)
+        == "No pude bajar el elevador: se está enfriando 40 s más."
     )
     assert phrase("approval_title", room="Arena", tool="restart_asset") == "Arena: ¿aprobar restart_asset?"
 

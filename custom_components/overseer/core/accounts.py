@@ -28,7 +28,9 @@ def describe_actions(records: Iterable[AuditRecord], phrase: Phrase) -> str | No
     """One sentence per attempted call, from its audit record; None when nothing was attempted."""
     sentences = []
     for record in records:
-        tool = record.tool
+        # What the call does in the room's words ("raise the lift"), never the machinery's name.
+        arguments = record.arguments if isinstance(record.arguments, Mapping) else {}
+        tool = told_deed(record.tool, arguments, phrase)
         if record.outcome is Outcome.EXECUTED:
             sentences.append(phrase("reply_executed", tool=tool))
         elif record.outcome is Outcome.DRY_RUN:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,8 +30,11 @@ LOOKBACK = 1000
 CHARS_PER_TOKEN = 4
 # The question, said again at the end of the request: long enough to know what was asked.
 CUE_CHARS = 160
-# What one call that ran did, in the cue that asks for the line about it.
-DEED_CHARS = 80
+# What the request after a decision's calls asks for: the line, knowing what came of them.
+AFTER_CALLS_CUE = (
+    "Those are your calls' results. Now one short line to the room in your voice, true to them: "
+    "say nothing happened that did not."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +171,7 @@ def describe_trigger(trigger: Trigger) -> str:
     """Return the STATE_UPDATE's trigger line; a question asked again says plainly who is waiting."""
     if trigger.attempt and trigger.kind is TriggerKind.DIRECT_ADDRESS:
         asker = _label(trigger.detail) or "someone"
-        again = "done as asked" if trigger.acted else "asked again"
-        return f"{trigger.kind.value} from {asker}, {again}: answer {asker} now in one chat line"
+        return f"{trigger.kind.value} from {asker}, asked again: answer {asker} now in one chat line"
     return trigger.kind.value
 
 
@@ -246,12 +249,13 @@ LIVELY = frozenset(
 )
 
 
-def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can_act: bool) -> str | None:
+def closing_cue(trigger: Trigger, name: str, can_act: bool, say_it_in: str = "") -> str | None:
     """Return what the request's last words ask for: the question again, or a line for a lively moment.
 
     A small model answers the request's last message, which is the tool blocks: without this it
     describes them ("It looks like there are no blocked tools."), refuses them, or stays silent
     when the room comes alive. The question is quoted like every chat line, so it stays data.
+    say_it_in: the words that ask for the asker's language (core/language.py), if any.
     """
     if trigger.kind in LIVELY:
         return "Say one short line to the room if it makes this moment more interesting; else SKIP."
@@ -259,32 +263,39 @@ def closing_cue(trigger: Trigger, transcript: Sequence[ChatLine], name: str, can
         return None
     ask = " (and call a tool if you act)" if can_act else ""
     who = speaker(ChatLine(trigger.detail, "", bot=False, ts=trigger.since), name)
-    # Asked for an orchestrator, the question is the asker's latest line in the chat.
-    asker = fold(trigger.detail)
-    question = trigger.question or next(
-        (
-            line.text
-            for line in reversed(transcript)
-            if not line.bot and fold(one_line(line.user, 40)) == asker
-        ),
-        "",
-    )
-    if trigger.acted:
-        told = "; ".join(deeds_told(trigger))
-        answer = f"You did what {who} asked: {told}. Tell {who} in one new short line of your own."
-    else:
-        # Asked what it thinks ("rate that last lap"), the 1.5B model said "I'm sorry, but I can't
-        # assist with that." on both tries; told an opinion is an answer, it mostly gives one.
-        answer = f"Answer {who} now, in one short line of your own: an answer, an opinion or a verdict{ask}."
+    # Asked what it thinks ("rate that last lap"), the 1.5B model said "I'm sorry, but I can't
+    # assist with that." on both tries; told an opinion is an answer, it mostly gives one.
+    opinion = "an answer, an opinion or a verdict"
+    answer = f"Answer {who} now, in one short line of your own: {opinion}{ask}.{say_it_in}"
+    question = trigger.question
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
 
 
-def deeds_told(trigger: Trigger) -> tuple[str, ...]:
-    """Return what already ran for the asker, each as the cue tells it ("raise the lift ran").
+def tool_turn(calls: Sequence[tuple[str, dict[str, Any]]], results: Sequence[str]) -> list[dict[str, Any]]:
+    """Return the model's calls and each one's result as the next messages (seed 000: step 7).
 
-    Said plainly: the line that follows the deed is the model's, not a receipt.
+    In the OpenAI shape every provider adapts: the assistant's tool_calls, then one tool message
+    per call in the same order, its content the result as JSON.
     """
-    return tuple(f"{quote_chat(deed.words, DEED_CHARS)} ran" for deed in trigger.acted)
+    ids = [f"call_{index}" for index in range(len(calls))]
+    return [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+                }
+                for call_id, (name, arguments) in zip(ids, calls, strict=True)
+            ],
+        },
+        *(
+            {"role": "tool", "tool_call_id": call_id, "content": result}
+            for call_id, result in zip(ids, results, strict=True)
+        ),
+    ]
 
 
 def system_prompt(template: str, name: str) -> str:
@@ -299,7 +310,7 @@ def build_messages(
     transcript: Iterable[ChatLine],
     availability: Availability,
     cue: str | None = None,
-) -> list[dict[str, str]]:
+) -> list[dict[str, Any]]:
     """Build the seed's canonical message topology for one decision; a cue closes the last block."""
     available, blocked = render_tool_blocks(availability)
     if cue:
@@ -322,7 +333,7 @@ class InputSummary:
     estimated_tokens: int
 
 
-def summarise(messages: Sequence[dict[str, str]]) -> InputSummary:
+def summarise(messages: Sequence[dict[str, Any]]) -> InputSummary:
     """Count messages, characters and a rough token estimate (4 characters a token)."""
     characters = sum(len(message["content"]) for message in messages)
     return InputSummary(len(messages), characters, math.ceil(characters / CHARS_PER_TOKEN))

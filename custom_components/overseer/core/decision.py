@@ -28,7 +28,6 @@ NOTE_TOOL_TEXT_DROPPED = "tool_text_dropped"
 NOTE_STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
 NOTE_UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
 NOTE_QUESTION_SAID_BACK = "question_said_back"
-NOTE_DEED_SAID_BACK = "deed_said_back"
 NOTE_CUE_SAID_BACK = "cue_said_back"
 # Shorter lines of the cue's words ("Your call.") may well be meant.
 CUE_ECHO_WORDS = 3
@@ -123,7 +122,6 @@ def normalise(
     recent_lines: Iterable[str],
     rules: DecisionRules,
     question: str = "",
-    deeds_told: Iterable[str] = (),
     shown_tools: Iterable[str] | None = None,
     cue: str = "",
 ) -> Decision:
@@ -131,8 +129,7 @@ def normalise(
 
     recent_lines: the overseer's last lines and the chat it read: a line too close to one of
     them is a copy ("alex: go go go" after alex said it). question: the words that addressed
-    the overseer, if someone did. deeds_told: what the request told the model already ran for
-    them ("raise the lift ran"), each no line word for word. shown_tools: the tools the request
+    the overseer, if someone did. shown_tools: the tools the request
     showed (available or blocked), when fewer than the known ones; another known tool is not
     available to this decision. cue: what the request's last words asked for; a line of its
     words alone says it back.
@@ -196,10 +193,6 @@ def normalise(
     if chat is not None and _says_back(chat, question):
         notes.append(NOTE_QUESTION_SAID_BACK)
         chat = None
-    if chat is not None and any(_holds_words_of(chat, told) for told in deeds_told):
-        # "I set a room light (light.bench, blue) ran.": the cue said back, not a line.
-        notes.append(NOTE_DEED_SAID_BACK)
-        chat = None
     if chat is not None and _only_words_of(chat, cue):
         # "An opinion, an answer or a verdict.": the cue said back, reordered, to a question.
         notes.append(NOTE_CUE_SAID_BACK)
@@ -211,6 +204,15 @@ def normalise(
     return Decision(mode, tuple(intents), chat, tuple(rejections), tuple(notes))
 
 
+def with_line(decision: Decision, chat: str | None, *notes: str) -> Decision:
+    """Return the decision with this line (None: none), its mode to match, and the notes added."""
+    if decision.intents:
+        mode = Mode.ACTION_CHAT if chat else Mode.ACTION
+    else:
+        mode = Mode.CHAT if chat else Mode.SKIP
+    return replace(decision, mode=mode, chat=chat, notes=(*decision.notes, *notes))
+
+
 def backed(decision: Decision, ran: Iterable[str]) -> Decision:
     """Return the decision, without its line if the line claims an action no tool that ran backs.
 
@@ -219,12 +221,7 @@ def backed(decision: Decision, ran: Iterable[str]) -> Decision:
     """
     if decision.chat is None or not unbacked_claims(decision.chat, ran):
         return decision
-    return replace(
-        decision,
-        mode=Mode.ACTION if decision.intents else Mode.SKIP,
-        chat=None,
-        notes=(*decision.notes, NOTE_UNBACKED_CLAIM_DROPPED),
-    )
+    return with_line(decision, None, NOTE_UNBACKED_CLAIM_DROPPED)
 
 
 def show(value: Any) -> str:
@@ -317,17 +314,6 @@ def _says_back(line: str, question: str) -> bool:
 def _words(text: str) -> list[str]:
     """Return the text's words as a reader compares them."""
     return _WORDS.findall(fold(text))
-
-
-def _holds_words_of(line: str, told: str) -> bool:
-    """Return whether the line holds every word of told, in a row.
-
-    "Raised the lift." does not hold "raise the lift ran".
-    """
-    told_words = _words(told)
-    said = _words(line)
-    size = len(told_words)
-    return bool(told_words) and any(said[i : i + size] == told_words for i in range(len(said) - size + 1))
 
 
 def _only_words_of(line: str, told: str) -> bool:

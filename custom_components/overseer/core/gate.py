@@ -69,14 +69,6 @@ class GateConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class Deed:
-    """A call that ran for someone's question: the tool, and what it did in plain words."""
-
-    tool: str
-    words: str
-
-
-@dataclass(frozen=True, slots=True)
 class Trigger:
     """One decision's reason, with the reasons it absorbed."""
 
@@ -94,8 +86,6 @@ class Trigger:
     # Whose question it is (the shell's identity.py): approvals and grants are bound to it, and
     # each identity waits for its own answer, apart from the same identity's Assist questions.
     identity: str = ""
-    # What already ran for this question, without a line: the asker is told in the model's words.
-    acted: tuple[Deed, ...] = ()
 
 
 class AddressMatcher:
@@ -204,9 +194,9 @@ class Gate:
                 self._addresses[asker] = replace(trigger, coalesced=())
             return
         # New words are a new question, asked afresh (a request without words asks about the
-        # chat, not about a deed already done); a question put back is older than them.
-        fresh = trigger.since >= pending.since and not trigger.attempt and not trigger.acted
-        if fresh and not trigger.question and not pending.acted:
+        # chat); a question put back is older than them.
+        fresh = trigger.since >= pending.since and not trigger.attempt
+        if fresh and not trigger.question:
             trigger = replace(trigger, question=pending.question)
         newer = trigger if fresh else pending
         self._addresses[asker] = replace(newer, since=min(pending.since, trigger.since), coalesced=())
@@ -217,7 +207,7 @@ class Gate:
             self._add(trigger)
 
     def ask_again(self, trigger: Trigger) -> None:
-        """Ask the model once more, counted: it answered with nothing usable, or acted without a line.
+        """Ask the model once more, counted: it answered with nothing usable.
 
         The decision's shell says when; an unsolicited trigger still waits for the minimum gap
         and expires like any other.

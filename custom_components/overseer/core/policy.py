@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .acts import Deed
+from .requests import fulfils
 from .tools import (
     DEFAULT_COOLDOWNS,
     NAMED_TARGETS,
@@ -263,11 +265,14 @@ def check_call(
     now: float,
     claimed: Safety = Safety.READ,
     approved: bool = False,
+    asked: Deed | None = None,
 ) -> Verdict:
     """Decide one call against the state of this instant; never raises.
 
     A consequential call (by the policy's class, or because whoever proposed it said so: a
     claim can raise the class, never lower it) runs only once a person has approved it.
+    asked: the action on a room device the asker's words ask for; a room call that is not
+    that action (the opposite, or anything instead of it) is refused.
     """
     if not isinstance(name, str) or name not in configured_tools(world, triage=True):
         return Verdict({}, Block(Refusal.NOT_ALLOWLISTED))
@@ -276,6 +281,10 @@ def check_call(
         clean = spec.validate(arguments, vocabulary(world, limits, include_missing=True))
     except ArgumentError as err:
         return Verdict({}, Block(err.reason))
+    if asked is not None and spec.group is not None:
+        done = spec.deed(clean) if spec.deed is not None else None
+        if done is None or not fulfils(asked, done):
+            return Verdict(clean, Block(Refusal.NOT_WHAT_WAS_ASKED))
     block = tool_block(name, world, ledger, limits, now)
     if block is not None:
         return Verdict(clean, block)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from .acts import LIFT, VACUUM, Act, Deed, fixed_deed, light_deed
 from .text import one_line
 from .world import Target
 
@@ -67,6 +68,8 @@ class Refusal(StrEnum):
     NEEDS_APPROVAL = "needs_approval"
     # A person who may not loosen a guardrail (or use an administrator's service) tried to.
     UNAUTHORIZED = "unauthorized"
+    # Someone asked for one action on a room device and the call does another (or acts elsewhere).
+    NOT_WHAT_WAS_ASKED = "not_what_was_asked"
 
 
 MEMORY_SLOTS = 3
@@ -351,6 +354,8 @@ class ToolSpec:
     # For people and MCP clients: a short title, and whether calling twice does what once does.
     title: str = ""
     idempotent: bool = False
+    # What a call does to which device of the room, from its clean arguments; None: no device.
+    deed: Callable[[Mapping[str, Any]], Deed] | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -403,7 +408,7 @@ _VACUUM_WORKING = frozenset({"cleaning", "returning"})
 _LIFT_SCRIPTS = (Target.LIFT_UP_SCRIPT, Target.LIFT_DOWN_SCRIPT)
 
 
-def _lift(name: str, title: str, description: str, cover_service: str, script: Target) -> ToolSpec:
+def _lift(name: str, title: str, description: str, cover_service: str, script: Target, act: Act) -> ToolSpec:
     """Return a lift tool: its cover's service, or else its own script (busy while either script runs)."""
     return ToolSpec(
         name,
@@ -412,6 +417,7 @@ def _lift(name: str, title: str, description: str, cover_service: str, script: T
         group=CooldownGroup.LIFT,
         title=title,
         idempotent=True,
+        deed=fixed_deed(LIFT, act),
         bindings=(
             Binding(Target.LIFT_COVER, service("cover", cover_service), busy_states=_MOVING),
             Binding(
@@ -422,7 +428,13 @@ def _lift(name: str, title: str, description: str, cover_service: str, script: T
 
 
 def _vacuum(
-    name: str, title: str, description: str, action: str, busy_states: frozenset[str], idempotent: bool
+    name: str,
+    title: str,
+    description: str,
+    action: str,
+    busy_states: frozenset[str],
+    idempotent: bool,
+    act: Act,
 ) -> ToolSpec:
     """Return a vacuum tool: one action on the vacuum entity."""
     return ToolSpec(
@@ -432,6 +444,7 @@ def _vacuum(
         group=CooldownGroup.NEATO,
         title=title,
         idempotent=idempotent,
+        deed=fixed_deed(VACUUM, act),
         bindings=(Binding(Target.VACUUM, service("vacuum", action), busy_states=busy_states),),
     )
 
@@ -446,10 +459,18 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         speaks="text",
         title="Say a line",
     ),
-    _lift("lift_up", "Raise the lift", "Raise the lift.", "open_cover", Target.LIFT_UP_SCRIPT),
-    _lift("lift_down", "Lower the lift", "Lower the lift.", "close_cover", Target.LIFT_DOWN_SCRIPT),
+    _lift("lift_up", "Raise the lift", "Raise the lift.", "open_cover", Target.LIFT_UP_SCRIPT, Act.OPEN),
+    _lift(
+        "lift_down", "Lower the lift", "Lower the lift.", "close_cover", Target.LIFT_DOWN_SCRIPT, Act.CLOSE
+    ),
     _vacuum(
-        "neato_start", "Start the vacuum", "Start the vacuum.", "start", _VACUUM_WORKING, idempotent=True
+        "neato_start",
+        "Start the vacuum",
+        "Start the vacuum.",
+        "start",
+        _VACUUM_WORKING,
+        idempotent=True,
+        act=Act.START,
     ),
     # Sending it home is how a run is stopped, so only an ongoing return makes it busy.
     _vacuum(
@@ -459,6 +480,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "return_to_base",
         frozenset({"returning"}),
         idempotent=True,
+        act=Act.DOCK,
     ),
     # Every call beeps again.
     _vacuum(
@@ -468,6 +490,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "locate",
         _VACUUM_WORKING,
         idempotent=False,
+        act=Act.LOCATE,
     ),
     ToolSpec(
         "neato_clear_errors",
@@ -476,6 +499,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         group=CooldownGroup.NEATO,
         title="Clear the vacuum's errors",
         idempotent=True,
+        deed=fixed_deed(VACUUM, Act.CLEAR),
         bindings=(
             Binding(
                 Target.VACUUM_CLEAR_ERRORS_SCRIPT,
@@ -496,6 +520,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         room_control=True,
         title="Set a room light",
         idempotent=True,
+        deed=light_deed,
     ),
     # The seed's button box: bounded per call, its own cooldown, the shared budget.
     ToolSpec(

@@ -67,6 +67,8 @@ class Entity:
     state: str
     # Small, already-chosen extras: a light's colour, a vacuum's error.
     detail: str = ""
+    # The other names people gave it in Home Assistant's entity registry.
+    aliases: tuple[str, ...] = ()
 
     @property
     def domain(self) -> str:

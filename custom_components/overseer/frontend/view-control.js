@@ -177,7 +177,10 @@ const conversation = (s, ui) => {
   const seen = s.decision || s.model_input ? "the model saw no chat lines" : "no decision yet";
   return html`<h3>Conversation</h3>
     <div class="tabs" role="tablist">${tab("room_chat", "Room chat (live)")}${tab("transcript", "What the model saw")}</div>
-    ${list("room_chat", s.chat, "no chat yet")} ${list("transcript", s.transcript, seen)}`;
+    ${list("room_chat", s.chat, "no chat yet")} ${list("transcript", s.transcript, seen)}
+    ${ui.tab === "transcript" && (s.tool_results || []).length
+      ? html`<div class="k">Its calls' results, read before its line</div>${textBox("tool_results", s.tool_results.join("\n"))}`
+      : nothing}`;
 };
 
 export const controlView = (s, ui) => {

@@ -66,11 +66,11 @@ class Provider(Protocol):
     """A backend that turns the decision messages into a typed reply."""
 
     async def async_decide(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """Ask once; raise a ModelError on any failure."""
 
-    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+    async def async_reason(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any]) -> str:
         """Ask once for JSON following schema, with no tools; the raw text (the caller validates it)."""
 
     async def async_check(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from homeassistant.core import HomeAssistant
@@ -25,15 +25,25 @@ JSON_INSTRUCTIONS = (
 
 
 def render_text(
-    messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]], instructions: str
+    messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], instructions: str
 ) -> tuple[str, str]:
     """(system prompt, user text): the same messages, flattened for a text-only agent."""
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
-    body = "\n".join(m["content"] for m in messages if m["role"] != "system")
+    body = "\n".join(_as_text(m) for m in messages if m["role"] != "system")
     if not tools:
         return f"{system}\n\n{instructions}", body
     schemas = json.dumps([tool["function"] for tool in tools], separators=(",", ":"))
     return f"{system}\n\n{instructions}\nTool schemas: {schemas}", body
+
+
+def _as_text(message: Mapping[str, Any]) -> str:
+    """Return one message as the agent reads it: a tool turn's calls and results as JSON lines."""
+    if message.get("tool_calls"):
+        calls = [call["function"] for call in message["tool_calls"]]
+        return "your tool_calls: " + json.dumps(calls, ensure_ascii=False)
+    if message["role"] == "tool":
+        return f"tool result: {message['content']}"
+    return str(message["content"])
 
 
 class AgentProvider:
@@ -50,14 +60,14 @@ class AgentProvider:
             raise CannotConnect(f"conversation agent {self._agent_id} is not loaded")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """One fresh conversation per decision, so nothing accumulates in the agent."""
         system, text = render_text(messages, tools, JSON_INSTRUCTIONS)
         speech = await self._async_ask(text, system)
         return json_decision_reply(speech)
 
-    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+    async def async_reason(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any]) -> str:
         """Ask the agent, which has no structured output: the schema goes into its instructions as text."""
         instructions = (
             "Never call a tool or control anything yourself: you only propose. "

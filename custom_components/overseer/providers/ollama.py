@@ -20,7 +20,7 @@ from . import (
     ModelTimeout,
     cannot_connect,
 )
-from .wire import typed_reply
+from .wire import ollama_messages, typed_reply
 
 LIST_TIMEOUT = 10
 
@@ -60,7 +60,7 @@ class OllamaProvider:
             raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """One chat request, no streaming; every failure becomes a typed ModelError."""
         response = await self._async_chat(messages, tools=list(tools) or None, num_predict=MAX_OUTPUT_TOKENS)
@@ -76,20 +76,20 @@ class OllamaProvider:
             completion_tokens=response.eval_count,
         )
 
-    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+    async def async_reason(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any]) -> str:
         """One chat request held to the schema by Ollama's structured outputs (`format`)."""
         response = await self._async_chat(messages, format=schema, num_predict=MAX_REASONING_TOKENS)
         return response.message.content or ""
 
     async def _async_chat(
-        self, messages: Sequence[dict[str, str]], num_predict: int, **request: Any
+        self, messages: Sequence[dict[str, Any]], num_predict: int, **request: Any
     ) -> ollama.ChatResponse:
         """One /api/chat call; every failure becomes a typed ModelError."""
         try:
             async with asyncio.timeout(self._timeout):
                 return await self._client.chat(
                     model=self._model,
-                    messages=list(messages),
+                    messages=ollama_messages(messages),
                     stream=False,
                     options={"num_ctx": OLLAMA_NUM_CTX, "num_predict": num_predict},
                     keep_alive=OLLAMA_KEEP_ALIVE,

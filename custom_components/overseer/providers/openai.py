@@ -103,7 +103,7 @@ class OpenAIProvider:
             raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, str]], tools: Sequence[dict[str, Any]]
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> ModelReply:
         """Ask for one chat completion; every failure becomes a typed ModelError."""
         extra: dict[str, Any] = {"tools": list(tools), "tool_choice": "auto"} if tools else {}
@@ -123,7 +123,7 @@ class OpenAIProvider:
             completion_tokens=usage.completion_tokens if usage else None,
         )
 
-    async def async_reason(self, messages: Sequence[dict[str, str]], schema: dict[str, Any]) -> str:
+    async def async_reason(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any]) -> str:
         """One chat completion held to the schema by `response_format`.
 
         A server that refuses OpenAI's spelling is asked once in llama-cpp-python's; the spelling
@@ -139,7 +139,7 @@ class OpenAIProvider:
         return await self._async_reason_as(last, messages, schema)
 
     async def _async_reason_as(
-        self, spelling: SchemaSpelling, messages: Sequence[dict[str, str]], schema: dict[str, Any]
+        self, spelling: SchemaSpelling, messages: Sequence[dict[str, Any]], schema: dict[str, Any]
     ) -> str:
         response = await self._async_complete(
             messages, MAX_REASONING_TOKENS, response_format=spelling(schema)
@@ -148,7 +148,7 @@ class OpenAIProvider:
         return response.choices[0].message.content or ""
 
     async def _async_complete(
-        self, messages: Sequence[dict[str, str]], max_tokens: int, **request: Any
+        self, messages: Sequence[dict[str, Any]], max_tokens: int, **request: Any
     ) -> ChatCompletion:
         """One chat completion with at least one choice; every failure becomes a typed ModelError."""
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.decision import RAW_TEXT_CHARS, show
@@ -140,6 +140,32 @@ def _looks_like_call(value: Any) -> bool:
         and isinstance(value.get("name"), str)
         and ("arguments" in value or "parameters" in value)
     )
+
+
+def ollama_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Return the decision's messages as Ollama's /api/chat takes them.
+
+    A tool turn comes in the OpenAI shape (core/context.py tool_turn): Ollama wants the call's
+    arguments as an object, and names the tool of each result instead of the call's id.
+    """
+    names: dict[str, str] = {}
+    adapted: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            calls = []
+            for call in message["tool_calls"]:
+                function = call["function"]
+                names[call["id"]] = function["name"]
+                calls.append(
+                    {"function": {"name": function["name"], "arguments": _loads(function["arguments"])}}
+                )
+            adapted.append({"role": "assistant", "content": message.get("content", ""), "tool_calls": calls})
+        elif message.get("role") == "tool":
+            tool = names.get(message.get("tool_call_id", ""), "")
+            adapted.append({"role": "tool", "content": message["content"], "tool_name": tool})
+        else:
+            adapted.append(dict(message))
+    return adapted
 
 
 def raw_output(text: str, calls: Any) -> str:

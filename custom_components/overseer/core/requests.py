@@ -1,0 +1,495 @@
+"""What the asker's words ask a room device to do, read before the model is asked.
+
+Home Assistant's own sentences (the home-assistant-intents package, matched by hassil) say
+which words ask for which action; a small table of ours adds what they lack for this room (the
+lift raised and lowered, the vacuum started and sent home, a light made a colour). An answer to
+words that ask for an act may do that act or nothing: never its opposite.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hassil.intents import Intents, SlotList, TextSlotList
+from hassil.recognize import RecognizeResult, recognize_all
+from hassil.util import remove_punctuation
+
+from .acts import Act, Deed, Device, Kind
+from .text import fold, strip_invisible
+
+# Longer text is a story or a paste, not a request; matching it would cost more than it tells.
+MAX_REQUEST_CHARS = 300
+# Matches compared before the words are called ambiguous: a request matches a handful at most.
+_MAX_MATCHES = 16
+
+# Home Assistant's intent, then the device's kind, give the act the words ask for.
+_ACTS: Mapping[str, Mapping[Kind, Act]] = {
+    "HassTurnOn": {Kind.LIGHT: Act.ON, Kind.LIFT: Act.OPEN, Kind.VACUUM: Act.START},
+    # Turning a vacuum off stops it where it is: no act of ours is that.
+    "HassTurnOff": {Kind.LIGHT: Act.OFF, Kind.LIFT: Act.CLOSE},
+    "HassLightSet": {Kind.LIGHT: Act.COLOUR},
+    "HassVacuumStart": {Kind.VACUUM: Act.START},
+    "HassVacuumReturnToBase": {Kind.VACUUM: Act.DOCK},
+}
+# The domain Home Assistant's sentences require of a name (a lift is a cover, even one run by scripts).
+_DOMAINS = {Kind.LIGHT: "light", Kind.LIFT: "cover", Kind.VACUUM: "vacuum"}
+
+# Our sentences, in Home Assistant's intents format and hassil's template syntax, for what its
+# data lacks. Rule names start with "our_" so they never replace one of its own. Accents are
+# optional when matched (see _bare), so the words are written as people spell them.
+_OUR_SENTENCES: Mapping[str, Mapping[str, Any]] = {
+    "en": {
+        "expansion_rules": {
+            "our_name": "[(the|my|our)] {name}",
+            "our_move": "(put|bring|send|take|move|run|get)",
+            "our_light": "(light|lights|lamp|lamps)",
+            "our_colour": "(colour|color)",
+            "our_dock": "(base|dock|charger)",
+        },
+        "intents": {
+            "HassTurnOn": [
+                {
+                    "sentences": [
+                        "<our_move> <our_name> up",
+                        "<our_move> up <our_name>",
+                        "hoist <our_name> [up]",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassTurnOff": [
+                {
+                    "sentences": [
+                        "<our_move> <our_name> down",
+                        "<our_move> down <our_name>",
+                        "drop <our_name>",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassLightSet": [
+                {
+                    "sentences": [
+                        "(make|set|turn|change|paint) <our_name> [<our_light>] [<our_colour>] [to] {color}",
+                        "(make|set|turn|change) [the] <our_colour> of <our_name> [<our_light>] [to] {color}",
+                    ],
+                    "requires_context": {"domain": "light"},
+                }
+            ],
+            "HassVacuumStart": [
+                {
+                    "sentences": [
+                        "(start|run|launch) [up] <our_name> [(cleaning|vacuuming)]",
+                        "(turn|switch) on <our_name>",
+                        "(turn|switch) <our_name> on",
+                        "(send|set) <our_name> (cleaning|vacuuming|to clean|to vacuum|off)",
+                        "(let|have|get) <our_name> (clean|vacuum)",
+                    ],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+            "HassVacuumReturnToBase": [
+                {
+                    "sentences": [
+                        "(send|bring|take|return|get) <our_name> [back] (home|to [(its|the)] <our_dock>)",
+                        "(send|bring|take|get) <our_name> back",
+                        "dock <our_name>",
+                    ],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+        },
+    },
+    "es": {
+        "expansion_rules": {
+            "our_name": "[(el|la|los|las)] {name}",
+            "our_luz": "[(el|la)] (luz|lámpara|foco|bombilla|bombillo)",
+            "our_de": "(de|del|de la)",
+            "our_pon": "(pon|poné|ponga|poner|cambia|cambiá|cambie|cambiar|deja|dejá|deje|dejar)",
+            "our_prende": "(enciende|encendé|encienda|prende|prendé|prenda)",
+            "our_lleva": "(pon|poné|ponga|manda|mandá|mande|lleva|llevá|lleve)",
+            "our_a_limpiar": "(a (limpiar|aspirar|funcionar|andar|trabajar)|en marcha)",
+        },
+        "intents": {
+            "HassTurnOn": [
+                {
+                    "sentences": [
+                        "(alza|alzá|alce|alzar|eleva|elevá|eleve|elevar) <our_name>",
+                        "(haz|hacé|haga|hacer) subir <our_name>",
+                        "<our_lleva> <our_name> arriba",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassTurnOff": [
+                {
+                    "sentences": [
+                        "(desciende|descendé|descienda|descender) <our_name>",
+                        "(haz|hacé|haga|hacer) bajar <our_name>",
+                        "<our_lleva> <our_name> abajo",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassLightSet": [
+                {
+                    "sentences": [
+                        "<our_pon> [<our_luz> <our_de>] <our_name> [(en|a|al|de)] [color] {color}",
+                        "<our_pon> [(en|de)] [color] {color} [<our_luz> <our_de>] <our_name>",
+                        "<our_prende> [<our_luz> <our_de>] <our_name> (en|de) [color] {color}",
+                    ],
+                    "requires_context": {"domain": "light"},
+                }
+            ],
+            "HassVacuumStart": [
+                {
+                    "sentences": [
+                        "(pon|poné|ponga|poner|arranca|arrancá|arranque|arrancar|lanza|lanzá|lance|lanzar) "
+                        "<our_name> [<our_a_limpiar>]",
+                        "(<our_prende>|inicia|iniciá|inicie|activa|activá|active) <our_name> <our_a_limpiar>",
+                    ],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+            "HassVacuumReturnToBase": [
+                {
+                    "sentences": [
+                        "(manda|mandá|mande|mandar|envía|enviá|envíe|enviar|lleva|llevá|lleve|llevar|"
+                        "devuelve|devolvé|devuelva|devolver|regresa|regresá|regrese|regresar) <our_name> "
+                        "(a (su|la) (base|estación|cargador)|a casa|de vuelta [a (su|la) base])",
+                    ],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+        },
+        # Home Assistant's Spanish colours are masculine; a light ("la luz") is made "roja".
+        "lists": {
+            "color": [
+                {"in": "roja", "out": "red"},
+                {"in": "blanca", "out": "white"},
+                {"in": "negra", "out": "black"},
+                {"in": "amarilla", "out": "yellow"},
+                {"in": "morada", "out": "purple"},
+                {"in": "anaranjada", "out": "orange"},
+                {"in": "rosada", "out": "pink"},
+            ]
+        },
+    },
+    "de": {
+        "expansion_rules": {
+            "our_name": "[(der|die|das|den|dem|des)] {name}",
+            "our_move": "(fahr|fahre|fahrt|bring|bringe|bringt|beweg|bewege|bewegt|schick|schicke|schickt|"
+            "hol|hole|holt|lass|lasse|lasst)",
+            "our_up": "(hoch|rauf|herauf|hinauf|nach oben)",
+            "our_down": "(runter|herunter|hinunter|nach unten)",
+            "our_licht": "[(das|die)] (Licht|Lampe|Leuchte)",
+            "our_home": "(nach Hause|heim|zur (Basis|Ladestation|Station)|an die Ladestation|in die Basis)",
+        },
+        "intents": {
+            "HassTurnOn": [
+                {
+                    "sentences": [
+                        "<our_move> <our_name> <our_up>",
+                        "<our_up> mit <our_name>",
+                        "(heb|hebe|hebt) <our_name> [an]",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassTurnOff": [
+                {
+                    "sentences": [
+                        "<our_move> <our_name> (<our_down>|ab)",
+                        "<our_down> mit <our_name>",
+                        "(senk|senke|senkt) <our_name> [ab]",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassLightSet": [
+                {
+                    "sentences": [
+                        "(mach|mache|macht|stell|stelle|stellt|schalt|schalte|schaltet) [<our_licht>] "
+                        "<our_name> [auf] {color}",
+                    ],
+                    "requires_context": {"domain": "light"},
+                }
+            ],
+            "HassVacuumStart": [
+                {
+                    "sentences": ["(lass|lasse|lasst|schick|schicke|schickt) <our_name> (saugen|putzen|los)"],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+            "HassVacuumReturnToBase": [
+                {
+                    "sentences": [
+                        "(schick|schicke|schickt|bring|bringe|bringt|fahr|fahre|fahrt) <our_name> "
+                        "(zurück [<our_home>]|<our_home>)",
+                    ],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+        },
+    },
+    "fr": {
+        "expansion_rules": {
+            "our_le": "(le |la |les |l')",
+            "our_name": "[<our_le>]{name}",
+            "our_de": "(du |de la |de l'|des |de )",
+            "our_mets": "(mets|mettez|mettre|passe|passez|passer|règle|réglez|régler|allume|allumez|allumer)",
+            "our_fais": "(fais|faites|faire)",
+        },
+        "intents": {
+            "HassTurnOn": [
+                {
+                    "sentences": [
+                        "<our_fais> monter <our_name>",
+                        "(remonte|remontez|remonter|lève|levez|lever|soulève|soulevez|soulever) <our_name>",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassTurnOff": [
+                {
+                    "sentences": [
+                        "<our_fais> descendre <our_name>",
+                        "(descendez|redescends|redescendez|redescendre) <our_name>",
+                        "(abaisse|abaissez|abaisser) <our_name>",
+                    ],
+                    "requires_context": {"domain": "cover"},
+                }
+            ],
+            "HassLightSet": [
+                {
+                    "sentences": [
+                        "<our_mets> <our_name> (en|au) {color}",
+                        "<our_mets> [<our_le>](lumière|lampe) [<our_de>]{name} (en|au) {color}",
+                    ],
+                    "requires_context": {"domain": "light"},
+                }
+            ],
+            "HassVacuumStart": [
+                {
+                    "sentences": [
+                        "(mets|mettez|mettre) <our_name> en (marche|route)",
+                        "<our_fais> (marcher|démarrer|partir) <our_name>",
+                        "(envoie|envoyez|envoyer) <our_name> (nettoyer|aspirer|faire le ménage)",
+                    ],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+            "HassVacuumReturnToBase": [
+                {
+                    "sentences": [
+                        "(renvoie|renvoyez|renvoyer|envoie|envoyez|envoyer|ramène|ramenez|ramener|remets|remettez|"
+                        "remettre) <our_name> ((à|sur) (sa|la) (base|station)|à la maison)",
+                    ],
+                    "requires_context": {"domain": "vacuum"},
+                }
+            ],
+        },
+    },
+}
+
+# Words that open a line to the overseer before its name ("hey overseer, …"), accents folded.
+_GREETINGS = frozenset({"hey", "hi", "hello", "ok", "okay", "oye", "hola", "hallo", "he", "salut", "dis"})
+_WORD = re.compile(r"\w+")
+_NOWHERE = TextSlotList(name=None, values=[])
+# The lists asked_deed fills: the room's names, and no areas or floors.
+_FILLED = ("name", "area", "floor")
+# A template's "{list}" or "{list:slot}", and its "<rule>".
+_LIST_REF = re.compile(r"\{([^{}:]+)(?::[^{}]*)?\}")
+_RULE_REF = re.compile(r"<([^<>]+)>")
+
+
+@dataclass(frozen=True, slots=True)
+class Recogniser:
+    """The sentences that ask a room device for an act, in one language; built once per language.
+
+    intents is None when Home Assistant has no sentences for the language: nothing is recognised.
+    """
+
+    intents: Intents | None = None
+
+
+def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recogniser:
+    """Build the recogniser for a language from Home Assistant's intents data and our sentences."""
+    if not intents:
+        return Recogniser()
+    ours = _OUR_SENTENCES.get(language.partition("-")[0].lower(), {})
+    rules = {**intents.get("expansion_rules", {}), **ours.get("expansion_rules", {})}
+    lists = dict(intents.get("lists", {}))
+    for name, values in ours.get("lists", {}).items():
+        lists[name] = {"values": [*lists.get(name, {}).get("values", ()), *values]}
+    theirs = intents.get("intents", {})
+    entries = {
+        intent: [
+            kept
+            for entry in (*theirs.get(intent, {}).get("data", ()), *ours.get("intents", {}).get(intent, ()))
+            if (kept := _asking(intent, entry, rules, lists)) is not None
+        ]
+        for intent in _ACTS
+    }
+    data = {
+        "language": intents.get("language", language),
+        "settings": intents.get("settings", {}),
+        "skip_words": intents.get("skip_words", []),
+        "expansion_rules": rules,
+        "lists": lists,
+        "intents": {intent: {"data": data} for intent, data in entries.items() if data},
+    }
+    return Recogniser(Intents.from_dict(_bare_data(data)))
+
+
+def asked_deed(
+    text: str, devices: Sequence[Device], recogniser: Recogniser, addressed_as: Sequence[str] = ()
+) -> Deed | None:
+    """Return the act on a room device the words ask for, or None when they ask for none.
+
+    None for a question, an opinion, a question about a state, and for words that could ask for
+    more than one thing (two devices of one name, the lights with no light named).
+    addressed_as: the overseer's name and aliases, which may open or close the words.
+    """
+    if recogniser.intents is None or len(text) > MAX_REQUEST_CHARS:
+        return None
+    words = _unaddressed(_bare(unicodedata.normalize("NFKC", strip_invisible(text))), addressed_as)
+    names = _name_list(devices)
+    if not words or names is None:
+        return None
+    # The room has no areas or floors: words that name one ask for no device of ours.
+    lists: dict[str, SlotList] = {"name": names, "area": _NOWHERE, "floor": _NOWHERE}
+    results = recognize_all(words, recogniser.intents, slot_lists=lists)
+    by_key = {device.key: device for device in devices}
+    found = {_deed(result, by_key) for result in itertools.islice(results, _MAX_MATCHES)}
+    return found.pop() if len(found) == 1 else None
+
+
+def fulfils(asked: Deed, done: Deed) -> bool:
+    """Return whether a call's deed is the act the words asked for.
+
+    A light asked to go on is on when a call sets its colour too; a colour asked for is that colour only.
+    """
+    if done.device != asked.device:
+        return False
+    return done == asked or (asked.act is Act.ON and done.act is Act.COLOUR)
+
+
+def _asking(
+    intent: str, entry: Mapping[str, Any], rules: Mapping[str, str], lists: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """Return the part of an intents data entry that may ask for an act of ours, or None.
+
+    Ours: a device of ours by name, and for a light's colour a colour. The rest (a fan, a scene,
+    all the lights, a brightness, an area) would only cost time on every question, and a sentence
+    that reads a list or rule we lack would fail it.
+    """
+    domains = set(_DOMAINS.values())
+    required = entry.get("requires_context", {})
+    if "area" in required or domains <= _values(entry.get("excludes_context", {}).get("domain")):
+        return None
+    for named in (required.get("domain"), entry.get("slots", {}).get("domain")):
+        if named is not None and not domains & _values(named):
+            return None
+    needed = {"name", "color"} if intent == "HassLightSet" else {"name"}
+    at_hand = {*lists, *entry.get("lists", {}), *_FILLED}
+    local = {**rules, **entry.get("expansion_rules", {})}
+    sentences = [
+        sentence
+        for sentence in entry["sentences"]
+        if (read := _lists_read(sentence, local)) is not None and needed <= read <= at_hand
+    ]
+    return {**entry, "sentences": sentences} if sentences else None
+
+
+def _values(value: Any) -> set[str]:
+    """Return a context's values as a set: the data writes one value bare, several as a list."""
+    if value is None:
+        return set()
+    return {str(item) for item in value} if isinstance(value, list) else {str(value)}
+
+
+def _lists_read(template: str, rules: Mapping[str, str]) -> set[str] | None:
+    """Return the slot lists a template reads through its rules; None when it uses a rule not defined."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    pending = [template]
+    while pending:
+        body = pending.pop()
+        found.update(_LIST_REF.findall(body))
+        for rule in set(_RULE_REF.findall(body)) - seen:
+            if rule not in rules:
+                return None
+            seen.add(rule)
+            pending.append(rules[rule])
+    return found
+
+
+def _deed(result: RecognizeResult, devices: Mapping[str, Device]) -> Deed | None:
+    """Return the deed one match asks for; None when it asks for none of ours (a vacuum turned off)."""
+    name = result.entities.get("name")
+    device = devices.get(name.value) if name is not None else None
+    if device is None:
+        return None
+    act = _ACTS[result.intent.name].get(device.kind)
+    if act is Act.COLOUR:
+        colour = result.entities.get("color")
+        return Deed(device.key, act, str(colour.value)) if colour is not None else None
+    return Deed(device.key, act) if act is not None else None
+
+
+def _name_list(devices: Sequence[Device]) -> SlotList | None:
+    """Return the devices' names as hassil's name list: each name gives its device's key."""
+    values = {
+        (spoken, device.key, _DOMAINS[device.kind])
+        for device in devices
+        for name in device.names
+        if (spoken := remove_punctuation(_bare(name)).strip())
+    }
+    if not values:
+        return None
+    return TextSlotList.from_tuples(
+        ((spoken, key, {"domain": domain}) for spoken, key, domain in sorted(values)), allow_template=False
+    )
+
+
+def _unaddressed(text: str, addressed_as: Sequence[str]) -> str:
+    """Return the words without the overseer's name around them ("hey overseer, …", "…, overseer")."""
+    names = sorted({tuple(_WORD.findall(fold(name))) for name in addressed_as} - {()}, key=len, reverse=True)
+    spans = list(_WORD.finditer(text))
+    words = [fold(span.group()) for span in spans]
+    first = 1 if words[:1] and words[0] in _GREETINGS else 0
+    begin, stop = 0, len(words)
+    for name in names:
+        if tuple(words[first : first + len(name)]) == name:
+            begin = first + len(name)
+            break
+    for name in names:
+        if stop - len(name) >= begin and tuple(words[stop - len(name) :]) == name:
+            stop -= len(name)
+            break
+    start = spans[begin - 1].end() if begin else 0
+    end = spans[stop].start() if stop < len(spans) else len(text)
+    return text[start:end].strip()
+
+
+def _bare(text: str) -> str:
+    """Return the text without accents, so "bajá", "baja" and "bája" are one word to the matcher."""
+    kept = "".join(char for char in unicodedata.normalize("NFD", text) if not unicodedata.combining(char))
+    return unicodedata.normalize("NFC", kept)
+
+
+def _bare_data(value: Any) -> Any:
+    """Return intents data without accents, rule names too; "out" values stay as written."""
+    if isinstance(value, str):
+        return _bare(value)
+    if isinstance(value, list):
+        return [_bare_data(item) for item in value]
+    if isinstance(value, dict):
+        return {_bare(key): item if key == "out" else _bare_data(item) for key, item in value.items()}
+    return value

@@ -1,0 +1,223 @@
+"""Requests: the act on a room device the asker's words ask for, in Home Assistant's own sentences."""
+
+import pytest
+from home_assistant_intents import get_intents, get_languages
+
+from custom_components.overseer.core.acts import LIFT, VACUUM, Act, Deed, Device, Kind
+from custom_components.overseer.core.requests import asked_deed, fulfils, recogniser_for
+
+
+def light(name: str, *aliases: str) -> Device:
+    return Device(f"light.{name.lower()}", Kind.LIGHT, (name, *aliases), "off")
+
+
+# The demo room, with the aliases a household might give its devices in Home Assistant.
+DEVICES = (
+    Device(LIFT, Kind.LIFT, ("Lift", "elevador", "ascensor", "Aufzug", "ascenseur"), "closed"),
+    Device(VACUUM, Kind.VACUUM, ("Neato", "aspiradora", "Staubsauger", "aspirateur"), "docked"),
+    light("Shelf", "estante", "Regal", "étagère"),
+    light("Bench", "banco", "luz del banco", "Werkbank", "établi"),
+    light("Corner", "rincón", "Ecke", "coin"),
+    light("Aux1"),
+    light("Aux2"),
+    light("Window", "ventana", "Fenster", "fenêtre"),
+)
+OVERSEER = ("Overseer", "Ovi")
+
+UP, DOWN = Deed(LIFT, Act.OPEN), Deed(LIFT, Act.CLOSE)
+START, DOCK = Deed(VACUUM, Act.START), Deed(VACUUM, Act.DOCK)
+
+
+def on(name: str) -> Deed:
+    return Deed(f"light.{name}", Act.ON)
+
+
+def off(name: str) -> Deed:
+    return Deed(f"light.{name}", Act.OFF)
+
+
+def colour(name: str, value: str) -> Deed:
+    return Deed(f"light.{name}", Act.COLOUR, value)
+
+
+REQUESTS = {
+    "en": [
+        ("overseer, lower the lift", DOWN),
+        ("overseer raise the lift", UP),
+        ("overseer make the bench light blue", colour("bench", "blue")),
+        ("hey overseer lower the lift please", DOWN),
+        ("Overseer, can you put the lift up?", UP),
+        ("could you bring down the lift for me", DOWN),
+        ("lower the lift, overseer", DOWN),
+        ("Ovi: raise the lift", UP),
+        ("open the lift", UP),
+        ("close the lift", DOWN),
+        ("turn on the corner light", on("corner")),
+        ("please turn off the shelf light", off("shelf")),
+        ("turn the window light off", off("window")),
+        ("switch on aux2", on("aux2")),
+        ("set the bench light to red", colour("bench", "red")),
+        ("turn the corner light green", colour("corner", "green")),
+        ("start neato", START),
+        ("turn on the neato", START),
+        ("send neato home", DOCK),
+        ("send the neato back to its base", DOCK),
+        ("what do you think of us?", None),
+        ("is the lift up?", None),
+        ("is the bench light on?", None),
+        ("the lift is down", None),
+        ("don't lower the lift", None),
+        ("can you not lower the lift?", None),
+        ("why did you raise the lift?", None),
+        ("I lowered the lift", None),
+        ("lower the bench light", None),
+        ("turn on the lights", None),
+        ("turn off all the lights", None),
+        ("set the bench light brightness to 50%", None),
+        ("lower the lift and make the bench light blue", None),
+        ("overseer", None),
+    ],
+    "es": [
+        ("apaga la luz del banco", off("bench")),
+        ("¿Overseer, puedes bajar el elevador?", DOWN),
+        ("overseer, baja el ascensor por favor", DOWN),
+        ("sube el elevador", UP),
+        ("levanta el ascensor", UP),
+        ("¿me puedes subir el elevador?", UP),
+        ("enciende la luz del rincón", on("corner")),
+        ("prende la lampara del rincon", on("corner")),
+        ("pon la luz del banco en azul", colour("bench", "blue")),
+        ("pon azul la luz del banco", colour("bench", "blue")),
+        ("pon la luz del banco roja", colour("bench", "red")),
+        ("pon la aspiradora", START),
+        ("enciende la aspiradora", START),
+        ("manda la aspiradora a su base", DOCK),
+        ("devuelve la aspiradora a la base", DOCK),
+        ("¿está encendida la luz del banco?", None),
+        ("¿el elevador está arriba?", None),
+        ("elige un bando", None),
+        ("no bajes el elevador", None),
+        ("no apagues la luz del banco", None),
+        ("baja la luz del banco", None),
+        ("apaga todas las luces", None),
+        ("¿qué opinas de nosotros?", None),
+    ],
+    "de": [
+        ("Overseer, fahr den Aufzug hoch", UP),
+        ("hoch mit dem Aufzug", UP),
+        ("runter mit dem Aufzug, bitte", DOWN),
+        ("fahre den Aufzug runter", DOWN),
+        ("schalte die Werkbank aus", off("bench")),
+        ("schalte die Ecke an", on("corner")),
+        ("mach die Werkbank blau", colour("bench", "blue")),
+        ("starte den Staubsauger", START),
+        ("schick den Staubsauger zurück zur Basis", DOCK),
+        ("ist der Aufzug oben?", None),
+        ("fahr den Aufzug bloß nicht hoch", None),
+        ("was hältst du von uns?", None),
+    ],
+    "fr": [
+        ("monte l'ascenseur", UP),
+        ("Overseer, descends l'ascenseur s'il te plaît", DOWN),
+        ("fais descendre l'ascenseur", DOWN),
+        ("allume le coin", on("corner")),
+        ("éteins la fenêtre", off("window")),
+        ("mets la lampe de l'établi en bleu", colour("bench", "blue")),
+        ("démarre l'aspirateur", START),
+        ("renvoie l'aspirateur à sa base", DOCK),
+        ("l'ascenseur est-il en haut ?", None),
+        ("ne descends pas l'ascenseur", None),
+        ("que penses-tu de nous ?", None),
+    ],
+}
+CASES = [(language, text, deed) for language, cases in REQUESTS.items() for text, deed in cases]
+IDS = [f"{language}: {text}" for language, text, _ in CASES]
+
+
+@pytest.fixture(scope="module")
+def recognisers():
+    return {language: recogniser_for(language, get_intents(language)) for language in REQUESTS}
+
+
+@pytest.mark.parametrize(("language", "text", "deed"), CASES, ids=IDS)
+def test_the_words_ask_for_this_act_or_none(recognisers, language, text, deed):
+    assert asked_deed(text, DEVICES, recognisers[language], OVERSEER) == deed
+
+
+def test_a_name_two_devices_share_asks_for_neither(recognisers):
+    devices = (*DEVICES[:5], light("Aux1", "aux"), light("Aux2", "aux"))
+    assert asked_deed("turn on the aux light", devices, recognisers["en"]) is None
+    assert asked_deed("turn on aux1", devices, recognisers["en"]) == on("aux1")
+
+
+def test_a_device_is_asked_for_by_its_names_only(recognisers):
+    assert asked_deed("lower the elevator", DEVICES, recognisers["en"]) is None
+    lift = Device(LIFT, Kind.LIFT, ("Lift", "elevator"), "open")
+    assert asked_deed("lower the elevator", (lift,), recognisers["en"]) == DOWN
+    assert asked_deed("lower the lift", (), recognisers["en"]) is None
+
+
+def test_without_the_overseer_named_in_addressed_as_its_name_is_words_like_any_other(recognisers):
+    assert asked_deed("overseer, lower the lift", DEVICES, recognisers["en"]) is None
+    assert asked_deed("Ovi, lower the lift", DEVICES, recognisers["en"], ("ovi",)) == DOWN
+
+
+def test_a_long_text_asks_for_nothing(recognisers):
+    padding = "please " * 50
+    assert asked_deed(f"{padding}lower the lift", DEVICES, recognisers["en"]) is None
+
+
+def test_a_regional_language_reads_its_language_and_one_without_sentences_reads_nothing():
+    assert asked_deed("baja el elevador", DEVICES, recogniser_for("es-419", get_intents("es"))) == DOWN
+    assert asked_deed("lower the lift", DEVICES, recogniser_for("xx", None)) is None
+
+
+def test_every_language_home_assistant_speaks_builds_and_reads_without_failing():
+    for language in get_languages():
+        recogniser = recogniser_for(language, get_intents(language))
+        for text in ("lower the lift", "Neato", "turn on the bench light", "?"):
+            asked_deed(text, DEVICES, recogniser, OVERSEER)
+
+
+@pytest.mark.parametrize(
+    ("asked", "done", "fulfilled"),
+    [
+        (DOWN, DOWN, True),
+        (DOWN, UP, False),
+        (on("bench"), on("bench"), True),
+        (on("bench"), colour("bench", "blue"), True),
+        (on("bench"), off("bench"), False),
+        (on("bench"), on("corner"), False),
+        (off("bench"), colour("bench", "blue"), False),
+        (colour("bench", "blue"), colour("bench", "blue"), True),
+        (colour("bench", "blue"), colour("bench", "red"), False),
+        (colour("bench", "blue"), on("bench"), False),
+        (colour("bench", "blue"), colour("corner", "blue"), False),
+        (START, START, True),
+        (START, DOCK, False),
+        (DOCK, Deed(VACUUM, Act.LOCATE), False),
+    ],
+)
+def test_fulfils(asked, done, fulfilled):
+    assert fulfils(asked, done) is fulfilled
+
+
+def test_sentences_that_read_what_we_lack_or_name_no_device_of_ours_ask_for_nothing():
+    intents = {
+        "language": "en",
+        "intents": {
+            "HassTurnOn": {
+                "data": [
+                    {"sentences": ["hoist {name}"], "requires_context": {"domain": "cover"}},
+                    {"sentences": ["<heave> {name}"]},
+                    {"sentences": ["raise ({spot}|{name})"]},
+                ]
+            }
+        },
+        "lists": {"spot": {"values": ["everything"]}},
+    }
+    recogniser = recogniser_for("en", intents)
+    assert asked_deed("hoist lift", DEVICES, recogniser) == UP
+    assert asked_deed("heave lift", DEVICES, recogniser) is None
+    assert asked_deed("raise everything", DEVICES, recogniser) is None
+    assert asked_deed("raise lift", DEVICES, recogniser) == UP
