@@ -79,6 +79,8 @@ class Cycle:
     # After calls: each one's result as the model read it, and its answer (the line).
     tool_results: tuple[str, ...] = ()
     line_reply: ModelReply | None = None
+    # The line was said in that answer, knowing the results (not the first answer's, said before).
+    line_knew: bool = False
     decision: Decision | None = None
     latency: float | None = None
     stale_reason: StaleReason | None = None
@@ -282,6 +284,7 @@ async def _async_line_after_calls(
     for rejection in line.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+    cycle.line_knew = line.chat is not None
     return with_line(first, line.chat if line.chat is not None else first.chat, *line.notes)
 
 
@@ -326,7 +329,8 @@ def _judge(
         subject=cycle.trigger.detail,
         line=cycle.decision.chat if cycle.decision else None,
         age=finished - cycle.trigger.since,
-        announced_refused=bool(cycle.decision and cycle.decision.chat) and refused,
+        # A line said knowing the calls' results announces nothing they did not do.
+        announced_refused=bool(cycle.decision and cycle.decision.chat) and refused and not cycle.line_knew,
     )
     return judge(answer, before, room_facts(parts.world()), own, parts.settings.stale_after)
 

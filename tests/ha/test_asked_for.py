@@ -1,0 +1,93 @@
+"""Never the opposite of what was asked, and the answer in the asker's language.
+
+Asked to lower the lift, the demo's model raised it; asked in Spanish, every answer came in
+English. Here the model is scripted to do the wrong thing, and the room is read back.
+"""
+
+from __future__ import annotations
+
+import json
+
+from homeassistant.helpers import entity_registry as er
+from pytest_homeassistant_custom_component.common import async_capture_events
+
+from ..ollama_stub import call
+from .harness import OPTIONS, say, setup_overseer, tick
+
+
+def bot_texts(events) -> list[str]:
+    return [event.data["text"] for event in events if event.data.get("bot")]
+
+
+def outcomes(events) -> list[tuple[str, str, str | None]]:
+    return [(e.data["tool"], e.data["outcome"], e.data.get("reason")) for e in events]
+
+
+async def test_asked_to_lower_the_lift_a_model_that_raises_it_is_refused(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    hass.states.async_set("cover.lift", "open", {"friendly_name": "Lift"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("Up it goes!", call("lift_up"))
+    ollama_stub.after_calls("Not today, alex.")
+    say(hass, "alex", "overseer, lower the lift")
+    await tick(hass, freezer)
+    assert room["cover.open_cover"] == [] and room["cover.close_cover"] == []
+    assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
+    # The model hears why, in the same decision, and its line knows it.
+    [follow_up] = ollama_stub.follow_ups
+    result = json.loads(next(m for m in follow_up["messages"] if m["role"] == "tool")["content"])
+    assert result["error"] == "not_what_was_asked" and result["success"] is False
+    assert bot_texts(chat) == ["Not today, alex."]
+
+
+async def test_something_else_instead_is_refused_and_the_asked_for_action_runs(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "min_gap": 0})
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("", call("ha_set_entity", entity_id="light.shelf", state="blue"))
+    say(hass, "alex", "overseer make the bench light blue")
+    await tick(hass, freezer)
+    ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="blue"))
+    say(hass, "alex", "overseer make the bench light blue")
+    await tick(hass, freezer, seconds=20)
+    assert outcomes(actions) == [
+        ("ha_set_entity", "blocked", "not_what_was_asked"),
+        ("ha_set_entity", "executed", None),
+    ]
+    assert [c.data for c in room["light.turn_on"]] == [{"entity_id": "light.bench", "color_name": "blue"}]
+
+
+async def test_nobody_asked_for_anything_the_overseer_may_still_act(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("Chaos has standards.", call("lift_up"))
+    say(hass, "alex", "overseer, what do you think of us?")
+    await tick(hass, freezer)
+    assert outcomes(actions) == [("lift_up", "executed", None)]
+
+
+async def test_a_spanish_request_is_held_to_its_action_and_answered_in_spanish(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    registry = er.async_get(hass)
+    # The lift's registry entry, with the Spanish name the household gave it, as an alias.
+    hass.states.async_remove("cover.lift")
+    lift = registry.async_get_or_create("cover", "test", "lift", suggested_object_id="lift")
+    assert lift.entity_id == "cover.lift"
+    registry.async_update_entity(lift.entity_id, aliases={"elevador"})
+    hass.states.async_set("cover.lift", "open", {"friendly_name": "Lift"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "alex", "¿overseer, puedes bajar el elevador?")
+    await tick(hass, freezer)
+    assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
+    asked = ollama_stub.decisions[0]["messages"][-1]["content"]
+    assert asked.endswith("Say it in Spanish.")
+    assert ollama_stub.follow_ups[0]["messages"][-1]["content"].endswith("Say it in Spanish.")
+    await tick(hass, freezer)  # asked again, and again nothing usable: the fallback, in Spanish
+    assert room["cover.open_cover"] == []
+    assert bot_texts(chat) == ["Lo siento, alex: ahora mismo no tengo nada útil que decir a eso."]
