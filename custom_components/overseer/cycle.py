@@ -29,22 +29,17 @@ from .core.context import (
     summarise,
     tool_turn,
 )
-from .core.decision import (
-    NOTE_REPEAT_DROPPED,
-    NOTE_UNBACKED_CLAIM_DROPPED,
-    Decision,
-    backed,
-    normalise,
-    with_line,
-)
+from .core.decision import Decision, backed, normalise, with_line
 from .core.gate import SOLICITED, Trigger, TriggerKind
 from .core.language import base_language, language_of, say_it_in
+from .core.line_rules import Note
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.reply import ModelReply
 from .core.requests import asked_deed
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
+from .core.statements import FalseStatement, false_statements
 from .core.tools import CHAT_TOOLS, TOOLS
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
@@ -54,11 +49,17 @@ from .providers import Provider
 from .recognition import async_recogniser
 from .room_state import RoomState
 from .settings import Settings
+from .words import async_words
 
 # A question gets the model twice at most before the fallback line answers it.
 ASKS_PER_QUESTION = 2
 # Where the fallback line names who asked.
 ASKER = "[user]"
+# The request after a false line: what it said, what the room shows, what ran.
+STATEMENT_CHECK = (
+    "statement_check: not so: {said}. The room shows {facts}; this decision ran: {ran}. "
+    "Say one short line that is true, or SKIP."
+)
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -81,6 +82,8 @@ class Cycle:
     line_reply: ModelReply | None = None
     # The line was said in that answer, knowing the results (not the first answer's, said before).
     line_knew: bool = False
+    # What its line stated that the room contradicts, before it was asked again or dropped.
+    false_statements: tuple[FalseStatement, ...] = ()
     decision: Decision | None = None
     latency: float | None = None
     stale_reason: StaleReason | None = None
@@ -174,9 +177,9 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     finished = parts.now()
     cycle.stale_reason = _judge(parts, cycle, ran, before, finished)
     parts.metrics.record_decision(finished, cycle.latency, decision.mode.value, cycle.stale_reason)
-    if NOTE_REPEAT_DROPPED in decision.notes:
+    if Note.REPEAT_DROPPED in decision.notes:
         parts.metrics.record_chat(finished, repeated=True)
-    if NOTE_UNBACKED_CLAIM_DROPPED in decision.notes:
+    if Note.UNBACKED_CLAIM_DROPPED in decision.notes:
         parts.metrics.record_unbacked_claim(finished)
     posted = bool(decision.chat) and not cycle.stale and not state.dry_run
     if posted:
@@ -191,7 +194,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished, phrase) or posted
-    elif cycle.trigger.kind in LIVELY and not cycle.trigger.attempt and NOTE_REPEAT_DROPPED in decision.notes:
+    elif cycle.trigger.kind in LIVELY and not cycle.trigger.attempt and Note.REPEAT_DROPPED in decision.notes:
         # A lively moment met with a copy of its own line (what a small model does with its lines
         # in view): once more, without them, if the moment is still fresh by then.
         parts.ask_again(cycle.trigger)
@@ -244,9 +247,72 @@ async def _async_decide(
         cue=cue.rpartition("\n")[2],
     )
     ran = await _async_execute(parts, cycle, decision)
+    conversation = messages
     if control and cycle.actions:
-        decision = await _async_line_after_calls(parts, cycle, messages, check)
+        decision, conversation = await _async_line_after_calls(parts, cycle, messages, check)
+    decision = await _async_true_line(parts, cycle, decision, ran, conversation, check)
     return decision, ran
+
+
+async def _async_true_line(
+    parts: CycleParts,
+    cycle: Cycle,
+    decision: Decision,
+    ran: list[AuditRecord],
+    conversation: list[dict[str, Any]],
+    check: Callable[..., Decision],
+) -> Decision:
+    """Return the decision with a line the room does not contradict, or with none.
+
+    A line that states a device's state the room contradicts, or a deed no call of this
+    decision did, is never posted: the model is asked once more with the facts, and a line
+    still false is dropped (the overseer's own account of what ran answers instead).
+    """
+    if not decision.chat:
+        return decision
+    words = await async_words(parts.hass, cycle.language)
+    done = tuple(deed for record in ran if (deed := _deed(record)) is not None)
+    devices = room_devices(parts.world())
+    false = false_statements(decision.chat, devices, done, words)
+    if not false:
+        return decision
+    cycle.false_statements = false
+    now = parts.now()
+    for statement in false:
+        if statement.deed:
+            parts.metrics.record_unbacked_claim(now)
+        else:
+            parts.metrics.record_false_statement(now)
+    names = {device.key: device.names[0] if device.names else device.key for device in devices}
+    facts = "; ".join(dict.fromkeys(f"{names.get(item.device, item.device)}: {item.truth}" for item in false))
+    told = [
+        *conversation,
+        {"role": "assistant", "content": decision.chat},
+        {
+            "role": "user",
+            "content": STATEMENT_CHECK.format(
+                said="; ".join(item.clause for item in false),
+                facts=facts,
+                ran=", ".join(record.tool for record in ran if _deed(record)) or "nothing",
+            )
+            + say_it_in(cycle.language, parts.hass.config.language),
+        },
+    ]
+    chat_only = tool_schemas(tuple(CHAT_TOOLS), parts.world(), parts.settings.limits)
+    reply = await _async_ask(parts, cycle, told, chat_only)
+    again = check(reply, known_tools=CHAT_TOOLS, shown_tools=CHAT_TOOLS)
+    line = again.chat
+    if line is not None and not false_statements(line, room_devices(parts.world()), done, words):
+        return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
+    return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)
+
+
+def _deed(record: AuditRecord) -> Deed | None:
+    """Return what a call that ran (or would have, in a dry run) did to which device, if anything."""
+    spec = TOOLS.get(record.tool)
+    if record.outcome not in (Outcome.EXECUTED, Outcome.DRY_RUN) or spec is None or spec.deed is None:
+        return None
+    return spec.deed(record.arguments) if isinstance(record.arguments, dict) else None
 
 
 async def _async_ask(
@@ -263,7 +329,7 @@ async def _async_ask(
 
 async def _async_line_after_calls(
     parts: CycleParts, cycle: Cycle, messages: list[dict[str, Any]], check: Callable[..., Decision]
-) -> Decision:
+) -> tuple[Decision, list[dict[str, Any]]]:
     """Give the model its calls' results and take its line from the answer, with only chat_say offered.
 
     The decision keeps the first answer's calls; its line is the one said knowing what came of
@@ -285,7 +351,11 @@ async def _async_line_after_calls(
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
     cycle.line_knew = line.chat is not None
-    return with_line(first, line.chat if line.chat is not None else first.chat, *line.notes)
+    # Without a line of its own then, the first answer's line stands only beside a call that ran:
+    # said before the results, it may announce what a guardrail or a person has not let happen.
+    ran = any(record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN) for record in cycle.actions)
+    chat = line.chat if line.chat is not None else (first.chat if ran else None)
+    return with_line(first, chat, *line.notes), follow
 
 
 def _sent(arguments: Any) -> dict[str, Any]:

@@ -9,17 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from custom_components.overseer.core.decision import (
-    NOTE_CHAT_CUT,
-    NOTE_CUE_SAID_BACK,
-    NOTE_JSON_TEXT_DROPPED,
-    NOTE_QUESTION_SAID_BACK,
-    NOTE_REPEAT_DROPPED,
-    Decision,
-    DecisionRules,
-    Mode,
-    normalise,
-)
+from custom_components.overseer.core.decision import Decision, DecisionRules, Mode, normalise
+from custom_components.overseer.core.line_rules import Note
 from custom_components.overseer.core.policy import Limits, configured_tools, vocabulary
 from custom_components.overseer.core.reply import MalformedCall, ModelReply, ToolCall
 from custom_components.overseer.core.tools import Refusal
@@ -270,7 +261,7 @@ def test_a_small_models_calls_written_as_text_are_calls_under_the_same_checks():
     # What a model only thought about is not a call; a cut-off call is neither a call nor a line.
     assert decide('<think>{"name": "lift_up", "arguments": {}}</think>No.').intents == ()
     cut = decide('{"name": "chat_say", "arguments": {"text": "I\'m so')
-    assert cut.mode is Mode.SKIP and NOTE_JSON_TEXT_DROPPED in cut.notes
+    assert cut.mode is Mode.SKIP and Note.JSON_TEXT_DROPPED in cut.notes
     # A JSON object that is no call is not read as one.
     assert decide('{"name": "alex"} said hi').chat == '{"name": "alex"} said hi'
 
@@ -317,22 +308,22 @@ def test_reading_calls_from_text_is_bounded():
 def test_rambling_is_cut_at_a_word_boundary():
     decision = decide("word " * 200, max_chat_chars=50)
     assert len(decision.chat) <= 50 and decision.chat.endswith("…")
-    assert NOTE_CHAT_CUT in decision.notes
+    assert Note.CHAT_CUT in decision.notes
 
 
 def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
     recent = ["Lift is staying put. Chaos has standards."]
     decision = decide("lift is staying put, chaos has standards!", recent=recent)
-    assert decision.mode is Mode.SKIP and NOTE_REPEAT_DROPPED in decision.notes
+    assert decision.mode is Mode.SKIP and Note.REPEAT_DROPPED in decision.notes
     fresh = decide("The dock is hungry tonight.", recent=recent)
     assert fresh.mode is Mode.CHAT
     # Said to someone else, the same words are the same line (the demo check's "Kim: Lower the
     # lift." after "Alex: Lower the lift.").
     again = decide("Overseer: Kim: the score is 100.", recent=["Alex: The score is 100."])
-    assert again.mode is Mode.SKIP and NOTE_REPEAT_DROPPED in again.notes
+    assert again.mode is Mode.SKIP and Note.REPEAT_DROPPED in again.notes
     # Someone's line said back with their name, as the bundled model did to a rover docking.
     parrot = decide("Overseer: alex: go go go", recent=["go go go"])
-    assert parrot.mode is Mode.SKIP and NOTE_REPEAT_DROPPED in parrot.notes
+    assert parrot.mode is Mode.SKIP and Note.REPEAT_DROPPED in parrot.notes
 
 
 @pytest.mark.parametrize(
@@ -365,7 +356,7 @@ def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, sa
         rules=DecisionRules(),
         question=question,
     )
-    assert (NOTE_QUESTION_SAID_BACK in decision.notes) is said_back
+    assert (Note.QUESTION_SAID_BACK in decision.notes) is said_back
     assert (decision.chat is None) is said_back
 
 
@@ -476,5 +467,5 @@ CUE = (
 )
 def test_a_line_of_the_cues_words_alone_is_no_line(line, said_back):
     decision = answer_to("overseer what do you think of sam's driving", line, cue=CUE)
-    assert (NOTE_CUE_SAID_BACK in decision.notes) is said_back
+    assert (Note.CUE_SAID_BACK in decision.notes) is said_back
     assert (decision.chat is None) is said_back

@@ -262,10 +262,12 @@ async def test_assist_never_hears_an_action_claimed_that_did_not_run(
     await setup_overseer(hass, ollama_stub)
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Lift raised.")
+    ollama_stub.reply("SKIP")  # told it is not so, with the facts: nothing true to say
     ollama_stub.reply("Lift raised.", call("lift_up"))
 
     reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
 
     assert reply == "Lift raised."
-    assert len(ollama_stub.decisions) == 2  # the claim that did not run was asked again
+    # The claim that did not run was checked, told, and the question asked again.
+    assert len(ollama_stub.decisions) == 3
     assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_up", "executed")]

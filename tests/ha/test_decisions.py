@@ -499,7 +499,7 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Alex: I'm here, what's up?")
     ollama_stub.reply("Overseer: Alex: I'm here, what's up?")
-    ollama_stub.reply("Blue it is not. The bench stays white.")
+    ollama_stub.reply("Blue it is not. Earn it.")
     say(hass, "alex", "overseer, you there?")
     await tick(hass, freezer)
     say(hass, "alex", "overseer make the bench light blue")
@@ -511,7 +511,7 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     retry = ollama_stub.decisions[2]["messages"]
     assert [m for m in retry if m["role"] == "assistant"] == []
     assert "alex: overseer make the bench light blue" in retry[-1]["content"]
-    assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. The bench stays white."
+    assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. Earn it."
 
 
 async def test_a_line_that_says_someones_chat_line_back_is_no_new_line(hass, freezer, ollama_stub, room):
@@ -535,13 +535,14 @@ async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, free
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Overseer: Lift raised.")
+    ollama_stub.reply("Lift raised.")  # told it is not so, it says it again
     ollama_stub.reply("Lift raised.", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     assert bot_lines(chat) == [] and hass.states.get("cover.lift").state == "closed"
     entry = hass.config_entries.async_get_entry("room1")
     status = build_status(entry.runtime_data)
-    assert "unbacked_claim_dropped" in status["decision"]["notes"]
+    assert "false_statement_dropped" in status["decision"]["notes"]
     assert status["metrics"]["unbacked_claims"] == 1
     await tick(hass, freezer)  # asked again: this time the call runs, and the same words are true
     assert [line["text"] for line in bot_lines(chat)] == ["Lift raised."]

@@ -32,9 +32,8 @@ from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.overseer.const import Phase
-from custom_components.overseer.core.context import closing_cue
-from custom_components.overseer.core.gate import Deed, Trigger, TriggerKind
-from custom_components.overseer.core.tools import deed_text
+from custom_components.overseer.core.context import AFTER_CALLS_CUE, closing_cue
+from custom_components.overseer.core.gate import Trigger, TriggerKind
 from custom_components.overseer.cycle import Cycle
 from devtools.bundled_model import server_counters
 
@@ -64,13 +63,6 @@ ASKED_FOR = {
     "overseer lower the lift please": "lift_down",
     "overseer turn the corner light off": "ha_set_entity",
 }
-# Those deeds as the model may call them.
-DEEDS = (
-    ("lift_up", {}),
-    ("lift_down", {}),
-    ("ha_set_entity", {"entity_id": "light.bench", "state": "blue"}),
-    ("ha_set_entity", {"entity_id": "light.corner", "state": "off"}),
-)
 # Who asks them: a newcomer, not one of the demo's crowd (alex, sam, jo, kim), who address the
 # overseer too and are answered in decisions of their own.
 ASKER = "robin"
@@ -124,19 +116,11 @@ def words(text: str) -> list[str]:
 def prompt_runs() -> set[tuple[str, ...]]:
     """Every run of ECHO_WORDS words in the system prompt and the closing cues: a line holding one
     repeats the prompt."""
-    # After each asked-for deed, the cue says it in words the model may copy ("I set a room light
-    # (light.bench, blue) ran.").
-    after_deeds = [
-        Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER, acted=(Deed(tool, deed_text(tool, arguments)),))
-        for tool, arguments in DEEDS
-    ]
     cues = [
-        closing_cue(trigger, [], NAME, can_act=True) or ""
-        for trigger in (
-            Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER),
-            Trigger(TriggerKind.CHAT_BURST, 0.0, ASKER),
-            *after_deeds,
-        )
+        closing_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER), NAME, can_act=True) or "",
+        closing_cue(Trigger(TriggerKind.CHAT_BURST, 0.0, ASKER), NAME, can_act=True) or "",
+        # After calls, the request asks for the line knowing their results.
+        AFTER_CALLS_CUE,
     ]
     runs: set[tuple[str, ...]] = set()
     for text in [(REPO / "custom_components/overseer/prompts/system.md").read_text(), *cues]:

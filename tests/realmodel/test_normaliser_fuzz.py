@@ -27,6 +27,7 @@ from homeassistant.util.color import COLORS
 
 from custom_components.overseer.core.context import ChatLine, build_messages, render_state_update
 from custom_components.overseer.core.decision import Decision, DecisionRules, Intent, Mode, normalise
+from custom_components.overseer.core.line_rules import LINE_RULES
 from custom_components.overseer.core.policy import (
     Ledger,
     Limits,
@@ -41,7 +42,7 @@ from custom_components.overseer.providers import ModelError, ModelTimeout
 from custom_components.overseer.providers.openai import OpenAIProvider
 from custom_components.overseer.providers.wire import typed_reply
 
-from ..contract import REASONS, ROOM_TOOLS, TRIAGE_TOOLS
+from ..contract import REASONS
 from ..core.worlds import demo_world, light
 from ..processes import OUTPUT
 
@@ -81,31 +82,21 @@ LINES = (
 RULES = DecisionRules()  # one action per decision, lines of at most 280 characters
 CALLS_READ = 32  # of one answer's calls, at most this many are even looked at
 PARAMS = {"chat_say": ("text",), "ha_set_entity": ("entity_id", "state"), "memory_write": ("slot", "text")}
-# Every tool's name, read here without the integration's code: a line naming one is no line.
-TOOL_NAMES = ROOM_TOOLS | TRIAGE_TOOLS | {"chat_say", "memory_read", "memory_write"}
-SKIP_WORDS = {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
+# The notes a decision gives a line it drops, written out here: a line lost without one is lost.
+DROP_NOTES = frozenset(
+    {
+        "json_text_dropped",
+        "stock_refusal_dropped",
+        "tool_text_dropped",
+        "repeat_dropped",
+        "question_said_back",
+        "cue_said_back",
+    }
+)
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 # What only a call holds: its tag, or a name beside arguments.
 CALL_MARKS = re.compile(r'<tool_call>|"name"\s*:.*"(?:arguments|parameters)"', re.DOTALL | re.IGNORECASE)
 NAME_ECHO = re.compile(rf"^(?:{NAME}\s*:\s*)+", re.IGNORECASE)
-# A chat assistant's refusal, in the judge's own words: one sentence that apologises and says it
-# cannot help (the bundled model's "I'm sorry, but I can't assist with that."), or that it cannot
-# do something for now ("I'm sorry, but I can't raise the lift right now."), perhaps with a
-# "Please try again (later)." or "Please let me know if you have any other questions." after it.
-APOLOGY = re.compile(r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e)\b")
-CANNOT_HELP = re.compile(r"\b(?:can'?t|cannot|can not|unable to|not able to) (?:assist|help)\b")
-CANNOT_NOW = re.compile(
-    r"^(?:i'?m |i am |i )?(?:so |very )?(?:sorry|apologi[sz]e),? (?:but )?"
-    r"i (?:can'?t|cannot|can not|am unable to|am not able to) [^.!?]{1,60} "
-    r"(?:right now|at the moment|at this time)$"
-)
-# Whom a stock line is for ("sam," or "sam:"), not part of it.
-ADDRESSEE = re.compile(r"^[^\s:,]{1,32}[:,] ")
-SIGN_OFFS = (
-    "please try again",
-    "please try again later",
-    "please let me know if you have any other questions",
-)
 CUT = "…"
 INVISIBLE = ("Cc", "Cf", "Co", "Cn")
 
@@ -151,6 +142,11 @@ def plain(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = "".join(c for c in text if c in "\t\n\r" or unicodedata.category(c) not in INVISIBLE)
     return " ".join(text.split()).casefold()
+
+
+# What the line layer drops, known from its table's example lines and not from its rules: each
+# line a rule drops said after nothing (an echo's example is dropped only after its source).
+NO_LINES = frozenset(plain(line) for rule in LINE_RULES if not rule.after for line in rule.drops_examples)
 
 
 def parses_as_json(text: str) -> bool:
@@ -232,23 +228,9 @@ def visible(text: str) -> str:
     return NAME_ECHO.sub("", " ".join(unthought(text).split())).strip()
 
 
-def stock_refusal(words: str) -> bool:
-    """One short sentence that apologises and cannot help: an assistant's stock line, not the overseer's."""
-    parts = re.split(r"[.!?]+", words.replace("\u2019", "'").lower())
-    sentences = [part.strip(" ,") for part in parts if part.strip()]
-    if len(sentences) == 2 and sentences[1] in SIGN_OFFS:
-        sentences.pop()
-    if len(sentences) != 1:
-        return False
-    return any(
-        (APOLOGY.match(sentence) and CANNOT_HELP.search(sentence)) or CANNOT_NOW.match(sentence)
-        for sentence in {sentences[0], ADDRESSEE.sub("", sentences[0])}
-    )
-
-
 def says_something(text: str) -> bool:
-    """Whether the text holds a line for the room (not empty, not a skip word, not JSON, not a call,
-    not a stock refusal), with or without a speaker's label in front."""
+    """Whether the text holds a line for the room, with or without a speaker's label in front: words
+    that are neither JSON, nor a call, nor a line the line layer's examples show it drops."""
     seen = visible(text)
     stripped = unthought(text)
     if (stripped.startswith(("{", "[")) and parses_as_json(stripped)) or CALL_MARKS.search(stripped):
@@ -256,13 +238,7 @@ def says_something(text: str) -> bool:
     words = NAME_ECHO.sub("", plain(seen))
     label, colon, rest = words.partition(":")
     unlabelled = rest.strip() if colon and 0 < len(label) <= 32 and " " not in label.strip() else words
-    # A line that names a tool ("functions.lift_up:", "I will call the ha_set_entity function")
-    # talks about the machinery, not to the room.
-    if TOOL_NAMES & set(re.findall(r"\w+", words.lower())):
-        return False
-    if stock_refusal(words) or stock_refusal(unlabelled):
-        return False
-    return bool(plain(seen)) and plain(seen) not in SKIP_WORDS
+    return bool(unlabelled) and not {words, unlabelled} & NO_LINES
 
 
 def near_miss(calls: list[tuple[str, str]], known: frozenset[str], entities: dict[str, str]) -> str:
@@ -370,7 +346,10 @@ def judge(
         problems.append(f"refusal reasons outside the contract: {decision.rejections}")
     # The line: the model's own words, never invented, never lost, and fit to post.
     source = said[0] if said else text
-    if not said and not says_something(text) and (missed := near_miss(calls, known, entities)):
+    # A line a rule dropped is no line of the model's the judge can tell apart by itself: the
+    # decision must say which rule dropped it.
+    dropped = bool(DROP_NOTES & set(decision.notes))
+    if not said and (dropped or not says_something(text)) and (missed := near_miss(calls, known, entities)):
         source = missed
     line = decision.chat
     if line is not None:
@@ -380,15 +359,14 @@ def judge(
             problems.append(f"the line has {len(line)} characters")
         if any(unicodedata.category(c) in ("Cc", "Cf") for c in line) or not line.strip():
             problems.append(f"the line {line!r} is not one visible line")
-        if plain(line) in SKIP_WORDS or NAME_ECHO.match(line) or "<think" in line.casefold():
-            problems.append(f"the line {line!r} is a skip word, an echo of the name or thinking")
+        if plain(line) in NO_LINES or NAME_ECHO.match(line) or "<think" in line.casefold():
+            problems.append(f"the line {line!r} is one the line layer drops, an echo of the name or thinking")
         if (line.startswith(("{", "[")) and parses_as_json(line)) or CALL_MARKS.search(line):
             problems.append(f"the line {line!r} is JSON or a call, not chat")
         if plain(line) in {plain(own) for own in own_lines}:
             problems.append(f"the line {line!r} repeats the overseer's own")
-    elif says_something(source):
-        if not ("repeat_dropped" in decision.notes and own_lines):
-            problems.append(f"the model said {source!r} but no line came out ({decision.notes})")
+    elif says_something(source) and not dropped:
+        problems.append(f"the model said {source!r} but no line came out ({decision.notes})")
     # The mode is what the decision holds.
     mode = ("ACTION" if decision.intents else "") + ("+" if decision.intents and line else "")
     mode = (mode + ("CHAT" if line else "")) or "SKIP"
@@ -676,3 +654,31 @@ def test_the_judge_catches_wrong_decisions(reply, spoil):
     message, own_lines, _ = KNOWN_REPLIES[reply]
     decision, known, entities = decide(message, own_lines)
     assert judge(message, spoil(decision), known, entities, own_lines) != []
+
+
+# The line layer's example lines, said after nothing: the judge passes the normaliser on each, and
+# catches a decision that posts a line the layer drops, or loses one it keeps.
+EXAMPLES = [line for rule in LINE_RULES for line in (*rule.keeps, *rule.drops_examples)]
+KEPT = [line for rule in LINE_RULES for line in rule.keeps]
+
+
+@pytest.mark.parametrize("line", EXAMPLES)
+def test_the_judge_passes_the_normaliser_on_the_line_layers_examples(line):
+    message = {"content": line}
+    decision, known, entities = decide(message, [])
+    assert judge(message, decision, known, entities, []) == []
+
+
+@pytest.mark.parametrize("line", sorted(NO_LINES))
+def test_the_judge_catches_a_line_the_line_layer_drops(line):
+    message = {"content": line}
+    decision, known, entities = decide(message, [])
+    posted = replace(decision, mode=Mode.ACTION_CHAT if decision.intents else Mode.CHAT, chat=line)
+    assert judge(message, posted, known, entities, []) != []
+
+
+@pytest.mark.parametrize("line", KEPT)
+def test_the_judge_catches_a_line_the_line_layer_keeps_lost(line):
+    message = {"content": line}
+    decision, known, entities = decide(message, [])
+    assert judge(message, replace(decision, mode=Mode.SKIP, chat=None), known, entities, []) != []

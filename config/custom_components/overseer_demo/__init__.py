@@ -20,11 +20,12 @@ import voluptuous as vol
 from homeassistant.config_entries import SOURCE_IMPORT, SOURCE_USER, ConfigEntry
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.helpers.typing import ConfigType
 
-from .const import DOMAIN, LIGHTS, PEOPLE, ROVERS, SIGNAL_ROOM
+from .const import ALIASES, DOMAIN, LIGHTS, PEOPLE, ROVERS, SIGNAL_ROOM
 
 CONFIG_SCHEMA = vol.Schema({DOMAIN: vol.Any(None, {})}, extra=vol.ALLOW_EXTRA)
 PLATFORMS = [
@@ -175,6 +176,25 @@ def _ensure_entry(hass: HomeAssistant, entry: ConfigEntry, model: dict[str, str]
 
 
 @callback
+def _add_aliases(hass: HomeAssistant) -> None:
+    """Give the room's devices their Spanish names as aliases, keeping every alias already set."""
+    registry = er.async_get(hass)
+    for entity_id, aliases in ALIASES.items():
+        entry = registry.async_get(entity_id)
+        if entry is None:
+            continue
+        missing = [alias for alias in aliases if alias not in entry.aliases]
+        if not missing:
+            continue
+        if isinstance(entry.aliases, set):  # before 2026.x: an unordered set
+            registry.async_update_entity(entity_id, aliases=entry.aliases | set(missing))
+        else:
+            # An ordered list, where an empty one stands for the entity's own name: keep it named.
+            current = list(entry.aliases) or [er.COMPUTED_NAME]
+            registry.async_update_entity(entity_id, aliases=[*current, *missing])
+
+
+@callback
 def _ensure_overseer(hass: HomeAssistant) -> None:
     """Configure the overseer and the orchestrator for the demo room once, pointed at the chosen model.
 
@@ -231,6 +251,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
     room = Room()
     entry.runtime_data = room
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    _add_aliases(hass)
     _ensure_overseer(hass)
 
     @callback

@@ -66,6 +66,7 @@ class Metrics:
         self._chats: deque[_ChatSample] = deque(maxlen=size)
         self._addresses: deque[_AddressSample] = deque(maxlen=size)
         self._unbacked: deque[_ClaimSample] = deque(maxlen=size)
+        self._false: deque[_ClaimSample] = deque(maxlen=size)
 
     def record_decision(self, ts: float, latency: float, mode: str, stale_reason: str | None = None) -> None:
         """One model call that produced a decision, and why its line was judged stale, if it was."""
@@ -90,6 +91,10 @@ class Metrics:
     def record_unbacked_claim(self, ts: float) -> None:
         """One line dropped for claiming an action that no call of its decision ran."""
         self._add(self._unbacked, _ClaimSample(ts))
+
+    def record_false_statement(self, ts: float) -> None:
+        """One line not posted as said: it stated a device's state the room contradicts."""
+        self._add(self._false, _ClaimSample(ts))
 
     def _add[S: _DecisionSample | _ActionSample | _ChatSample | _AddressSample | _ClaimSample](
         self, samples: deque[S], sample: S
@@ -135,6 +140,7 @@ class Metrics:
             "chat_per_minute": round(sum(not c.repeated for c in chats) / minutes, 2),
             "repeated_line_rate": _ratio(sum(c.repeated for c in chats), len(chats)),
             "unbacked_claims": sum(claim.ts > since for claim in self._unbacked),
+            "false_statements": sum(claim.ts > since for claim in self._false),
         }
 
 

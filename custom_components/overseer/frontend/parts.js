@@ -73,6 +73,7 @@ export const metrics = (m) => {
     ${optional("blocked_rate", "Blocked calls", pct(m.blocked_rate))} ${kv("Chat / min", orDash(m.chat_per_minute))}
     ${kv("Repeats dropped", pct(m.repeated_line_rate))} ${optional("llm_failures", "Failures", orDash(m.llm_failures))}
     ${optional("unbacked_claims", "Unbacked claims", orDash(m.unbacked_claims))}
+    ${optional("false_statements", "False statements", orDash(m.false_statements))}
   </div>`;
 };
 

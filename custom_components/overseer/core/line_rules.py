@@ -1,0 +1,350 @@
+"""The line layer: the rules a model's line passes before it is posted, one table entry each.
+
+Each rule says what it drops, how it tells, which languages it holds for, and shows lines it
+keeps and lines it drops. The tests run every example through the normaliser, and the real-model
+fuzz judges by the examples rather than by copies of the rules: a rule without examples is none.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from enum import Enum, StrEnum, auto
+
+from .text import SPEAKER_LABEL, fold, without_addressee
+from .tools import TOOLS
+
+# Shorter lines of the cue's words ("Your call.") may well be meant.
+CUE_ECHO_WORDS = 3
+
+
+class Note(StrEnum):
+    """What a decision notes about its line and its calls; the status shows them as they are."""
+
+    CHAT_CUT = "chat_cut"
+    REPEAT_DROPPED = "repeat_dropped"
+    JSON_TEXT_DROPPED = "json_text_dropped"
+    CALLS_IGNORED = "calls_ignored"
+    CHAT_SALVAGED = "chat_salvaged"
+    TOOL_TEXT_DROPPED = "tool_text_dropped"
+    STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
+    UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
+    QUESTION_SAID_BACK = "question_said_back"
+    CUE_SAID_BACK = "cue_said_back"
+    # A line that stated what the room contradicts: asked again with the facts, or not posted.
+    FALSE_STATEMENT_ASKED_AGAIN = "false_statement_asked_again"
+    FALSE_STATEMENT_DROPPED = "false_statement_dropped"
+
+
+class Source(StrEnum):
+    """What the overseer was shown that its line may be no more than a copy of."""
+
+    # Its own last lines and the chat it read ("alex: go go go", said back).
+    RECENT = "recent"
+    # The words that addressed it, when someone did.
+    QUESTION = "question"
+    # What the request's last words asked for.
+    CUE = "cue"
+
+
+class Likeness(Enum):
+    """How a line is held against a source's text to call it a copy."""
+
+    # Character by character, whom either is for aside: at least the repeat threshold alike.
+    CLOSE = auto()
+    # Word by word, whom the line is for aside: its words in the text's order, and more than half
+    # of the text's ("The vacuum is running." answers "is the vacuum running?", "Blue." answers
+    # "red or blue?").
+    IN_ORDER = auto()
+    # Word by word: CUE_ECHO_WORDS words or more, every one of them a word of the text.
+    WORDS_OF = auto()
+
+
+@dataclass(frozen=True, slots=True)
+class LineContext:
+    """What a line is read against: the sources it must not only copy, and the text it came from."""
+
+    sources: Mapping[Source, tuple[str, ...]]
+    repeat_threshold: float
+    written: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Echo:
+    """The test that a line only says back a text of one source, held against it by one likeness."""
+
+    source: Source
+    likeness: Likeness
+
+    def __call__(self, line: str, seen: LineContext) -> bool:
+        """Return whether the line is a copy of one of the source's texts."""
+        return echoes(line, seen.sources.get(self.source, ()), self.likeness, seen.repeat_threshold)
+
+
+@dataclass(frozen=True, slots=True)
+class LineRule:
+    """One rule of the line layer, with lines it keeps and lines it drops.
+
+    note: what the decision notes when the rule drops its line (None: the model said nothing,
+    which is no drop to note). drops: what it drops, in words. languages: those whose lines it
+    can drop (None: any). after: for an echo, the source's text its examples are said after.
+    """
+
+    note: Note | None
+    drops: str
+    test: Callable[[str, LineContext], bool]
+    languages: frozenset[str] | None
+    keeps: tuple[str, ...]
+    drops_examples: tuple[str, ...]
+    after: str = ""
+
+    @property
+    def source(self) -> Source | None:
+        """Return the source an echo holds the line against; None for a rule of the line alone."""
+        return self.test.source if isinstance(self.test, Echo) else None
+
+
+def echoes(line: str, texts: Iterable[str], likeness: Likeness, threshold: float) -> bool:
+    """Return whether the line only says back one of the texts, held against each by likeness.
+
+    threshold: how alike a line and a text must be at least, for Likeness.CLOSE, to be one line.
+    """
+    return any(_echo(line, text, likeness, threshold) for text in texts)
+
+
+def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
+    """Return whether the line only says the text back."""
+    match likeness:
+        case Likeness.CLOSE:
+            said, told = fold(without_addressee(line)), fold(without_addressee(text))
+            return bool(told) and (said == told or SequenceMatcher(None, said, told).ratio() >= threshold)
+        case Likeness.IN_ORDER:
+            words, told_words = _words(without_addressee(line)), _words(text)
+            in_order = iter(told_words)
+            return len(words) > len(told_words) / 2 and all(word in in_order for word in words)
+        case Likeness.WORDS_OF:
+            words, known = _words(line), frozenset(_words(text))
+            return len(words) >= CUE_ECHO_WORDS and all(word in known for word in words)
+
+
+_WORDS = re.compile(r"[\w']+")
+
+
+def _words(text: str) -> list[str]:
+    """Return the text's words as a reader compares them."""
+    return _WORDS.findall(fold(text))
+
+
+# A call's JSON or tag left in a line (cut off, or named inside a sentence).
+_CALL_JSON = re.compile(r'<tool_call>|\{\s*"name"\s*:[^{}]*"(?:arguments|parameters)"', re.IGNORECASE)
+
+
+def _is_json(text: str) -> bool:
+    """Return True for a JSON document, including one nested too deep or cut off before its end.
+
+    Python 3.13's parser gives up on deep nesting (RecursionError) while 3.14's reads on until
+    the input runs out: either way it is a document, not words.
+    """
+    try:
+        json.loads(text)
+    except RecursionError:
+        return True
+    except json.JSONDecodeError as err:
+        return err.pos >= len(text.rstrip()) or err.msg.startswith("Unterminated string")
+    except ValueError:
+        return False
+    return True
+
+
+def _written_as_call(line: str, seen: LineContext) -> bool:
+    """Return whether the text the line came from is a call or a JSON document, whole or cut off."""
+    text = seen.written
+    return (text.startswith(("{", "[")) and _is_json(text)) or _CALL_JSON.search(text) is not None
+
+
+_SKIP_WORDS = frozenset(
+    {"skip", "(skip)", "[skip]", "<skip>", "skip.", "skipped", "mode: skip", "none", "n/a"}
+)
+
+
+def _says_skip(line: str, seen: LineContext) -> bool:
+    """Return whether the line is the contract's SKIP, however a model spells it."""
+    return fold(line) in _SKIP_WORDS
+
+
+# A chat assistant's stock refusal, perhaps after whom it is for ("alex:" or "Sam,"), or its
+# apology for anything (said while the lift was free).
+_STOCK_REFUSAL = re.compile(
+    r"(?:[^:,]{1,32}[:,]\s*)?(?:i'?m\s+|i am\s+|i\s+)?(?:so\s+|very\s+)?(?:sorry|apologi[sz]e)\b"
+    r"(?:.{0,40}?\b(?:can ?not|can'?t|unable to|not able to)\s+(?:assist|help)(?: you)?"
+    r"(?: with (?:that|this)[^.!]*)?"
+    # The apology comes straight before "I can't": a reason or a name between them is in character.
+    r"|,?\s+(?:but\s+)?i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+[^.!?]{1,60}?\s"
+    r"(?:right now|at the moment|at this time))[.!]?"
+    # An assistant's sign-off after it: "Please try again (later).", "Please let me know if you
+    # have any other questions."
+    r"(?:\s+please (?:try again(?: later)?|let me know if you have any other questions)[.!]?)?",
+    re.IGNORECASE,
+)
+
+
+def _stock_refusal(line: str, seen: LineContext) -> bool:
+    """Return whether the whole line is a chat assistant's stock refusal or apology."""
+    return _STOCK_REFUSAL.fullmatch(line.replace("\u2019", "'")) is not None
+
+
+_TOOL_NAMED = re.compile(r"\b(?:" + "|".join(map(re.escape, TOOLS)) + r")\b", re.IGNORECASE)
+
+
+def _names_a_tool(line: str, seen: LineContext) -> bool:
+    """Return whether the line names one of the tools."""
+    return _TOOL_NAMED.search(line) is not None
+
+
+_LABEL_ONLY = re.compile(SPEAKER_LABEL)
+
+
+def _label_only(line: str, seen: LineContext) -> bool:
+    """Return whether the line is whom it is for and nothing else."""
+    return _LABEL_ONLY.fullmatch(line) is not None
+
+
+# In the order they are applied: the first that drops a line names why.
+LINE_RULES: tuple[LineRule, ...] = (
+    # A small model wrote a call as text: it is no line, and never run either, since only the
+    # structured channel carries calls.
+    LineRule(
+        note=Note.JSON_TEXT_DROPPED,
+        drops="a call's JSON or tag, or a JSON document, whole or cut off, where the line should be",
+        test=_written_as_call,
+        languages=None,
+        keeps=('{"name": "alex"} said hi', "Braces {like these} are words."),
+        drops_examples=(
+            '{"name": "lift_up", "arguments": {}}',
+            '{"name": "chat_say", "arguments": {"text": "I\'m so',
+            'I will not call {"name": "lift_up", "arguments": {}} today.',
+            '<tool_call>\n{"name": "chat_say", "arguments": {"text": "I\'m so',
+            '{"mode": "CHAT"}',
+        ),
+    ),
+    # The contract's word for saying nothing: nothing was said, so nothing is noted.
+    LineRule(
+        note=None,
+        drops="SKIP, as models write it",
+        test=_says_skip,
+        languages=None,
+        keeps=("Skip it, alex.", "None of that."),
+        drops_examples=(
+            "SKIP",
+            "[Skip]",
+            "(skip)",
+            "<skip>",
+            "Skip.",
+            "skipped",
+            "Mode: SKIP",
+            "None",
+            "N/A",
+        ),
+    ),
+    # Not the overseer's voice, and once in the transcript a small model says it again to
+    # everything (0.6.0's and 0.7.0's demo checks). Asked again, it does what was asked.
+    LineRule(
+        note=Note.STOCK_REFUSAL_DROPPED,
+        drops="a chat assistant's stock refusal, or its apology for anything 'right now', as the whole line",
+        test=_stock_refusal,
+        languages=frozenset({"en"}),
+        keeps=(
+            "Sorry sam, no.",
+            "I can't help it.",
+            "I'm sorry, alex. I can't let you do that.",
+            "Sorry sam, the lift is on cooldown, I can't raise it right now.",
+            "Lo siento, pero no puedo ayudar con eso.",
+        ),
+        drops_examples=(
+            "I'm sorry, but I can't assist with that.",
+            "Sam, I'm sorry, but I can't assist with that.",
+            "I\u2019m sorry, I\u2019m unable to assist with that command.",
+            "Alex: I'm sorry, but I can't raise the lift right now.",
+            "I'm sorry, but I can't lower the lift right now. Please try again later.",
+            "I'm sorry, but I can't assist with that. Please let me know if you have any other questions.",
+        ),
+    ),
+    # A small model writes or narrates a call it did not make. The room never hears the
+    # machinery's names; asked again, the model acts.
+    LineRule(
+        note=Note.TOOL_TEXT_DROPPED,
+        drops="a line that names a tool",
+        test=_names_a_tool,
+        languages=None,
+        keeps=("lift up, please", "ha! set that entity yourself.", "The lift is up, chat is say-so."),
+        drops_examples=(
+            "functions.lift_up:",
+            'alex: ha_set_entity("light.corner", "off")',
+            "I will call the lift_down() function to lower the lift.",
+            "Voy a usar lift_up para subir el ascensor.",
+        ),
+    ),
+    # Whom a line is for, and no line: nothing was said.
+    LineRule(
+        note=None,
+        drops="a speaker's label alone",
+        test=_label_only,
+        languages=None,
+        keeps=("alex: Lift up.", "Raise: the lift"),
+        drops_examples=("alex:", "Sam:"),
+    ),
+    # The echoes measure the line as it would be posted, cut to its bound.
+    LineRule(
+        note=Note.REPEAT_DROPPED,
+        drops="a copy of a recent line, the overseer's or one it read, whomever either is for",
+        test=Echo(Source.RECENT, Likeness.CLOSE),
+        languages=None,
+        keeps=("The dock is hungry tonight.", "Lift is staying put."),
+        drops_examples=(
+            "lift is staying put, chaos has standards!",
+            "Kim: Lift is staying put. Chaos has standards.",
+        ),
+        after="alex: Lift is staying put. Chaos has standards.",
+    ),
+    LineRule(
+        note=Note.QUESTION_SAID_BACK,
+        drops="the question said back: most of its words, in its order, and no others",
+        test=Echo(Source.QUESTION, Likeness.IN_ORDER),
+        languages=None,
+        keeps=("Pick a side? I pick chaos.", "Alex: Chaos."),
+        drops_examples=("Overseer: Alex: Pick a side.", "Pick a side!"),
+        after="overseer, pick a side",
+    ),
+    # The cues are English: a line in another language is never their words alone.
+    LineRule(
+        note=Note.CUE_SAID_BACK,
+        drops="the cue said back, reordered perhaps: a line of its words alone",
+        test=Echo(Source.CUE, Likeness.WORDS_OF),
+        languages=frozenset({"en"}),
+        keeps=(
+            "Your call.",
+            "An opinion? Sam drives like a dropped toolbox.",
+            "Una opinión: Sam conduce como un camión.",
+        ),
+        drops_examples=(
+            "An opinion, an answer or a verdict.",
+            "An answer, an opinion or a verdict (and call a tool if you act).",
+        ),
+        after=(
+            "Answer sam now, in one short line of your own: an answer, an opinion or a verdict"
+            " (and call a tool if you act)."
+        ),
+    ),
+)
+# A line is held to the rules of what it says as the model said it, whole; a copy is measured on
+# what the room would read.
+AS_SAID = tuple(rule for rule in LINE_RULES if rule.source is None)
+ECHOES = tuple(rule for rule in LINE_RULES if rule.source is not None)
+
+
+def dropping(line: str, seen: LineContext, rules: Iterable[LineRule]) -> LineRule | None:
+    """Return the first of the rules that drops the line, or None when it passes them all."""
+    return next((rule for rule in rules if rule.test(line, seen)), None)

@@ -1,0 +1,726 @@
+"""Statements: what a line says of a state or a deed, read against the room and the calls that ran."""
+
+from __future__ import annotations
+
+import random
+import runpy
+from pathlib import Path
+
+import pytest
+from home_assistant_intents import get_intents, get_languages
+
+from custom_components.overseer.core.acts import LIFT, VACUUM, Act, Deed, Device, Kind
+from custom_components.overseer.core.statements import FalseStatement, expand, false_statements, words_for
+
+WORDS = {language: words_for(language, get_intents(language)) for language in ("en", "es", "de", "fr")}
+
+
+def room(
+    lift: str = "closed", vacuum: str = "docked", bench: str = "on (purple)", shelf: str = "off"
+) -> tuple[Device, ...]:
+    """The demo room, named in four languages; a light's state reads "off" or "on (colour)"."""
+
+    def light(name: str, state: str, *aliases: str) -> Device:
+        on, _, colour = state.partition(" (")
+        return Device(f"light.{name.lower()}", Kind.LIGHT, (name, *aliases), on, colour.rstrip(")"))
+
+    return (
+        Device(LIFT, Kind.LIFT, ("Lift", "elevador", "ascensor"), lift),
+        Device(VACUUM, Kind.VACUUM, ("Neato", "aspiradora"), vacuum),
+        light("Shelf", shelf, "estante", "luz del estante", "Regal", "étagère"),
+        light("Bench", bench, "banco", "luz del banco", "Werkbank", "établi"),
+        light("Corner", "on (white)", "rincón", "Ecke", "coin"),
+        light("Aux1", "off", "auxiliar 1"),
+        light("Aux2", "on (purple)", "auxiliar 2"),
+        light("Window", "off", "ventana", "Fenster", "fenêtre"),
+    )
+
+
+UP, DOWN = Deed(LIFT, Act.OPEN), Deed(LIFT, Act.CLOSE)
+START, DOCK = Deed(VACUUM, Act.START), Deed(VACUUM, Act.DOCK)
+BENCH, SHELF, CORNER = "light.bench", "light.shelf", "light.corner"
+
+
+def said(
+    line: str, language: str = "en", ran: tuple[Deed, ...] = (), **state: str
+) -> set[tuple[str, str, bool]]:
+    """What the line says falsely: (device, what it claims, whether a deed)."""
+    found = false_statements(line, room(**state), ran, WORDS[language])
+    return {(f.device, f.claimed, f.deed) for f in found}
+
+
+# Lines the overseer must not post in the default room (the lift down, the vacuum docked, the
+# bench light on in purple, the shelf light off) when no call ran.
+FALSE_LINES = [
+    # Deeds, in English: past, perfect, progressive, promise, headline, passive.
+    ("en", "I raised the lift.", {(LIFT, "open", True)}),
+    ("en", "Raised the lift.", {(LIFT, "open", True)}),
+    ("en", "Lift: raised.", {(LIFT, "open", True)}),
+    ("en", "Lift raised.", {(LIFT, "open", True)}),
+    ("en", "I raised the elevator", {(LIFT, "open", True)}),
+    ("en", "I've raised the lift, hold on.", {(LIFT, "open", True)}),
+    ("en", "Sure, I'll raise the lift.", {(LIFT, "open", True)}),
+    ("en", '"Okay, let\'s raise the lift!"', {(LIFT, "open", True)}),
+    ("en", "I'm going to raise the lift.", {(LIFT, "open", True)}),
+    ("en", "Raising the lift now.", {(LIFT, "open", True)}),
+    ("en", "Sending the lift up.", {(LIFT, "open", True)}),
+    ("en", "I'll call the lift up.", {(LIFT, "open", True)}),
+    ("en", "The lift has been raised.", {(LIFT, "open", True)}),
+    ("en", "The lift is being raised.", {(LIFT, "open", True)}),
+    ("en", "alex: Lift raised, as you wished.", {(LIFT, "open", True)}),
+    ("en", "Turned the bench light blue.", {(BENCH, "colour", True)}),
+    ("en", "I switched the shelf light on.", {(SHELF, "on", True)}),
+    ("en", "I turned off the bench light.", {(BENCH, "off", True)}),
+    ("en", "The bench light was switched off.", {(BENCH, "off", True)}),
+    ("en", "Started the vacuum. Mind your toes.", {(VACUUM, "start", True)}),
+    ("en", "I sent the Neato home.", {(VACUUM, "dock", True)}),
+    ("en", "No problem, raising the lift!", {(LIFT, "open", True)}),
+    ("en", "I won't lower the lift, I'll raise it. Raised the lift.", {(LIFT, "open", True)}),
+    # States, in English.
+    ("en", "The lift is up.", {(LIFT, "open", False)}),
+    ("en", "The lift is open now.", {(LIFT, "open", False)}),
+    ("en", "Yes, the lift is going up.", {(LIFT, "open", False)}),
+    ("en", "Lift's going up!", {(LIFT, "open", False)}),
+    ("en", "Kim: Lift up.", {(LIFT, "open", False)}),
+    ("en", "Is the lift up? Lift up.", {(LIFT, "open", False)}),
+    ("en", "The shelf light is on.", {(SHELF, "on", False)}),
+    ("en", "The bench light is off.", {(BENCH, "off", False)}),
+    ("en", "The bench light is already blue.", {(BENCH, "blue", False)}),
+    ("en", "Bench light now red.", {(BENCH, "red", False)}),
+    ("en", "The bench light's now green.", {(BENCH, "green", False)}),
+    ("en", "The vacuum is running.", {(VACUUM, "cleaning", False)}),
+    ("en", "The lift is up and the shelf light is on.", {(LIFT, "open", False), (SHELF, "on", False)}),
+    ("en", "I turned the bench light blue near the shelf light.", {(BENCH, "colour", True)}),
+    # Spanish.
+    ("es", "He subido el elevador.", {(LIFT, "open", True)}),
+    ("es", "Listo, ya subí el ascensor.", {(LIFT, "open", True)}),
+    ("es", "Subí el ascensor, como pediste.", {(LIFT, "open", True)}),
+    ("es", "Voy a subir el elevador.", {(LIFT, "open", True)}),
+    ("es", "Subiendo el ascensor.", {(LIFT, "open", True)}),
+    ("es", "Elevador subido.", {(LIFT, "open", True)}),
+    ("es", "El ascensor ha sido subido.", {(LIFT, "open", True)}),
+    ("es", "Encendí la luz del estante.", {(SHELF, "on", True)}),
+    ("es", "He apagado la luz del banco.", {(BENCH, "off", True)}),
+    ("es", "Puse la luz del banco en azul.", {(BENCH, "colour", True)}),
+    ("es", "Encendí la luz del banco en verde.", {(BENCH, "colour", True)}),
+    ("es", "Arranqué la aspiradora.", {(VACUUM, "start", True)}),
+    ("es", "Mandé la aspiradora a la base.", {(VACUUM, "dock", True)}),
+    ("es", "El elevador está abierto.", {(LIFT, "open", False)}),
+    ("es", "El ascensor ya está arriba.", {(LIFT, "open", False)}),
+    ("es", "El ascensor ha subido.", {(LIFT, "open", False)}),
+    ("es", "La luz del banco está apagada.", {(BENCH, "off", False)}),
+    ("es", "La luz del estante está encendida.", {(SHELF, "on", False)}),
+    ("es", "La luz del banco ahora es azul.", {(BENCH, "blue", False)}),
+    ("es", "La aspiradora está limpiando.", {(VACUUM, "cleaning", False)}),
+    ("es", "I raised the lift.", {(LIFT, "open", True)}),  # a model slipping into English
+    # German.
+    ("de", "Ich habe den Aufzug hochgefahren.", {(LIFT, "open", True)}),
+    ("de", "Den Aufzug habe ich hochgefahren.", {(LIFT, "open", True)}),
+    ("de", "Ich fahre den Aufzug hoch.", {(LIFT, "open", True)}),
+    ("de", "Ich werde den Aufzug hochfahren.", {(LIFT, "open", True)}),
+    ("de", "Der Aufzug wurde hochgefahren.", {(LIFT, "open", True)}),
+    ("de", "Aufzug hochgefahren.", {(LIFT, "open", True)}),
+    ("de", "Ich habe das Regal eingeschaltet.", {(SHELF, "on", True)}),
+    ("de", "Ich habe die Werkbank ausgeschaltet.", {(BENCH, "off", True)}),
+    ("de", "Ich habe die Werkbank blau gemacht.", {(BENCH, "colour", True)}),
+    ("de", "Ich habe den Staubsauger gestartet.", {(VACUUM, "start", True)}),
+    ("de", "Der Aufzug ist oben.", {(LIFT, "open", False)}),
+    ("de", "Jetzt ist der Aufzug oben.", {(LIFT, "open", False)}),
+    ("de", "Das Regal ist an.", {(SHELF, "on", False)}),
+    ("de", "Die Werkbank ist aus.", {(BENCH, "off", False)}),
+    ("de", "Die Werkbank ist jetzt blau.", {(BENCH, "blue", False)}),
+    ("de", "Der Staubsauger saugt.", {(VACUUM, "cleaning", False)}),
+    # French.
+    ("fr", "J'ai monté l'ascenseur.", {(LIFT, "open", True)}),
+    ("fr", "Je monte l'ascenseur.", {(LIFT, "open", True)}),
+    ("fr", "Je vais monter l'ascenseur.", {(LIFT, "open", True)}),
+    ("fr", "L'ascenseur a été monté.", {(LIFT, "open", True)}),
+    ("fr", "On a monté l'ascenseur.", {(LIFT, "open", True)}),
+    ("fr", "J'ai allumé l'étagère.", {(SHELF, "on", True)}),
+    ("fr", "J'ai éteint l'établi.", {(BENCH, "off", True)}),
+    ("fr", "J'ai mis l'établi en bleu.", {(BENCH, "colour", True)}),
+    ("fr", "J'ai démarré l'aspirateur.", {(VACUUM, "start", True)}),
+    ("fr", "L'ascenseur est en haut.", {(LIFT, "open", False)}),
+    ("fr", "L'étagère est allumée.", {(SHELF, "on", False)}),
+    ("fr", "L'établi est éteint.", {(BENCH, "off", False)}),
+    ("fr", "L'établi est bleu.", {(BENCH, "blue", False)}),
+    ("fr", "L'aspirateur est en train de nettoyer.", {(VACUUM, "cleaning", False)}),
+]
+
+
+@pytest.mark.parametrize(("language", "line", "claims"), FALSE_LINES)
+def test_a_false_line_is_caught(language, line, claims):
+    assert said(line, language) == claims
+
+
+# Lines that are true, or claim nothing, in the default room with no call (or the calls given).
+TRUE_LINES = [
+    ("en", "Raised the lift.", (UP,)),
+    ("en", "Lift raised, and the bench light is purple.", (UP,)),
+    ("en", "The lift is up.", (UP,)),  # the cover still reads "closed": the call just ran
+    ("en", "Turned the bench light blue.", (Deed(BENCH, Act.COLOUR, "blue"),)),
+    ("en", "Turned the bench light on.", (Deed(BENCH, Act.COLOUR, "blue"),)),
+    ("en", "Turned on the shelf light.", (Deed(SHELF, Act.ON),)),
+    ("en", "The vacuum is docked.", ()),
+    ("en", "The vacuum is docked.", (DOCK,)),
+    ("en", "The lift is down.", ()),
+    ("en", "The shelf light is off.", ()),
+    ("en", "The bench light is already purple.", ()),
+    ("en", "The bench light is on.", ()),
+    # Someone else's deed, thanks, questions, refusals, conditions and plans of others.
+    ("en", "Alex raised the lift.", ()),
+    ("en", "Alex raised and lowered the lift.", ()),
+    ("en", "Someone turned off the bench light.", ()),
+    ("en", "The lift was lowered by Sam.", ()),
+    ("en", "Thanks for turning on the shelf light!", ()),
+    ("en", "Thanks for turning on the lights, Alex!", ()),
+    ("en", "Should I raise the lift?", ()),
+    ("en", "Want the lift up?", ()),
+    ("en", "Is the lift up?", ()),
+    ("en", "I won't raise the lift.", ()),
+    ("en", "I'm not raising the lift.", ()),
+    ("en", "No, the lift is not going up.", ()),
+    ("en", "The lift isn't up.", ()),
+    ("en", "I could raise the lift, but I won't.", ()),
+    ("en", "If you win, I'll raise the lift.", ()),
+    ("en", "I'll raise the lift when you win.", ()),
+    ("en", "Raise the lift yourself.", ()),
+    ("en", "I raised the lift earlier.", ()),
+    ("en", "I'd turn the bench light blue, but no.", ()),
+    ("en", "Turning the bench light blue would be too easy.", ()),
+    ("en", "I started a rumour about the Neato.", ()),
+    # Lines about no device, or in words that say no state.
+    ("en", "Chaos has standards.", ()),
+    ("en", "The lift is staying put.", ()),
+    ("en", "Lift stays put. Chaos has standards.", ()),
+    ("en", "The lift is ready to be raised.", ()),
+    ("en", "The lift is up to you.", ()),
+    ("en", "The bench light is on the shelf.", ()),
+    ("en", "alex: the lift was up", ()),
+    ("en", "I'm raising the stakes.", ()),
+    ("en", "Up it goes.", ()),
+    ("en", "Lights on!", ()),  # six lights: which one?
+    ("en", "The light is on.", ()),
+    ("en", "The lights are now red.", ()),
+    ("en", "I turned off the lights.", ()),
+    ("en", "Rover 2 is cheating again, I saw it.", ()),
+    ("en", "Kim: The rover 1 is parked on the dock.", ()),
+    ("en", "I'm here, what's up?", ()),
+    ("en", "Sorry, the lights are locked on, so they're going to stay on.", ()),
+    # Spanish.
+    ("es", "He subido el elevador.", (UP,)),
+    ("es", "El elevador está cerrado.", ()),
+    ("es", "La luz del banco está encendida.", ()),
+    ("es", "La luz del banco está morada.", ()),
+    ("es", "Alex subió el ascensor.", ()),
+    ("es", "Alex ha subido el ascensor.", ()),
+    ("es", "¿Subo el ascensor?", ()),
+    ("es", "¿Quieres que suba el ascensor?", ()),
+    ("es", "No subí el ascensor.", ()),
+    ("es", "No voy a subir el ascensor.", ()),
+    ("es", "Nunca subo el ascensor.", ()),
+    ("es", "Gracias por encender la luz del estante.", ()),
+    ("es", "Si ganas, subo el ascensor.", ()),
+    ("es", "Podría subir el ascensor, pero no quiero.", ()),
+    ("es", "Subí el ascensor antes.", ()),
+    ("es", "El ascensor se queda donde está.", ()),
+    ("es", "El ascensor no está arriba.", ()),
+    ("es", "Sube tú el ascensor.", ()),
+    ("es", "Listo, ya subí el ascensor.", (UP,)),
+    ("es", "Las luces están encendidas.", ()),
+    # German.
+    ("de", "Ich habe den Aufzug hochgefahren.", (UP,)),
+    ("de", "Der Aufzug ist unten.", ()),
+    ("de", "Alex hat den Aufzug hochgefahren.", ()),
+    ("de", "Ich habe den Aufzug nicht hochgefahren.", ()),
+    ("de", "Soll ich den Aufzug hochfahren?", ()),
+    ("de", "Wenn du gewinnst, fahre ich den Aufzug hoch.", ()),
+    ("de", "Ich könnte den Aufzug hochfahren.", ()),
+    ("de", "Ich würde den Aufzug hochfahren, aber nein.", ()),
+    ("de", "Der Aufzug bleibt unten.", ()),
+    ("de", "Der Staubsauger ist in der Basis.", ()),
+    # French.
+    ("fr", "J'ai monté l'ascenseur.", (UP,)),
+    ("fr", "L'ascenseur est en bas.", ()),
+    ("fr", "Alex a monté l'ascenseur.", ()),
+    ("fr", "Je n'ai pas monté l'ascenseur.", ()),
+    ("fr", "Tu veux que je monte l'ascenseur ?", ()),
+    ("fr", "Si tu gagnes, je monte l'ascenseur.", ()),
+    ("fr", "Monte l'ascenseur toi-même.", ()),
+    ("fr", "L'établi est violet.", ()),
+]
+
+
+@pytest.mark.parametrize(("language", "line", "ran"), TRUE_LINES)
+def test_a_true_line_or_one_that_claims_nothing_is_kept(language, line, ran):
+    assert said(line, language, ran) == set()
+
+
+def test_a_deed_is_borne_out_only_by_a_call_that_did_it_to_that_device():
+    assert said("Raised the lift.", ran=(DOWN,)) == {(LIFT, "open", True)}
+    assert said("Raised the lift.", ran=(Deed(BENCH, Act.ON),)) == {(LIFT, "open", True)}
+    assert said("Turned the bench light blue.", ran=(Deed(BENCH, Act.COLOUR, "red"),)) == {
+        (BENCH, "colour", True)
+    }
+    assert said("Turned the bench light blue.", ran=(Deed(SHELF, Act.COLOUR, "blue"),)) == {
+        (BENCH, "colour", True)
+    }
+    # A colour Home Assistant knows and our palette cannot place is given the benefit of the doubt.
+    assert said("Turned the bench light blue.", ran=(Deed(BENCH, Act.COLOUR, "navy"),)) == set()
+    # Sending the vacuum home docks it: the line may say it is home before it is.
+    assert said("The vacuum is docked.", vacuum="cleaning", ran=(DOCK,)) == set()
+    assert said("The vacuum is docked.", vacuum="cleaning") == {(VACUUM, "docked", False)}
+
+
+def test_a_state_is_judged_by_the_side_the_device_is_on():
+    assert said("The lift is up.", lift="opening") == set()
+    assert said("The lift is moving up.", lift="opening") == set()
+    assert said("The lift is down.", lift="opening") == {(LIFT, "closed", False)}
+    assert said("The lift is down.", lift="closing") == set()
+    assert said("The bench light is blue.", bench="on (blue)") == set()
+    assert said("The bench light is blue.", bench="off") == {(BENCH, "blue", False)}
+    # A colour the palette shows as another: violet reads as pink or purple.
+    assert said("The bench light is violet.", bench="on (pink)") == set()
+    assert said("The bench light is violet.", bench="on (green)") == {(BENCH, "violet", False)}
+
+
+def test_a_device_that_cannot_be_read_has_its_states_unjudged_but_not_its_deeds():
+    lift = Device(LIFT, Kind.LIFT, ("Lift",), "unknown", known=False)
+    assert false_statements("The lift is up.", (lift,), (), WORDS["en"]) == ()
+    assert false_statements("Lift raised.", (lift,), (), WORDS["en"]) == (
+        FalseStatement(LIFT, "Lift raised", "open", True, "unknown"),
+    )
+    assert false_statements("Lift raised.", (lift,), (UP,), WORDS["en"]) == ()
+
+
+def test_a_state_that_is_neither_side_is_never_judged():
+    odd = (
+        Device(LIFT, Kind.LIFT, ("Lift",), "stopped"),
+        Device(VACUUM, Kind.VACUUM, ("Neato",), "mopping"),
+        Device(BENCH, Kind.LIGHT, ("Bench",), "flickering"),
+    )
+    for line in (
+        "The lift is up.",
+        "The vacuum is docked.",
+        "The bench light is on.",
+        "The bench light is red.",
+    ):
+        assert false_statements(line, odd, (), WORDS["en"]) == ()
+
+
+def test_a_false_statement_says_the_clause_as_written_and_the_truth():
+    found = false_statements(
+        "Listo, ya subí el ascensor. La luz del banco está apagada.", room(), (), WORDS["es"]
+    )
+    assert found == (
+        FalseStatement(LIFT, "ya subí el ascensor", "open", True, "closed"),
+        FalseStatement(BENCH, "La luz del banco está apagada", "off", False, "on (purple)"),
+    )
+
+
+def test_a_name_of_several_words_counts_run_together_and_the_longest_name_wins():
+    aux = (
+        Device("light.aux", Kind.LIGHT, ("Aux",), "off"),
+        Device("light.aux_2", Kind.LIGHT, ("Aux 2",), "on", "white"),
+        Device("light.aux3", Kind.LIGHT, ("Aux3",), "on", "white"),
+        Device("light.bench", Kind.LIGHT, ("Bench Light",), "off"),
+    )
+
+    def named(line: str) -> list[str]:
+        return [f.device for f in false_statements(line, aux, (), WORDS["en"])]
+
+    assert named("The aux 2 light is off.") == ["light.aux_2"]
+    assert named("Aux2 is off.") == ["light.aux_2"]
+    assert named("The aux 3 light is off.") == ["light.aux3"]
+    assert named("The benchlight is on.") == ["light.bench"]
+
+
+def test_a_kind_noun_names_a_device_only_when_the_room_has_one_of_that_kind():
+    one = (Device("light.lamp", Kind.LIGHT, ("Desk",), "off"),)
+    assert said("The light is on.") == set()
+    assert [f.device for f in false_statements("The light is on.", one, (), WORDS["en"])] == ["light.lamp"]
+    assert [f.device for f in false_statements("La luz está encendida.", one, (), WORDS["es"])] == [
+        "light.lamp"
+    ]
+
+
+def test_words_are_compared_folded():
+    assert said("EL ASCENSOR ESTÁ ARRIBA.", "es") == {(LIFT, "open", False)}
+    assert said("el ascensor esta arriba", "es") == {(LIFT, "open", False)}
+    assert said("Subi el ascensor", "es") == {(LIFT, "open", True)}
+    assert said("The l\u200bift is up.") == {(LIFT, "open", False)}  # an invisible character
+    assert said("I\u2019ve raised the lift.") == {(LIFT, "open", True)}
+
+
+def test_any_text_is_read_without_error():
+    pick = random.Random(7)
+    vocabulary = (
+        [" ".join(phrase) for phrase in WORDS["es"].lexicon] + list("?¿,:.!—'’()\u200b") + ["lift", "banco"]
+    )
+    for _ in range(2000):
+        line = " ".join(pick.choice(vocabulary) for _ in range(pick.randint(0, 25)))
+        false_statements(line, room(), (UP,), WORDS["es"])
+        noise = "".join(chr(pick.randint(0, 0x2FFF)) for _ in range(pick.randint(0, 60)))
+        false_statements(noise, room(), (), WORDS["en"])
+
+
+def test_a_deed_at_the_end_of_a_long_line_is_still_read():
+    words = WORDS["en"]
+    devices = room()
+    line = "Alex, the lift and the bench light and the vacuum, " * 200 + "I raised the lift."
+    # Read once, in one pass: the deed at the end of ten kilobytes is still found.
+    assert {f.claimed for f in false_statements(line, devices, (), words)} == {"open"}
+    nested = "((((((((((a|b)|c)|d)|e)|f)|g)|h)|i)|j)|k)[l][m][n][o][p][q][r][s][t][u][v][w][x][y][z]"
+    assert len(expand(nested)) <= 256
+
+
+# --- Every demo name and alias, every state word and deed phrasing, both ways -----------------------
+#
+# The lines are built here from templates of this test, and judged by how they were built: the
+# judge knows what each template claims and shares no word or rule with the module.
+
+DEMO = runpy.run_path(str(Path(__file__).parents[2] / "config/custom_components/overseer_demo/const.py"))
+
+
+def demo_devices(lift: str, light: tuple[str, str], vacuum: str) -> tuple[Device, ...]:
+    """The demo room with its registry aliases, every light in the same state."""
+    return (
+        Device(LIFT, Kind.LIFT, ("Lift", *DEMO["ALIASES"]["cover.lift"]), lift),
+        Device(VACUUM, Kind.VACUUM, ("Neato", *DEMO["ALIASES"]["vacuum.neato"]), vacuum),
+        *(
+            Device(key, Kind.LIGHT, (name, *DEMO["ALIASES"][key]), light[0], light[1])
+            for name in DEMO["LIGHTS"]
+            for key in [f"light.{name.lower()}"]
+        ),
+    )
+
+
+# What a template claims: a state (with the value the API reports) or a deed (an Act); None: nothing.
+UP_, DOWN_, ON_, OFF_ = ("state", "open"), ("state", "closed"), ("state", "on"), ("state", "off")
+CLEANING, DOCKED = ("state", "cleaning"), ("state", "docked")
+COLOUR_STATE = ("state", "{colour}")
+
+TEMPLATES = {
+    ("en", Kind.LIFT): [
+        ("{The} is up.", UP_),
+        ("{The} is open now.", UP_),
+        ("{The} is raised.", UP_),
+        ("{The}'s up.", UP_),
+        ("Yes, {the} is already up.", UP_),
+        ("{The} is down.", DOWN_),
+        ("{The} is closed.", DOWN_),
+        ("{The} is lowered.", DOWN_),
+        ("{The} is now down.", DOWN_),
+        ("I raised {the}.", Act.OPEN),
+        ("Raised {the}.", Act.OPEN),
+        ("I've raised {the}.", Act.OPEN),
+        ("I'll raise {the}.", Act.OPEN),
+        ("Raising {the} now.", Act.OPEN),
+        ("I'm sending {the} up.", Act.OPEN),
+        ("{The} has been raised.", Act.OPEN),
+        ("{The} was raised.", Act.OPEN),
+        ("Done, {the} is being raised.", Act.OPEN),
+        ("I lowered {the}.", Act.CLOSE),
+        ("Lowered {the}.", Act.CLOSE),
+        ("I'll lower {the}.", Act.CLOSE),
+        ("Lowering {the}.", Act.CLOSE),
+        ("{The} was lowered.", Act.CLOSE),
+        ("I brought {the} down.", Act.CLOSE),
+        ("Alex raised {the}.", None),
+        ("Should I raise {the}?", None),
+        ("I won't raise {the}.", None),
+        ("{The} is staying put.", None),
+        ("Thanks for raising {the}!", None),
+        ("I could lower {the}.", None),
+        ("Sam lowered {the} by hand.", None),
+        ("If you win, I'll raise {the}.", None),
+        ("Is {the} up?", None),
+        ("{The} isn't up.", None),
+        ("Raise {the} yourself.", None),
+        ("{The} was lowered by Sam.", None),
+    ],
+    ("en", Kind.LIGHT): [
+        ("{The} is on.", ON_),
+        ("{The} is now on.", ON_),
+        ("{The} is off.", OFF_),
+        ("{The} is dark.", OFF_),
+        ("{The} is {colour}.", COLOUR_STATE),
+        ("{The} is now {colour}.", COLOUR_STATE),
+        ("I turned on {the}.", Act.ON),
+        ("I switched {the} on.", Act.ON),
+        ("Turned {the} on.", Act.ON),
+        ("I'll turn on {the}.", Act.ON),
+        ("I turned off {the}.", Act.OFF),
+        ("Switched off {the}.", Act.OFF),
+        ("{The} was switched off.", Act.OFF),
+        ("I'm turning {the} off.", Act.OFF),
+        ("I turned {the} {colour}.", Act.COLOUR),
+        ("I set {the} to {colour}.", Act.COLOUR),
+        ("Alex turned on {the}.", None),
+        ("Should I turn {the} off?", None),
+        ("I won't turn off {the}.", None),
+        ("Thanks for turning on {the}!", None),
+        ("{The} isn't on.", None),
+        ("Turn {the} off.", None),
+        ("Set {the} to {colour} if you like.", None),
+    ],
+    ("en", Kind.VACUUM): [
+        ("{The} is cleaning.", CLEANING),
+        ("{The} is running.", CLEANING),
+        ("{The} is docked.", DOCKED),
+        ("{The} is charging.", DOCKED),
+        ("I started {the}.", Act.START),
+        ("Started {the}.", Act.START),
+        ("I'll start {the}.", Act.START),
+        ("I sent {the} home.", Act.DOCK),
+        ("Sent {the} back to its dock.", Act.DOCK),
+        ("Alex started {the}.", None),
+        ("Should I start {the}?", None),
+        ("I won't start {the}.", None),
+    ],
+    ("es", Kind.LIFT): [
+        ("{The} está arriba.", UP_),
+        ("{The} está abierto.", UP_),
+        ("{The} ya está arriba.", UP_),
+        ("{The} está subido.", UP_),
+        ("{The} está abajo.", DOWN_),
+        ("{The} está cerrado.", DOWN_),
+        ("{The} está bajado.", DOWN_),
+        ("He subido {the}.", Act.OPEN),
+        ("Subí {the}.", Act.OPEN),
+        ("Listo, ya subí {the}.", Act.OPEN),
+        ("Voy a subir {the}.", Act.OPEN),
+        ("Subiendo {the}.", Act.OPEN),
+        ("Levanté {the}.", Act.OPEN),
+        ("{The} ha sido subido.", Act.OPEN),
+        ("He bajado {the}.", Act.CLOSE),
+        ("Bajé {the}.", Act.CLOSE),
+        ("Voy a bajar {the}.", Act.CLOSE),
+        ("Bajando {the}.", Act.CLOSE),
+        ("Alex subió {the}.", None),
+        ("¿Subo {the}?", None),
+        ("No voy a subir {the}.", None),
+        ("No subí {the}.", None),
+        ("Gracias por subir {the}.", None),
+        ("Si ganas, subo {the}.", None),
+        ("Podría bajar {the}.", None),
+        ("{The} no está arriba.", None),
+        ("¿Quieres que baje {the}?", None),
+        ("Sube tú {the}.", None),
+    ],
+    ("es", Kind.LIGHT): [
+        ("{The} está encendida.", ON_),
+        ("{The} ya está encendida.", ON_),
+        ("{The} está apagada.", OFF_),
+        ("{The} está {colour}.", COLOUR_STATE),
+        ("{The} ahora es {colour}.", COLOUR_STATE),
+        ("Encendí {the}.", Act.ON),
+        ("He encendido {the}.", Act.ON),
+        ("Voy a encender {the}.", Act.ON),
+        ("Prendí {the}.", Act.ON),
+        ("Apagué {the}.", Act.OFF),
+        ("He apagado {the}.", Act.OFF),
+        ("Voy a apagar {the}.", Act.OFF),
+        ("Puse {the} en {colour}.", Act.COLOUR),
+        ("Cambié {the} a {colour}.", Act.COLOUR),
+        ("Alex encendió {the}.", None),
+        ("¿Enciendo {the}?", None),
+        ("No apagué {the}.", None),
+        ("Gracias por encender {the}.", None),
+        ("{The} no está encendida.", None),
+    ],
+    ("es", Kind.VACUUM): [
+        ("{The} está limpiando.", CLEANING),
+        ("{The} está en su base.", DOCKED),
+        ("{The} está cargando.", DOCKED),
+        ("Arranqué {the}.", Act.START),
+        ("He puesto {the} a limpiar.", Act.START),
+        ("Mandé {the} a la base.", Act.DOCK),
+        ("He mandado {the} a casa.", Act.DOCK),
+        ("Alex arrancó {the}.", None),
+        ("¿Arranco {the}?", None),
+        ("No arranqué {the}.", None),
+    ],
+}
+# Colour words of this test: the light's colour as said in each language.
+COLOURS = {
+    "en": {"blue": "blue", "red": "red", "purple": "purple"},
+    "es": {"blue": "azul", "red": "roja", "purple": "morada"},
+}
+
+
+def noun_phrase(language: str, kind: Kind, name: str) -> str:
+    """How a line of this test names a device: "the Bench light", "la luz del banco", "el ascensor"."""
+    if language == "en":
+        return f"the {name} light" if kind is Kind.LIGHT else f"the {name}"
+    if kind is Kind.LIGHT:
+        return f"la {name}" if name.startswith("luz") else f"la luz {name}"
+    return f"{'la' if name.endswith('a') else 'el'} {name}"
+
+
+def effective(device: Device, ran: tuple[Deed, ...]) -> tuple[str, str]:
+    """What the device is after the calls: its side and its colour."""
+    side, colour = device.state, device.colour
+    results = {
+        Act.OPEN: "open",
+        Act.CLOSE: "closed",
+        Act.ON: "on",
+        Act.OFF: "off",
+        Act.START: "cleaning",
+        Act.DOCK: "docked",
+    }
+    for deed in ran:
+        if deed.device == device.key:
+            side = "on" if deed.act is Act.COLOUR else results[deed.act]
+            colour = deed.value if deed.act is Act.COLOUR else colour
+    return side, colour
+
+
+def judge(claim, device: Device, ran: tuple[Deed, ...], colour: str) -> set[tuple[str, str, bool]]:
+    """What the built line says falsely, known from how it was built."""
+    if claim is None:
+        return set()
+    if isinstance(claim, Act):
+        done = any(
+            deed.device == device.key
+            and (deed.act is claim or (claim is Act.ON and deed.act is Act.COLOUR))
+            and (claim is not Act.COLOUR or deed.value == colour)
+            for deed in ran
+        )
+        return set() if done else {(device.key, claim.value, True)}
+    side, shown = effective(device, ran)
+    value = claim[1].format(colour=colour)
+    if value in COLOURS["en"]:
+        # A light turned on from off shows a colour no one has read yet: the line may be right.
+        true = side == "on" and shown in (value, "")
+    else:
+        true = side == value
+    return set() if true else {(device.key, value, False)}
+
+
+def cases(language: str):
+    """Every line of the language's templates for every device name, in every room state."""
+    states = {
+        Kind.LIFT: [{"lift": side} for side in ("open", "closed")],
+        Kind.LIGHT: [{"light": light} for light in (("off", ""), ("on", "purple"), ("on", "blue"))],
+        Kind.VACUUM: [{"vacuum": side} for side in ("cleaning", "docked")],
+    }
+    for kind in Kind:
+        for template, claim in TEMPLATES[language, kind]:
+            colours = COLOURS[language].items() if "{colour}" in template else [("", "")]
+            for state in states[kind]:
+                room_now = demo_devices(
+                    **{"lift": "closed", "light": ("off", ""), "vacuum": "docked", **state}
+                )
+                for device in (d for d in room_now if d.kind is kind):
+                    for name in device.names:
+                        phrase = noun_phrase(language, kind, name)
+                        for colour, word in colours:
+                            line = template.format(
+                                the=phrase, The=phrase[0].upper() + phrase[1:], colour=word
+                            )
+                            for ran in ran_variants(device, colour):
+                                yield line, room_now, device, ran, claim, colour
+
+
+def ran_variants(device: Device, colour: str) -> list[tuple[Deed, ...]]:
+    """No call, each call this device takes (a colour the line says and another), a call to another device."""
+    acts = {
+        Kind.LIFT: (Act.OPEN, Act.CLOSE),
+        Kind.LIGHT: (Act.ON, Act.OFF, Act.COLOUR),
+        Kind.VACUUM: (Act.START, Act.DOCK),
+    }
+    calls = [
+        (Deed(device.key, act, (colour or "blue") if act is Act.COLOUR else ""),) for act in acts[device.kind]
+    ]
+    other = (Deed(device.key, Act.COLOUR, "red" if colour != "red" else "blue"),)
+    return [(), *calls, *([other] if device.kind is Kind.LIGHT else []), (Deed("light.elsewhere", Act.ON),)]
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_every_demo_name_state_word_and_deed_phrasing_is_judged_right(language):
+    words = words_for(language, get_intents(language))
+    wrong, count = [], 0
+    for line, devices, device, ran, claim, colour in cases(language):
+        count += 1
+        expected = judge(claim, device, ran, colour)
+        found = {(f.device, f.claimed, f.deed) for f in false_statements(line, devices, ran, words)}
+        if found != expected:
+            wrong.append(
+                f"{line!r} {device.key}={device.state}/{device.colour} ran={ran}: {found} != {expected}"
+            )
+    assert count > 5000
+    assert wrong == [], f"{len(wrong)} of {count} wrong, e.g.:\n" + "\n".join(wrong[:40])
+
+
+# --- Home Assistant's language data ------------------------------------------------------------------
+
+
+def test_templates_expand_as_home_assistant_writes_them():
+    assert set(expand("(encendid|prendid)(o|a)[s]")) >= {"encendido", "prendidas", "encendida"}
+    assert set(expand("verja[s]|cancela[s]|portón")) == {"verja", "verjas", "cancela", "cancelas", "portón"}
+    assert set(expand("[am ]öffnen")) == {"am öffnen", "öffnen"}
+    assert set(expand("Tür[e|en]")) == {"Tür", "Türe", "Türen"}
+    assert set(expand("<y_e>", {"y_e": "(ý|ej)"})) == {"ý", "ej"}
+    assert set(expand("(a;b)")) == {"a b", "b a"}
+    assert expand("{name} is on") == ()
+    assert set(expand("(unbalanced|text")) == {"unbalanced", "text"}
+
+
+def test_spanish_words_come_from_home_assistant_and_ours():
+    words = WORDS["es"]
+    assert words.meaning("anaranjado").colour == "orange"
+    assert words.meaning("naranja").colour == "orange"
+    assert words.meaning("morado").colour == "purple"
+    assert (Kind.LIGHT, "on") in words.meaning("Encendidas").states
+    assert (Kind.LIFT, "open") in words.meaning("abierto").states
+    assert (Kind.LIFT, "closed") in words.meaning("cerrándose").states
+    assert (Kind.LIFT, "open") in words.meaning("arriba").states
+    assert words.meaning("elevador").kind is Kind.LIFT
+    assert words.meaning("ascensor").kind is Kind.LIFT
+    assert words.meaning("aspiradora").kind is Kind.VACUUM
+    assert words.meaning("lámpara").kind is Kind.LIGHT
+    assert {form.acts for form in words.meaning("subí").deeds} == {frozenset({Act.OPEN})}
+    assert {form.acts for form in words.meaning("apagué").deeds} == {frozenset({Act.OFF})}
+    # English underneath, for a model that slips into it.
+    assert {form.acts for form in words.meaning("raised").deeds} == {frozenset({Act.OPEN})}
+
+
+@pytest.mark.parametrize("language", get_languages())
+def test_every_language_of_the_package_builds_its_words(language):
+    intents = get_intents(language)
+    words = words_for(language, intents)
+    lists = intents.get("lists", {})
+    for name, kind in (("on_off_states", Kind.LIGHT), ("cover_states", Kind.LIFT)):
+        if name in lists:
+            values = {value for meaning in words.lexicon.values() for k, value in meaning.states if k is kind}
+            assert values >= ({"on", "off"} if kind is Kind.LIGHT else {"open", "closed"}), name
+    if "color" in lists:
+        assert {meaning.colour for meaning in words.lexicon.values()} >= {"red", "blue", "green"}
+
+
+@pytest.mark.parametrize(
+    ("language", "line", "names", "state", "claimed"),
+    [
+        ("it", "La luce del banco è accesa.", ("Luce del banco",), "off", "on"),
+        ("it", "La luce del banco è spenta.", ("Luce del banco",), "on", "off"),
+        ("it", "Il banco è rosso.", ("Banco",), "on", "red"),
+        ("it", "La luce del banco non è accesa.", ("Luce del banco",), "on", None),
+        ("nl", "De bureaulamp is aan.", ("Bureaulamp",), "off", "on"),
+        ("nl", "De bureaulamp is blauw.", ("Bureaulamp",), "on", "blue"),
+        ("nl", "De bureaulamp is niet aan.", ("Bureaulamp",), "off", None),
+        ("sv", "Bänklampan är tänd.", ("Bänklampan",), "off", "on"),
+        ("it", "I turned on the desk lamp.", ("Desk lamp",), "off", "on"),
+    ],
+)
+def test_another_language_has_its_states_from_home_assistants_data(language, line, names, state, claimed):
+    lamp = Device("light.desk", Kind.LIGHT, names, state, "purple" if state == "on" else "")
+    found = false_statements(line, (lamp,), (), words_for(language, get_intents(language)))
+    assert [f.claimed for f in found] == ([claimed] if claimed else [])
+
+
+def test_a_language_without_data_reads_english_underneath():
+    words = words_for("tlh", None)
+    assert said("I raised the lift.") == {(LIFT, "open", True)}
+    assert false_statements("I raised the lift.", room(), (), words)[0].claimed == "open"
+    assert words_for("es-419", get_intents("es")).meaning("subí") == WORDS["es"].meaning("subí")

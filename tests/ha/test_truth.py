@@ -1,0 +1,124 @@
+"""The overseer never tells the room what the room itself shows is not so.
+
+Scripted lines the demo's model really said ("The bench light is already blue." while it was
+off, "The lift is raised." with the lift down) and deeds said in other languages that nothing
+did: each is checked against the room's states, read back here, when it would be posted.
+"""
+
+from __future__ import annotations
+
+import pytest
+from homeassistant.helpers import entity_registry as er
+from pytest_homeassistant_custom_component.common import async_capture_events
+
+from custom_components.overseer.status import build_status
+
+from ..ollama_stub import call
+from .harness import say, setup_overseer, tick
+
+
+def bot_texts(events) -> list[str]:
+    return [event.data["text"] for event in events if event.data.get("bot")]
+
+
+def metrics(hass) -> dict:
+    return build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
+
+
+async def spanish_names(hass) -> None:
+    """The lift and the bench light with the Spanish names a household gave them."""
+    registry = er.async_get(hass)
+    for entity_id, alias, state in (
+        ("cover.lift", "elevador", "closed"),
+        ("light.bench", "luz del banco", "off"),
+    ):
+        domain, _, object_id = entity_id.partition(".")
+        hass.states.async_remove(entity_id)
+        entry = registry.async_get_or_create(domain, "test", object_id, suggested_object_id=object_id)
+        registry.async_update_entity(entry.entity_id, aliases={alias})
+        hass.states.async_set(entity_id, state, {"friendly_name": object_id.capitalize()})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The lift is raised.",
+        "The lift is up.",
+        "The lift is open now.",
+        "The shelf light is off.",
+        "The bench light is already blue.",
+    ],
+)
+async def test_a_state_the_room_contradicts_is_never_posted(hass, freezer, ollama_stub, room, line):
+    await setup_overseer(hass, ollama_stub)
+    assert hass.states.get("cover.lift").state == "closed"
+    assert hass.states.get("light.shelf").state == "on" and hass.states.get("light.bench").state == "off"
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply(line)
+    say(hass, "alex", "overseer, how is the room?")
+    await tick(hass, freezer)
+    assert line not in bot_texts(chat)
+    # Asked once more, with the facts; its SKIP is no line either.
+    told = ollama_stub.decisions[1]["messages"][-1]["content"]
+    assert told.startswith("statement_check: not so:") and "this decision ran: nothing" in told
+    assert metrics(hass)["false_statements"] == 1
+
+
+async def test_asked_again_with_the_facts_a_true_line_is_posted(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("The bench light is already blue.")
+    ollama_stub.reply("The bench sits dark. Earn the light.")
+    say(hass, "alex", "overseer make the bench light blue")
+    await tick(hass, freezer)
+    told = ollama_stub.decisions[1]["messages"]
+    assert told[-2] == {"role": "assistant", "content": "The bench light is already blue."}
+    assert "Bench: off" in told[-1]["content"]
+    assert bot_texts(chat) == ["The bench sits dark. Earn the light."]
+    assert len(ollama_stub.requests) == 2
+
+
+async def test_true_lines_are_posted_as_said(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    for line in ("The lift is down.", "The shelf light is on.", "Chaos has standards."):
+        ollama_stub.reply(line)
+        say(hass, "alex", f"overseer, tell me something {len(line)}")
+        await tick(hass, freezer, seconds=20)
+    assert bot_texts(chat) == ["The lift is down.", "The shelf light is on.", "Chaos has standards."]
+    assert len(ollama_stub.requests) == 3
+    assert metrics(hass)["false_statements"] == 0
+
+
+async def test_a_deed_said_after_its_call_ran_is_true(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("Raised the lift. The lift is up, alex.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    # The cover still reads closed (the scripted room does not move it): the deed that ran counts.
+    assert bot_texts(chat) == ["Raised the lift. The lift is up, alex."]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "He subido el elevador.",
+        "Listo, ya subí el elevador.",
+        "El elevador está abierto.",
+        "I raised the elevador.",
+        "Lift: raised.",
+        "La luz del banco está encendida.",
+    ],
+)
+async def test_deeds_and_states_in_spanish_are_checked_too(hass, freezer, ollama_stub, room, line):
+    await setup_overseer(hass, ollama_stub)
+    await spanish_names(hass)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply(line)
+    say(hass, "alex", "¿overseer, qué tal la sala?")
+    await tick(hass, freezer)
+    assert line not in bot_texts(chat)
+    counted = metrics(hass)
+    assert counted["false_statements"] + counted["unbacked_claims"] == 1
