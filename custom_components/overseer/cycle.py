@@ -17,10 +17,10 @@ from .core.acts import Deed, room_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
-    AFTER_CALLS_CUE,
     LIVELY,
     ChatLine,
     InputSummary,
+    after_calls_cue,
     build_messages,
     closing_cue,
     describe_trigger,
@@ -342,7 +342,9 @@ async def _async_line_after_calls(
     results = [json.dumps(call_result(record, _state_after(record, world))[0]) for record in cycle.actions]
     cycle.tool_results = tuple(results)
     say_it = say_it_in(cycle.language, parts.hass.config.language)
-    follow = [*messages, *tool_turn(calls, results), {"role": "user", "content": AFTER_CALLS_CUE + say_it}]
+    ran = any(record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN) for record in cycle.actions)
+    cue = after_calls_cue(cycle.trigger, parts.settings.name, ran, say_it)
+    follow = [*messages, *tool_turn(calls, results), {"role": "user", "content": cue}]
     chat_only = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits)
     reply = await _async_ask(parts, cycle, follow, chat_only)
     cycle.line_reply = reply
@@ -353,7 +355,6 @@ async def _async_line_after_calls(
     cycle.line_knew = line.chat is not None
     # Without a line of its own then, the first answer's line stands only beside a call that ran:
     # said before the results, it may announce what a guardrail or a person has not let happen.
-    ran = any(record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN) for record in cycle.actions)
     chat = line.chat if line.chat is not None else (first.chat if ran else None)
     return with_line(first, chat, *line.notes), follow
 

@@ -32,7 +32,7 @@ from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.overseer.const import Phase
-from custom_components.overseer.core.context import AFTER_CALLS_CUE, closing_cue
+from custom_components.overseer.core.context import after_calls_cue, closing_cue
 from custom_components.overseer.core.gate import Trigger, TriggerKind
 from custom_components.overseer.cycle import Cycle
 from devtools.bundled_model import server_counters
@@ -120,7 +120,8 @@ def prompt_runs() -> set[tuple[str, ...]]:
         closing_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER), NAME, can_act=True) or "",
         closing_cue(Trigger(TriggerKind.CHAT_BURST, 0.0, ASKER), NAME, can_act=True) or "",
         # After calls, the request asks for the line knowing their results.
-        AFTER_CALLS_CUE,
+        after_calls_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER), NAME, ran=True),
+        after_calls_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER), NAME, ran=False),
     ]
     runs: set[tuple[str, ...]] = set()
     for text in [(REPO / "custom_components/overseer/prompts/system.md").read_text(), *cues]:

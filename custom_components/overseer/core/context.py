@@ -30,11 +30,6 @@ LOOKBACK = 1000
 CHARS_PER_TOKEN = 4
 # The question, said again at the end of the request: long enough to know what was asked.
 CUE_CHARS = 160
-# What the request after a decision's calls asks for: the line, knowing what came of them.
-AFTER_CALLS_CUE = (
-    "Those are your calls' results. Now one short line to the room in your voice, true to them: "
-    "say nothing happened that did not."
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +264,25 @@ def closing_cue(trigger: Trigger, name: str, can_act: bool, say_it_in: str = "")
     answer = f"Answer {who} now, in one short line of your own: {opinion}{ask}.{say_it_in}"
     question = trigger.question
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
+
+
+def after_calls_cue(trigger: Trigger, name: str, ran: bool, say_it_in: str = "") -> str:
+    """Return what the request after a decision's calls asks for: the line, knowing their results.
+
+    Told only that the results are there, the bundled 1.5B model answered SKIP to every one of
+    four deeds; told whom to answer and about what, it said what it did ("I lowered the lift.").
+    Given the question again, it made the call again, as text: the question is not repeated.
+    """
+    if trigger.kind is not TriggerKind.DIRECT_ADDRESS:
+        about = "what you just did" if ran else "what you tried, which did not happen"
+        return f"Say one short line to the room about {about}, or SKIP.{say_it_in}"
+    who = speaker(ChatLine(trigger.detail, "", bot=False, ts=trigger.since), name)
+    if ran:
+        return f"Answer {who} now in one short line of your own about what you just did for them.{say_it_in}"
+    return (
+        f"Answer {who} now in one short line of your own: what you tried did not happen (its result "
+        f"says why).{say_it_in}"
+    )
 
 
 def tool_turn(calls: Sequence[tuple[str, dict[str, Any]]], results: Sequence[str]) -> list[dict[str, Any]]:
