@@ -159,21 +159,20 @@ async def async_setup_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> bool
 async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry) -> bool:
     """Set up the room's overseer: its loop, entities, Assist agent and guardrails API."""
     settings = Settings.from_entry(entry.data, entry.options)
-    # What the overseer says outside the chat (notifications, the no-answer line) is in Home
-    # Assistant's language.
-    phrase = await async_phrases(hass, hass.config.language)
+    # What the overseer says outside the chat (notifications, the no-answer line) and its
+    # prompts are in the room's language: its option, else Home Assistant's.
+    language = settings.language or hass.config.language
+    phrase = await async_phrases(hass, language)
     if not settings.fallback_line:
         settings = replace(settings, fallback_line=phrase("no_answer", user=ASKER))
     store = OverseerStore(hass, entry.entry_id)
     state = RoomState.from_dict(await store.async_load())
     config_dir = Path(hass.config.config_dir)
     prompts = {
-        mode: await hass.async_add_executor_job(load_prompt, config_dir, file_name, hass.config.language)
+        mode: await hass.async_add_executor_job(load_prompt, config_dir, file_name, language)
         for mode, file_name in PROMPT_FILES.items()
     }
-    triage_prompt = await hass.async_add_executor_job(
-        load_prompt, config_dir, TRIAGE_PROMPT, hass.config.language
-    )
+    triage_prompt = await hass.async_add_executor_job(load_prompt, config_dir, TRIAGE_PROMPT, language)
     knowledge = await hass.async_add_executor_job(load_knowledge, config_dir)
     _check_agent(hass, entry, settings)
     entry.runtime_data = _build_overseer(

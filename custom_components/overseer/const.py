@@ -47,6 +47,7 @@ CONF_ALIASES: Final = "aliases"
 CONF_CHALLENGE_PHRASES: Final = "challenge_phrases"
 # Posted when someone asked and the model, asked twice, had nothing usable; empty = translated default.
 CONF_FALLBACK_LINE: Final = "fallback_line"
+CONF_LANGUAGE: Final = "language"
 # Room tools a person must approve: proposed by the model, never executed directly.
 CONF_APPROVAL_TOOLS: Final = "approval_tools"
 # Who may approve a consequential call (user ids; empty = every admin), and which notify

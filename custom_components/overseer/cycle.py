@@ -145,7 +145,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         # model copies what its context holds, so this time it reads only the people.
         lines = [line for line in lines if not line.own]
     cycle.transcript = tuple(lines)
-    room_language = parts.hass.config.language
+    room_language = _room_language(parts)
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
         cycle.language = language_of(cycle.trigger.question, room_language)
     else:
@@ -295,7 +295,7 @@ async def _async_true_line(
                 facts=facts,
                 ran=", ".join(record.tool for record in ran if _deed(record)) or "nothing",
             )
-            + say_it_in(cycle.language, parts.hass.config.language),
+            + say_it_in(cycle.language, _room_language(parts)),
         },
     ]
     chat_only = tool_schemas(tuple(CHAT_TOOLS), parts.world(), parts.settings.limits)
@@ -341,7 +341,7 @@ async def _async_line_after_calls(
     calls = [(record.tool, _sent(record.arguments)) for record in cycle.actions]
     results = [json.dumps(call_result(record, _state_after(record, world))[0]) for record in cycle.actions]
     cycle.tool_results = tuple(results)
-    say_it = say_it_in(cycle.language, parts.hass.config.language)
+    say_it = say_it_in(cycle.language, _room_language(parts))
     ran = any(record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN) for record in cycle.actions)
     cue = after_calls_cue(cycle.trigger, parts.settings.name, ran, say_it)
     follow = [*messages, *tool_turn(calls, results), {"role": "user", "content": cue}]
@@ -406,9 +406,14 @@ def _judge(
     return judge(answer, before, room_facts(parts.world()), own, parts.settings.stale_after)
 
 
+def _room_language(parts: CycleParts) -> str:
+    """Return the room's language: its option, else Home Assistant's."""
+    return parts.settings.language or parts.hass.config.language
+
+
 async def _async_phrase_in(parts: CycleParts, language: str) -> Phrase:
     """Return the overseer's own phrases in language: the room's are loaded already."""
-    if base_language(language) == base_language(parts.hass.config.language):
+    if base_language(language) == base_language(_room_language(parts)):
         return parts.phrase
     return await async_phrases(parts.hass, language)
 

@@ -16,6 +16,8 @@ from typing import Any
 from homeassistant.helpers.selector import (
     EntitySelector,
     EntitySelectorConfig,
+    LanguageSelector,
+    LanguageSelectorConfig,
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
@@ -35,6 +37,7 @@ from .const import (
     CONF_CHALLENGE_PHRASES,
     CONF_COUNTER_ENTITY,
     CONF_FALLBACK_LINE,
+    CONF_LANGUAGE,
     CONF_LIFT_COVER,
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
@@ -45,6 +48,7 @@ from .const import (
     CONF_VACUUM_ENTITY,
 )
 from .core.gate import DEFAULT_CHALLENGES
+from .core.language import SPOKEN_LANGUAGES
 from .core.text import one_line
 from .core.tools import DEFAULT_COOLDOWNS, TOOL_SPECS, CooldownGroup, cooldown_option
 
@@ -60,6 +64,7 @@ class Kind(StrEnum):
     WORDS = "words"  # a list of short texts (a list or a comma-separated string)
     TEXT = "text"  # one line of text, or none
     CHOICES = "choices"  # a list of values among choices
+    LANGUAGE = "language"  # one language code among those offered, or none
 
 
 def split_words(value: Any) -> tuple[str, ...]:
@@ -104,6 +109,8 @@ class Option:
             return TextSelector(TextSelectorConfig(multiple=True))
         if self.kind is Kind.TEXT:
             return TextSelector()
+        if self.kind is Kind.LANGUAGE:
+            return LanguageSelector(LanguageSelectorConfig(languages=self.choices()))
         return SelectSelector(SelectSelectorConfig(options=self.choices(), multiple=True))
 
     def stored(self, value: Any) -> Any:
@@ -134,6 +141,8 @@ class Option:
             return tuple(value or ())
         if self.kind is Kind.TEXT:
             return one_line(str(value or ""), FALLBACK_LINE_CHARS)
+        if self.kind is Kind.LANGUAGE:
+            return value if isinstance(value, str) and value in self.choices() else ""
         return value or None
 
 
@@ -164,6 +173,8 @@ OVERSEER_OPTIONS: tuple[Option, ...] = (
     Option(CONF_CHALLENGE_PHRASES, "addressing", Kind.WORDS, DEFAULT_CHALLENGES),
     # Empty: the built-in line in Home Assistant's language.
     Option(CONF_FALLBACK_LINE, "addressing", Kind.TEXT, ""),
+    # Empty: Home Assistant's language. Those the overseer reads and answers in whole.
+    Option(CONF_LANGUAGE, "addressing", Kind.LANGUAGE, "", choices=lambda: list(SPOKEN_LANGUAGES)),
     *(
         _number(cooldown_option(group), "guardrails", DEFAULT_COOLDOWNS[group], 0, 3600, "s")
         for group in CooldownGroup

@@ -21,6 +21,7 @@ from .const import (
     CONF_CHALLENGE_PHRASES,
     CONF_COUNTER_ENTITY,
     CONF_FALLBACK_LINE,
+    CONF_LANGUAGE,
     CONF_LIFT_COVER,
     CONF_LIFT_DOWN_SCRIPT,
     CONF_LIFT_UP_SCRIPT,
@@ -97,6 +98,8 @@ class Settings:
     request_timeout: float
     # [user] stands for who asked; the shell fills in the translated default when it is empty.
     fallback_line: str = ""
+    # The room's language ("": Home Assistant's): its prompts, and answers to lines in no other.
+    language: str = ""
 
     @classmethod
     def from_entry(cls, data: Mapping[str, Any], options: Mapping[str, Any]) -> Settings:
@@ -152,6 +155,7 @@ class Settings:
             stale_after=value["stale_after"],
             request_timeout=value["request_timeout"],
             fallback_line=value[CONF_FALLBACK_LINE],
+            language=value[CONF_LANGUAGE],
         )
 
     def watched(self) -> dict[str, Role]:

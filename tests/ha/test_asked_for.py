@@ -91,3 +91,19 @@ async def test_a_spanish_request_is_held_to_its_action_and_answered_in_spanish(
     await tick(hass, freezer)  # asked again, and again nothing usable: the fallback, in Spanish
     assert room["cover.open_cover"] == []
     assert bot_texts(chat) == ["Lo siento, alex: ahora mismo no tengo nada útil que decir a eso."]
+
+
+async def test_the_rooms_language_option_answers_a_line_it_cannot_place_in_that_language(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "language": "es"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    say(hass, "alex", "overseer?")
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    assert ollama_stub.decisions[0]["messages"][-1]["content"].endswith("Say it in Spanish.")
+    assert bot_texts(chat) == ["Lo siento, alex: ahora mismo no tengo nada útil que decir a eso."]
+    # An English question is still answered in English.
+    say(hass, "sam", "overseer, what do you think of the lift?")
+    await tick(hass, freezer, seconds=20)
+    assert ollama_stub.decisions[2]["messages"][-1]["content"].endswith("Say it in English.")

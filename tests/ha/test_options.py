@@ -39,6 +39,8 @@ def sample(option: Option) -> Any:
         return ["sample words"]
     if option.kind is Kind.TEXT:
         return "A sample line, [user]."
+    if option.kind is Kind.LANGUAGE:
+        return "es"
     return (option.choices() or ["sample"])[:1]
 
 

@@ -64,6 +64,8 @@ def base_language(language: str) -> str:
 
 # The languages a cue can ask the model to answer in, by name (the cues are English).
 LANGUAGE_NAMES = {"en": "English", "es": "Spanish", "de": "German", "fr": "French"}
+# The languages the overseer reads and answers in whole: the room's language option offers these.
+SPOKEN_LANGUAGES = tuple(LANGUAGE_NAMES)
 
 
 def say_it_in(language: str, room_language: str) -> str:
