@@ -6,9 +6,11 @@ Tested versions run from 2025.4 to 2026.11; nothing here compares version string
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from homeassistant.components import conversation
 from homeassistant.const import CONF_LLM_HASS_API, EVENT_COMPONENT_LOADED
 from homeassistant.core import Context, Event, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er
@@ -130,6 +132,41 @@ async def async_register_frontend_module(
         unsubscribe()
 
     unsubscribe = hass.bus.async_listen(EVENT_COMPONENT_LOADED, frontend_loaded, event_filter=is_frontend)
+
+
+def chat_log_trace(
+    agent_id: str, calls: Sequence[tuple[str, str, Mapping[str, Any], JsonObjectType, bool]]
+) -> list[Any]:
+    """Return what a decision's calls were, for Assist's chat log: (id, tool, arguments, result, error) each.
+
+    From 2025.7 a chat log takes tool calls its agent ran itself ("external") and their results;
+    before, it takes none, and the trace is the audit's alone.
+    """
+    if not calls or "external" not in {field.name for field in fields(llm.ToolInput)}:
+        return []
+    asked = conversation.AssistantContent(
+        agent_id=agent_id,
+        tool_calls=[
+            # 2025.4 has no external calls and never gets here.
+            llm.ToolInput(  # type: ignore[call-arg,unused-ignore]
+                tool_name=tool, tool_args=dict(arguments), id=call_id, external=True
+            )
+            for call_id, tool, arguments, _, _ in calls
+        ],
+    )
+    # From 2026.10 a result is an llm.ToolResult in `result`; before, the plain dict in `tool_result`.
+    kind = (
+        "result"
+        if "result" in {field.name for field in fields(conversation.ToolResultContent)}
+        else "tool_result"
+    )
+    results = [
+        conversation.ToolResultContent(
+            agent_id=agent_id, tool_call_id=call_id, tool_name=tool, **{kind: tool_result(data, error)}
+        )
+        for call_id, tool, _, data, error in calls
+    ]
+    return [asked, *results]
 
 
 def tool_result(data: JsonObjectType, error: bool) -> Any:

@@ -11,7 +11,8 @@ and the answer appears in the room's chat when it comes.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
@@ -20,11 +21,13 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.entity_platform import AddEntitiesCallback
+from homeassistant.util.json import JsonObjectType
 
-from .compat import conversation_busy_errors
+from .compat import chat_log_trace, conversation_busy_errors
 from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
 from .core.accounts import Phrase, describe_actions
 from .core.gate import TriggerKind
+from .core.results import call_result
 from .cycle import Cycle
 from .entity import room_device
 from .identity import device_identity
@@ -141,8 +144,10 @@ class OverseerAgent(conversation.ConversationEntity):
         """Whatever the model speaks."""
         return MATCH_ALL
 
-    async def _async_ask(self, user_input: conversation.ConversationInput, phrase: Phrase) -> str:
-        """Put the words to the room as a direct address and wait, bounded, for the answer."""
+    async def _async_ask(
+        self, user_input: conversation.ConversationInput, phrase: Phrase
+    ) -> tuple[str, Cycle | None]:
+        """Put the words to the room as a direct address; wait, bounded, for the answer and its decision."""
         loop = self.loop
         answer = _Answer(self.hass, loop)
         unsubscribe = answer.listen()
@@ -159,9 +164,10 @@ class OverseerAgent(conversation.ConversationEntity):
                 )
                 loop.inputs.take_address(answer.asker, user_input.text, user_input.context, answer.identity)
             async with asyncio.timeout(loop.settings.request_timeout):
-                return _reply(await answer.done, loop.state.dry_run, phrase)
+                answered = await answer.done
+            return _reply(answered, loop.state.dry_run, phrase), answered[0] if answered else None
         except TimeoutError:
-            return phrase("reply_still_thinking")
+            return phrase("reply_still_thinking"), None
         finally:
             for stop in unsubscribe:
                 stop()
@@ -185,16 +191,32 @@ class OverseerAgent(conversation.ConversationEntity):
         """Ask the room's overseer and wait, bounded, for its answer."""
         loop = self.loop
         phrase = await async_phrases(self.hass, user_input.language)
+        cycle = None
         if loop.state.mode is OverseerMode.OFF or not loop.running:
             speech = phrase("reply_off")
         elif not user_input.text.strip():
             speech = phrase("reply_nothing")
         else:
-            speech = await self._async_ask(user_input, phrase)
+            speech, cycle = await self._async_ask(user_input, phrase)
+        # The decision's calls and what came of them, as Home Assistant traces an agent's tools.
+        for content in chat_log_trace(user_input.agent_id, _calls(cycle)):
+            chat_log.async_add_assistant_content_without_tools(content)
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=speech)
         )
         return _spoken(speech, user_input, chat_log.conversation_id)
+
+
+def _calls(cycle: Cycle | None) -> list[tuple[str, str, Mapping[str, Any], JsonObjectType, bool]]:
+    """Return the decision's calls for the chat log: its id, tool, arguments and result each."""
+    if cycle is None:
+        return []
+    calls = []
+    for index, record in enumerate(cycle.actions):
+        data, error = call_result(record)
+        arguments = record.arguments if isinstance(record.arguments, Mapping) else {}
+        calls.append((f"{cycle.decision_id}-{index}", record.tool, arguments, data, error))
+    return calls
 
 
 def _spoken(

@@ -8,10 +8,13 @@ import time
 from typing import Any
 
 from homeassistant.components import conversation
+from homeassistant.components.conversation import chat_log as chat_log_module
 from homeassistant.core import Context
 from homeassistant.helpers import device_registry as dr
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
+
+from custom_components.overseer.compat import chat_log_trace
 
 from ..ollama_stub import Scripted, call
 from .harness import OPTIONS, say, set_select, setup_overseer, tick
@@ -271,3 +274,28 @@ async def test_assist_never_hears_an_action_claimed_that_did_not_run(
     # The claim that did not run was checked, told, and the question asked again.
     assert len(ollama_stub.decisions) == 3
     assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_up", "executed")]
+
+
+async def test_assist_traces_the_decisions_calls_and_results_in_its_chat_log(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    await setup_overseer(hass, ollama_stub)
+    subscribe = getattr(chat_log_module, "async_subscribe_chat_logs", None)
+    if subscribe is None:
+        # 2025.4: a chat log takes no tool call its agent ran itself; the audit is the trace.
+        assert chat_log_trace("agent", [("1", "lift_up", {}, {"success": True}, False)]) == []
+        return
+    added: list[dict] = []
+    unsubscribe = subscribe(
+        hass, lambda _, kind, data: added.append(data["content"]) if "content" in data else None
+    )
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("Up it goes.")
+    assert speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id)) == "Up it goes."
+    unsubscribe()
+    roles = [content["role"] for content in added]
+    assert roles[-3:] == ["assistant", "tool_result", "assistant"], roles
+    [called] = added[-3]["tool_calls"]
+    assert called.tool_name == "lift_up" and called.external is True
+    assert added[-2]["tool_name"] == "lift_up" and added[-2]["tool_call_id"] == called.id
+    assert added[-1]["content"] == "Up it goes."
