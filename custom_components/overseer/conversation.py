@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
-from homeassistant.core import CALLBACK_TYPE, Context, Event, HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
@@ -24,7 +24,7 @@ from homeassistant.helpers.entity_platform import AddEntitiesCallback
 from homeassistant.util.json import JsonObjectType
 
 from .compat import chat_log_trace, conversation_busy_errors
-from .const import EVENT_CHAT_MESSAGE, EVENT_DECISION, OverseerMode, status_signal
+from .const import OverseerMode, status_signal
 from .core.accounts import Phrase, describe_actions
 from .core.gate import TriggerKind
 from .core.results import call_result
@@ -65,8 +65,8 @@ async def caller_name(hass: HomeAssistant, context: Context | None, device_id: s
 class _Answer:
     """Waits for this room's first decision that answers a question asked now.
 
-    Resolves with the decision and the line it posted, or with None when the overseer is
-    switched off or stopped meanwhile.
+    Resolves with the decision, returned by the loop when it ends, and the lines it posted; or
+    with None when the overseer is switched off or stopped meanwhile.
     """
 
     def __init__(self, hass: HomeAssistant, loop: OverseerLoop) -> None:
@@ -74,7 +74,6 @@ class _Answer:
         self._hass = hass
         self._loop = loop
         self._skip = loop.last.decision_id if loop.busy and loop.last else None
-        self._lines: dict[str, str] = {}
         # Whose answer this is: others waiting are answered in decisions of their own.
         self.asker = ""
         self.identity = ""
@@ -82,22 +81,12 @@ class _Answer:
 
     @callback
     def listen(self) -> list[CALLBACK_TYPE]:
-        """Follow the room's lines, decisions and controls; returns the unsubscribers."""
-        bus = self._hass.bus
+        """Follow the room's decisions and controls; returns the unsubscribers."""
         signal = status_signal(self._loop.entry.entry_id)
         return [
-            bus.async_listen(EVENT_CHAT_MESSAGE, self._line),
-            bus.async_listen(EVENT_DECISION, self._decided),
+            self._loop.async_listen_decisions(self._decided),
             async_dispatcher_connect(self._hass, signal, self._room_changed),
         ]
-
-    @callback
-    def _line(self, event: Event) -> None:
-        if decision_id := event.data.get("decision_id"):
-            # A decision may post its line and then say that a call waits for a person.
-            said = self._lines.get(decision_id)
-            text = str(event.data.get("text", ""))
-            self._lines[decision_id] = f"{said} {text}" if said else text
 
     @callback
     def _room_changed(self) -> None:
@@ -106,11 +95,8 @@ class _Answer:
             self.done.set_result(None)
 
     @callback
-    def _decided(self, event: Event) -> None:
-        # Decision ids are this room's only when they are its loop's last decision.
-        cycle = self._loop.last
-        decision_id = event.data["decision_id"]
-        if self.done.done() or cycle is None or cycle.decision_id != decision_id or decision_id == self._skip:
+    def _decided(self, cycle: Cycle) -> None:
+        if self.done.done() or cycle.decision_id == self._skip:
             return
         trigger = cycle.trigger
         if (
@@ -119,7 +105,8 @@ class _Answer:
             or trigger.identity != self.identity
         ):
             return
-        line = self._lines.get(decision_id)
+        # A decision may post its line and then say that a call waits for a person.
+        line = " ".join(cycle.said) or None
         # Nothing said and nothing tried: the question is being asked again (dry run aside).
         if line is None and not cycle.actions and not self._loop.state.dry_run:
             return

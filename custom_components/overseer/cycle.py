@@ -92,6 +92,8 @@ class Cycle:
     language: str = ""
     # The action on a room device the question asks for, if it asks for one.
     asked: Deed | None = None
+    # The lines it posted, in order: the answer Assist returns (at most a few per decision).
+    said: list[str] = field(default_factory=list)
 
     @property
     def stale(self) -> bool:
@@ -184,13 +186,13 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     posted = bool(decision.chat) and not cycle.stale and not state.dry_run
     if posted:
         parts.metrics.record_chat(finished, repeated=False)
-        _post(parts, decision.chat or "", cycle.decision_id)
+        _post(parts, cycle, decision.chat or "")
     # The overseer's own words, in the language of whoever asked.
     phrase = await _async_phrase_in(parts, cycle.language)
     # Whatever the model said, the room hears the truth: the call waits for a person.
     waiting = [record for record in ran if record.outcome is Outcome.AWAITING_APPROVAL]
     if waiting and not state.dry_run and (line := describe_actions(waiting, phrase)):
-        _post(parts, line, cycle.decision_id)
+        _post(parts, cycle, line)
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished, phrase) or posted
@@ -435,7 +437,7 @@ def _answer_the_question(
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
         if not posted and ran and (account := describe_actions(ran, phrase)):
-            _post(parts, account, cycle.decision_id)
+            _post(parts, cycle, account)
             return True
         return False
     # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of
@@ -450,15 +452,16 @@ def _answer_the_question(
     if phrase is not parts.phrase and fallback == parts.phrase("no_answer", user=ASKER):
         # The built-in line, not one the user wrote: said in the asker's language.
         fallback = phrase("no_answer", user=ASKER)
-    _post(parts, why or fallback.replace(ASKER, trigger.detail or ""), cycle.decision_id)
+    _post(parts, cycle, why or fallback.replace(ASKER, trigger.detail or ""))
     return True
 
 
-def _post(parts: CycleParts, line: str, decision_id: str) -> None:
-    """One of the overseer's lines, where every bridge already listens."""
+def _post(parts: CycleParts, cycle: Cycle, line: str) -> None:
+    """Post one of the overseer's lines where every bridge already listens, and keep it as said."""
     settings = parts.settings
+    cycle.said.append(line)
     fire_chat_message(
-        parts.hass, room=settings.room, user=settings.name, text=line, bot=True, decision_id=decision_id
+        parts.hass, room=settings.room, user=settings.name, text=line, bot=True, decision_id=cycle.decision_id
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -92,6 +93,8 @@ class OverseerLoop:
         self.phase = Phase.IDLE
         self.running = False
         self.last: Cycle | None = None
+        # Who waits for decisions to end (Assist's questions): a handful at most, each removed after.
+        self._decided: list[Callable[[Cycle], None]] = []
         self.last_error: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._shown: tuple[frozenset[str], int, int] = (frozenset(), 0, 0)
@@ -198,6 +201,12 @@ class OverseerLoop:
             self.hass, self._async_decide(trigger), f"overseer decision {self.entry.title}"
         )
 
+    @callback
+    def async_listen_decisions(self, listener: Callable[[Cycle], None]) -> CALLBACK_TYPE:
+        """Call listener with each decision that ran to its end: what Assist's answer is read from."""
+        self._decided.append(listener)
+        return lambda: self._decided.remove(listener)
+
     def world(self) -> World:
         """Return the room as it is now."""
         return self.inputs.world()
@@ -213,6 +222,8 @@ class OverseerLoop:
         self.last = cycle
         try:
             await async_run_cycle(self._parts, cycle, tuple(self.inputs.transcript))
+            for listener in tuple(self._decided):
+                listener(cycle)
         except ModelError as err:
             self._model_failed(cycle, err)
         except asyncio.CancelledError:
