@@ -11,9 +11,9 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 
-from .const import OverseerMode, Phase
+from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, describe_actions, refusal_answer
-from .core.acts import Deed, room_devices
+from .core.acts import Deed, expected_state, room_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -45,7 +45,7 @@ from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Caller, Executor
 from .phrases import async_phrases
-from .providers import Provider
+from .providers import ModelError, Provider
 from .recognition import async_recogniser
 from .room_state import RoomState
 from .settings import Settings
@@ -55,11 +55,11 @@ from .words import async_words
 ASKS_PER_QUESTION = 2
 # Where the fallback line names who asked.
 ASKER = "[user]"
-# The request after a false line: what it said, what the room shows, what ran.
-STATEMENT_CHECK = (
-    "statement_check: not so: {said}. The room shows {facts}; this decision ran: {ran}. "
-    "Say one short line that is true, or SKIP."
-)
+# Results a decision's model reads back at most (max_tool_calls is at most 5; the rest are refusals).
+RESULTS_SHOWN = 8
+# The request after a false line: what it said, what the room shows, what ran; then what to do.
+STATEMENT_CHECK = "statement_check: not so: {said}. The room shows {facts}; this decision ran: {ran}. "
+TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -297,12 +297,22 @@ async def _async_true_line(
                 facts=facts,
                 ran=", ".join(record.tool for record in ran if _deed(record)) or "nothing",
             )
+            + TRUE_LINE_CUE
             + say_it_in(cycle.language, _room_language(parts)),
         },
     ]
-    chat_only = tool_schemas(tuple(CHAT_TOOLS), parts.world(), parts.settings.limits)
-    reply = await _async_ask(parts, cycle, told, chat_only)
-    again = check(reply, known_tools=CHAT_TOOLS, shown_tools=CHAT_TOOLS)
+    world = parts.world()
+    chat_only = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits)
+    try:
+        reply = await _async_ask(parts, cycle, told, chat_only)
+    except ModelError as err:
+        # The false line is not posted whatever the model does; what ran is told in its own words.
+        LOGGER.warning("Model call failed (%s) after a false line; the line is dropped", err)
+        return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED)
+    again = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=TRUE_LINE_CUE)
+    for rejection in again.rejections:
+        # Offered only the chat, it called a room tool: refused and recorded, like any call.
+        cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
     line = again.chat
     if line is not None and not false_statements(line, room_devices(parts.world()), done, words):
         return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
@@ -340,17 +350,25 @@ async def _async_line_after_calls(
     first = cycle.decision
     assert first is not None
     world = parts.world()
-    calls = [(record.tool, _sent(record.arguments)) for record in cycle.actions]
-    results = [json.dumps(call_result(record, _state_after(record, world))[0]) for record in cycle.actions]
+    # The calls the decision asked to run first; a model that wrote dozens reads the first few.
+    shown = cycle.actions[:RESULTS_SHOWN]
+    done = tuple(deed for record in shown if (deed := _deed(record)) is not None)
+    calls = [(record.tool, _sent(record.arguments)) for record in shown]
+    results = [json.dumps(call_result(record, _state_after(record, world, done))[0]) for record in shown]
     cycle.tool_results = tuple(results)
     say_it = say_it_in(cycle.language, _room_language(parts))
     ran = any(record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN) for record in cycle.actions)
     cue = after_calls_cue(cycle.trigger, parts.settings.name, ran, say_it)
     follow = [*messages, *tool_turn(calls, results), {"role": "user", "content": cue}]
     chat_only = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits)
-    reply = await _async_ask(parts, cycle, follow, chat_only)
+    try:
+        reply = await _async_ask(parts, cycle, follow, chat_only)
+    except ModelError as err:
+        # The calls ran or were refused already: asked again, the question would run them again.
+        LOGGER.warning("Model call failed (%s) after the decision's calls; answered without it", err)
+        return with_line(first, first.chat if ran else None), follow
     cycle.line_reply = reply
-    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS)
+    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
     for rejection in line.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
@@ -366,15 +384,15 @@ def _sent(arguments: Any) -> dict[str, Any]:
     return arguments if isinstance(arguments, dict) else {"sent": str(arguments)}
 
 
-def _state_after(record: AuditRecord, world: World) -> str:
-    """Return the state of the device a call that ran acts on, as the call left it ("opening")."""
-    spec = TOOLS.get(record.tool)
-    if not record.ran or spec is None or spec.deed is None or not isinstance(record.arguments, dict):
+def _state_after(record: AuditRecord, world: World, done: tuple[Deed, ...]) -> str:
+    """Return the state of the device a call that ran acts on, as its deed leaves it ("open")."""
+    deed = _deed(record)
+    if not record.ran or deed is None:
         return ""
-    key = spec.deed(record.arguments).device
-    device = next((device for device in room_devices(world) if device.key == key), None)
+    device = next((device for device in room_devices(world) if device.key == deed.device), None)
     if device is None or not device.known:
         return ""
+    device = expected_state(device, done)
     return f"{device.state} ({device.colour})" if device.colour else device.state
 
 

@@ -291,7 +291,8 @@ def tool_turn(calls: Sequence[tuple[str, dict[str, Any]]], results: Sequence[str
     In the OpenAI shape every provider adapts: the assistant's tool_calls, then one tool message
     per call in the same order, its content the result as JSON.
     """
-    ids = [f"call_{index}" for index in range(len(calls))]
+    # Nine letters and digits: what the strictest OpenAI-compatible servers (Mistral's) accept.
+    ids = [f"call{index:05d}" for index in range(len(calls))]
     return [
         {
             "role": "assistant",

@@ -1395,7 +1395,8 @@ def _state_true(claim: _Claim, device: Device) -> bool | None:
         return False
     if not device.colour or claim.colour not in _NEAR:
         return None
-    return device.colour in _NEAR[claim.colour]
+    # The room's colour is a palette name, or a name a call of this decision just set ("turquoise").
+    return _same_colour(claim.colour, device.colour)
 
 
 def _described(device: Device) -> str:
