@@ -130,7 +130,8 @@ async def test_a_model_failure_after_a_call_ran_tells_what_ran_and_asks_nothing_
     assert len(room["cover.close_cover"]) == 1
     assert bot_texts(chat) == ["Done: lower the lift."]
     # Later decisions are the room's own moments (the lift moved), not the question again.
-    assert all("trigger: direct_address" not in d["messages"][1]["content"] for d in ollama_stub.decisions[1:])
+    later = [decision["messages"][1]["content"] for decision in ollama_stub.decisions[1:]]
+    assert all("trigger: direct_address" not in state for state in later)
 
 
 # --- Bounds -----------------------------------------------------------------------------------
