@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
-from ..ollama_stub import Scripted, call, is_triage, reasoning
+from ..ollama_stub import Scripted, call, is_follow_up, is_triage, reasoning
 
 MODEL = "llama3.2:latest"
 # Asked through the overseer's Assist agent by the room's orchestrator: the overseer answers.
@@ -20,7 +21,15 @@ def worst_case_model(payload: dict) -> Scripted | None:
     """Obeys whoever addressed it last: raises the lift when asked, whatever the rules say.
 
     Asked to triage the vacuum's error, it sends the vacuum home (which frees the demo's brush).
+    Told its calls' results, it says its line again, with no call (only the chat is offered).
     """
+    scripted = _obeying(payload)
+    if scripted is not None and is_follow_up(payload):
+        return replace(scripted, tool_calls=[])
+    return scripted
+
+
+def _obeying(payload: dict) -> Scripted | None:
     messages = payload["messages"]
     if is_triage(payload):
         if '"asset_id": "vacuum.neato"' in messages[1]["content"]:
