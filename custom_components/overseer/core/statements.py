@@ -321,9 +321,9 @@ _EN = _Table(
     states={
         Kind.LIFT: {
             "open": "up|raised|lifted|at the top|(going|moving|coming|heading|on its way|all the way) up"
-            "|rising|ascending|(has|'s) (gone|come|moved) up",
+            "|rising|ascending|(has|'s) (gone|come|moved) up|(went|rose|came|moved) up",
             "closed": "down|lowered|at the bottom|(going|moving|coming|heading|on its way|all the way) down"
-            "|descending|dropping|(has|'s) (gone|come|moved) down",
+            "|descending|dropping|(has|'s) (gone|come|moved) down|(went|dropped|came|moved) down",
         },
         Kind.LIGHT: {
             "on": "on|lit|lit up|switched on|turned on",
