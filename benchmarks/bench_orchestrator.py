@@ -26,7 +26,7 @@ async def _pipelines(hass, stub, participants, scores) -> tuple[list[int], list[
     calls, overheads = [], []
     for index in range(PIPELINES):
         model(stub, ['{"agent_id": "conversation.helper"}'] * 3, list(scores))
-        say(hass, "alex", f"question {index}", room="Arena")
+        say(hass, "alex", f"question {index}?", room="Arena")
         await hass.async_block_till_done(wait_background_tasks=True)
         run = orchestrator.recent[0]
         calls.append(run.calls)

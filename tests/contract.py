@@ -70,6 +70,7 @@ def options_sections(**overrides):
             "gate_interval": 2,
             "heartbeat": 30,
             "min_gap": 15,
+            "quiet_limit": 300,
             "stale_after": 90,
             "request_timeout": 60,
         },

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import aiohttp
 
 from devtools.hass_process import HomeAssistantProcess, prepare_config
 
@@ -135,3 +139,64 @@ def configure_orchestrator(
     done = flow_step(ha, options, fields)
     assert done["type"] == "create_entry", done
     return entry_id
+
+
+class Bus:
+    """The process's event bus as a websocket subscriber sees it, on a thread of its own."""
+
+    def __init__(self, ha: HomeAssistantProcess, *event_types: str) -> None:
+        self.events: list[dict[str, Any]] = []
+        self._ha = ha
+        self._types = event_types
+        self._ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(self._listen(),))
+
+    def __enter__(self) -> Bus:
+        self._thread.start()
+        assert self._ready.wait(15), "the websocket subscription did not start"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._ws is not None:
+            asyncio.run_coroutine_threadsafe(self._ws.close(), self._loop).result(10)
+        self._thread.join(10)
+        self._loop.close()
+
+    async def _listen(self) -> None:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"{self._ha.url}/api/websocket") as ws,
+        ):
+            self._ws = ws
+            await ws.receive_json()  # auth_required
+            await ws.send_json({"type": "auth", "access_token": self._ha.token})
+            assert (await ws.receive_json())["type"] == "auth_ok"
+            for number, event_type in enumerate(self._types, 1):
+                await ws.send_json({"id": number, "type": "subscribe_events", "event_type": event_type})
+                assert (await ws.receive_json())["success"]
+            self._ready.set()
+            async for message in ws:
+                if message.type is aiohttp.WSMsgType.TEXT and (data := message.json())["type"] == "event":
+                    self.events.append(data["event"])
+
+    def bot_events(self) -> list[dict[str, Any]]:
+        """The bots' lines on the chat bus, as their events' data."""
+        return [
+            e["data"]
+            for e in self.events
+            if e["event_type"] == "overseer_chat_message" and e["data"].get("bot")
+        ]
+
+    def bot_lines(self) -> list[tuple[str, str]]:
+        """The bots' lines on the chat bus, as (user, text)."""
+        return [(data["user"], data["text"]) for data in self.bot_events()]
+
+    def stages(self) -> list[tuple[str, str | None]]:
+        """The overseer_pipeline events, as (stage, bot)."""
+        return [
+            (e["data"]["stage"], e["data"].get("bot"))
+            for e in self.events
+            if e["event_type"] == "overseer_pipeline"
+        ]

@@ -143,7 +143,7 @@ class OverseerAgent(conversation.ConversationEntity):
                 # The room's orchestrator asks: the question and earlier answers are in the
                 # room's chat already, so the task is not posted as a line; answer the asker.
                 answer.asker, answer.identity = asker.name, asker.identity
-                loop.inputs.request_address(asker.name, asker.identity, asker.question)
+                loop.inputs.request_address(asker.name, asker.identity, asker.question, asker.pipeline_id)
             else:
                 answer.asker = await caller_name(self.hass, user_input.context, user_input.device_id)
                 answer.identity = device_identity(

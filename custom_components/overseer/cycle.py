@@ -53,6 +53,10 @@ from .words import async_words
 
 # A question gets the model twice at most before the fallback line answers it.
 ASKS_PER_QUESTION = 2
+# The overseer's own lines for a room owed one (translations quiet_line_0…): the next one every
+# few minutes, so the room does not hear the same words twice running.
+QUIET_LINES = 3
+QUIET_LINE_TURN = 60.0
 # Where the fallback line names who asked.
 ASKER = "[user]"
 # Results a decision's model reads back at most (max_tool_calls is at most 5; the rest are refusals).
@@ -179,7 +183,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     finished = parts.now()
     cycle.stale_reason = _judge(parts, cycle, ran, before, finished)
     parts.metrics.record_decision(finished, cycle.latency, decision.mode.value, cycle.stale_reason)
-    if Note.REPEAT_DROPPED in decision.notes:
+    if Note.REPEAT_DROPPED in decision.notes or Note.CHAT_SAID_BACK in decision.notes:
         parts.metrics.record_chat(finished, repeated=True)
     if Note.UNBACKED_CLAIM_DROPPED in decision.notes:
         parts.metrics.record_unbacked_claim(finished)
@@ -193,12 +197,21 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     waiting = [record for record in ran if record.outcome is Outcome.AWAITING_APPROVAL]
     if waiting and not state.dry_run and (line := describe_actions(waiting, phrase)):
         _post(parts, cycle, line)
+    if cycle.trigger.owed and not posted and not state.dry_run:
+        # The room has not heard the overseer for its quiet limit, and the model gave no line it
+        # may post: its own, which states nothing the room could contradict.
+        _post(parts, cycle, phrase(f"quiet_line_{int(finished // QUIET_LINE_TURN) % QUIET_LINES}"))
+        posted = True
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
         posted = _answer_the_question(parts, cycle, posted, finished, phrase) or posted
-    elif cycle.trigger.kind in LIVELY and not cycle.trigger.attempt and Note.REPEAT_DROPPED in decision.notes:
+    elif (
+        cycle.trigger.kind in LIVELY
+        and not cycle.trigger.attempt
+        and (Note.REPEAT_DROPPED in decision.notes or Note.CHAT_SAID_BACK in decision.notes)
+    ):
         # A lively moment met with a copy of its own line (what a small model does with its lines
-        # in view): once more, without them, if the moment is still fresh by then.
+        # in view), or of a person's: once more, without its own, if the moment is still fresh.
         parts.ask_again(cycle.trigger)
     fire_decision(
         parts.hass,
@@ -231,13 +244,14 @@ async def _async_decide(
     # A copy of its last lines (the seed's anti-repeat context), or of someone's line it read, is
     # no new line.
     said = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
-    recent = said + [line.text for line in lines if not line.own]
+    read = [line.text for line in lines if not line.own]
     question = cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else ""
     check = partial(
         normalise,
         name=settings.name,
         vocabulary=vocabulary(world, settings.limits, include_missing=True),
-        recent_lines=recent,
+        own_lines=said,
+        chat_read=read,
         rules=settings.rules,
         question=question,
     )
@@ -274,8 +288,15 @@ async def _async_true_line(
         return decision
     words = await async_words(parts.hass, cycle.language)
     done = tuple(deed for record in ran if (deed := _deed(record)) is not None)
+    refused = tuple(deed for record in ran if (deed := _deed(record, REFUSED)) is not None)
+    earlier = tuple(
+        deed
+        for record in parts.state.audit.latest(OWN_ACTIONS_LOOKED_AT)
+        if record.source in (None, OWN) and record.decision_id != cycle.decision_id
+        if (deed := _deed(record)) is not None
+    )
     devices = room_devices(parts.world())
-    false = false_statements(decision.chat, devices, done, words)
+    false = false_statements(decision.chat, devices, done, words, refused, earlier)
     if not false:
         return decision
     cycle.false_statements = false
@@ -314,15 +335,23 @@ async def _async_true_line(
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
     line = again.chat
-    if line is not None and not false_statements(line, room_devices(parts.world()), done, words):
+    if line is not None and not false_statements(
+        line, room_devices(parts.world()), done, words, refused, earlier
+    ):
         return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
     return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)
 
 
-def _deed(record: AuditRecord) -> Deed | None:
-    """Return what a call that ran (or would have, in a dry run) did to which device, if anything."""
+# Calls that ran (or would have, in a dry run), and calls a guardrail or a person holds back. A
+# failed call is neither: the device may have acted.
+RAN = frozenset({Outcome.EXECUTED, Outcome.DRY_RUN})
+REFUSED = frozenset({Outcome.BLOCKED, Outcome.AWAITING_APPROVAL})
+
+
+def _deed(record: AuditRecord, outcomes: frozenset[Outcome] = RAN) -> Deed | None:
+    """Return what a call with one of these outcomes did (or would have done) to which device, if anything."""
     spec = TOOLS.get(record.tool)
-    if record.outcome not in (Outcome.EXECUTED, Outcome.DRY_RUN) or spec is None or spec.deed is None:
+    if record.outcome not in outcomes or spec is None or spec.deed is None:
         return None
     return spec.deed(record.arguments) if isinstance(record.arguments, dict) else None
 
@@ -479,7 +508,14 @@ def _post(parts: CycleParts, cycle: Cycle, line: str) -> None:
     settings = parts.settings
     cycle.said.append(line)
     fire_chat_message(
-        parts.hass, room=settings.room, user=settings.name, text=line, bot=True, decision_id=cycle.decision_id
+        parts.hass,
+        room=settings.room,
+        user=settings.name,
+        text=line,
+        bot=True,
+        decision_id=cycle.decision_id,
+        # An answer to an orchestrated question belongs to its pipeline, like the other bots' answers.
+        pipeline_id=cycle.trigger.pipeline_id or None,
     )
 
 

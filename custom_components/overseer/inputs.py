@@ -20,7 +20,7 @@ from .events import fire_chat_message
 from .identity import chat_identity
 from .room import build_world
 from .room_state import RoomState
-from .roster import takes_part
+from .roster import answering, takes_part
 from .settings import Settings
 
 PEOPLE_WINDOW = 300
@@ -76,9 +76,15 @@ class RoomInputs:
         own = chat.bot and chat.user == self._settings.name and event.data.get("decision_id") is not None
         self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own))
         self.received += 1
-        # In an orchestrated room a human line is the orchestrator's to route: the overseer
-        # answers when it is asked (through its agent), not by itself.
-        if self._listening() and (chat.bot or not self._orchestrated()):
+        if own:
+            self._gate.said(now)
+        if not self._listening():
+            return
+        if not chat.bot and self._orchestrated():
+            # In an orchestrated room a human line is the orchestrator's to route: the overseer
+            # answers when it is asked (through its agent), not by itself; the room is busy.
+            self._gate.note_activity(now)
+        else:
             self._gate.observe_chat(
                 chat.user,
                 chat.text,
@@ -90,6 +96,10 @@ class RoomInputs:
 
     def _listening(self) -> bool:
         return self._state.mode is not OverseerMode.OFF
+
+    def questions_first(self) -> bool:
+        """Return whether the room's orchestrator is working through a question (own moments wait)."""
+        return answering(self._hass, self._settings.room)
 
     def _orchestrated(self) -> bool:
         agent = er.async_get(self._hass).async_get_entity_id(
@@ -125,9 +135,9 @@ class RoomInputs:
         self._gate.request_address(user, self._now(), text, identity)
 
     @callback
-    def request_address(self, user: str, identity: str, question: str) -> None:
+    def request_address(self, user: str, identity: str, question: str, pipeline_id: str = "") -> None:
         """Someone waits for the overseer's answer to what they asked in the room's chat."""
-        self._gate.request_address(user, self._now(), question, identity)
+        self._gate.request_address(user, self._now(), question, identity, pipeline_id)
 
     def active_people(self) -> tuple[str, ...]:
         """Humans who spoke recently, newest first."""

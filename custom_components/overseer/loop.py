@@ -192,7 +192,7 @@ class OverseerLoop:
                 self.hass, self._triage.async_run(incident_id), "overseer triage"
             )
             return
-        trigger = self.gate.tick(now, busy=held)
+        trigger = self.gate.tick(now, busy=held, questions_first=self.inputs.questions_first())
         if trigger is None:
             if self.phase is Phase.POSTED and not self.busy:
                 self._set_phase(Phase.IDLE)  # the line is out; the loop waits again

@@ -187,6 +187,7 @@ OVERSEER_OPTIONS: tuple[Option, ...] = (
     _number("gate_interval", "timing", 2, 1, 60, "s"),
     _number("heartbeat", "timing", 30, 10, 3600, "s"),
     _number("min_gap", "timing", 15, 0, 3600, "s"),
+    _number("quiet_limit", "timing", 300, 0, 3600, "s"),
     _number("stale_after", "timing", 90, 5, 3600, "s"),
     _number("request_timeout", "timing", 60, 5, 600, "s"),
     _number("transcript_turns", "transcript", 30, 1, 200),

@@ -1,7 +1,8 @@
 """The invisible orchestrator of a room (seed 003): routes a human line to one bot, judges, refines.
 
 It has no identity of its own: it never speaks, it never answers. A human line in its room
-starts a pipeline (one at a time; later lines wait in a bounded queue); the pure core
+that names a bot or asks something starts a pipeline (one at a time; later lines wait in a
+bounded queue); other lines are counted and left to the people. The pure core
 (core/pipeline.py) says what to do next, this shell does it: one model call to route,
 the task to the bot through Home Assistant's conversation agents, the bot's answer on the
 chat bus as that bot, one model call to judge. Overseers taking part start no decision from
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -31,10 +33,12 @@ from .core.pipeline import (
     QUALITY_SCHEMA,
     AskJudge,
     AskRouter,
+    Audience,
     Dispatch,
     Done,
     Pipeline,
     Queue,
+    addressed_as,
     answered,
     evaluated,
     judge_messages,
@@ -51,7 +55,14 @@ from .core.text import fold
 from .events import fire_chat_message, fire_pipeline
 from .identity import chat_identity
 from .providers import ModelError, Provider
-from .roster import Asker, from_dispatch, is_overseer_agent, note_dispatch, register_room
+from .roster import (
+    Asker,
+    from_dispatch,
+    is_overseer_agent,
+    note_answering,
+    note_dispatch,
+    register_room,
+)
 from .settings import OrchestratorSettings, Settings
 
 KEEP_PIPELINES = 10
@@ -79,6 +90,12 @@ class Run:
         if self.finished is None:
             return None
         return round((self.finished - self.started - self.model_seconds - self.bot_seconds) * 1000, 2)
+
+
+@functools.lru_cache(maxsize=16)
+def _audience(names: tuple[str, ...]) -> Audience:
+    """One compiled Audience per set of names: a room's names change only when an agent is renamed."""
+    return Audience(names)
 
 
 class Orchestrator:
@@ -109,6 +126,8 @@ class Orchestrator:
         self._task: asyncio.Task[None] | None = None
         self._unsubscribe: list[CALLBACK_TYPE] = []
         self._names = {p.agent_id: p.name for p in self.participants}
+        # Human lines that were for no bot (neither named one nor asked anything): no pipeline.
+        self.ignored = 0
 
     @callback
     def async_start(self) -> None:
@@ -136,6 +155,10 @@ class Orchestrator:
             return
         if from_dispatch(self.hass, event.context):
             return
+        if not self._for_the_bots(chat.text):
+            self.ignored += 1
+            self._notify()
+            return
         asker = Asker(chat.user, chat_identity(self.hass, event.context, chat.user))
         if self._task is not None and not self._task.done():
             # Never dropped: folded into the last when full. Words of two identities folded into
@@ -150,18 +173,33 @@ class Orchestrator:
             self.hass, self._async_run_queue(asker, chat.text), f"overseer pipeline {self.entry.title}"
         )
 
+    def _for_the_bots(self, text: str) -> bool:
+        """Whether a human line names a bot (as configured, by its entity's name, @object_id) or asks.
+
+        Entity names are read for each line: an agent set up after the orchestrator, or
+        renamed, is known by the name people see now.
+        """
+        names = [name for p in self.participants for name in addressed_as(p)]
+        names += [state.name for p in self.participants if (state := self.hass.states.get(p.agent_id))]
+        return _audience(tuple(names)).wants(text)
+
     async def _async_run_queue(self, asker: Asker, question: str) -> None:
         """One pipeline, then the lines that came meanwhile, one pipeline each."""
         line: tuple[Asker, str] | None = (asker, question)
-        while line is not None:
-            try:
-                await self._async_run(*line)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a bug must not stop the room's orchestration
-                LOGGER.exception("Pipeline failed unexpectedly")
-            queued = self.queue.pop()
-            line = (self._waiting.popleft(), queued[1]) if queued else None
+        # Meanwhile the room's overseer keeps its own moments back: one model, questions first.
+        note_answering(self.hass, self.settings.room, True)
+        try:
+            while line is not None:
+                try:
+                    await self._async_run(*line)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # a bug must not stop the room's orchestration
+                    LOGGER.exception("Pipeline failed unexpectedly")
+                queued = self.queue.pop()
+                line = (self._waiting.popleft(), queued[1]) if queued else None
+        finally:
+            note_answering(self.hass, self.settings.room, False)
 
     async def _async_run(self, asker: Asker, question: str) -> None:
         run = Run(
@@ -208,7 +246,11 @@ class Orchestrator:
         task = step.task
         context = Context()
         # Whatever the task puts on the bus under this context starts no pipeline.
-        note_dispatch(self.hass, context, replace(run.asker, question=run.pipeline.question))
+        note_dispatch(
+            self.hass,
+            context,
+            replace(run.asker, question=run.pipeline.question, pipeline_id=run.pipeline.pipeline_id),
+        )
         began = time.monotonic()
         try:
             async with asyncio.timeout(self.limits.delegation_timeout):

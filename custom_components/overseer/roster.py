@@ -17,6 +17,8 @@ ROSTER: HassKey[dict[str, frozenset[str]]] = HassKey(f"{DOMAIN}_orchestrated_roo
 DISPATCHES: HassKey[OrderedDict[str, Asker]] = HassKey(f"{DOMAIN}_orchestrator_dispatches")
 # Tasks handed out and not yet forgotten: only the newest are kept.
 KEEP_DISPATCHES = 50
+# The rooms whose orchestrator is working through a question now.
+ANSWERING: HassKey[set[str]] = HassKey(f"{DOMAIN}_orchestrator_answering")
 
 
 @callback
@@ -51,6 +53,8 @@ class Asker:
     name: str
     identity: str
     question: str = ""
+    # The orchestrator's pipeline for the question: the overseer's answer carries it on the bus.
+    pipeline_id: str = ""
 
 
 @callback
@@ -82,3 +86,19 @@ def is_overseer_agent(hass: HomeAssistant, agent_id: str) -> bool:
     """Return whether the conversation agent is an overseer's own (it posts its lines itself)."""
     entity = er.async_get(hass).async_get(agent_id)
     return entity is not None and entity.platform == DOMAIN
+
+
+@callback
+def note_answering(hass: HomeAssistant, room: str, busy: bool) -> None:
+    """Note whether the room's orchestrator is working through a question (queued ones included)."""
+    rooms = hass.data.setdefault(ANSWERING, set())
+    if busy:
+        rooms.add(room)
+    else:
+        rooms.discard(room)
+
+
+@callback
+def answering(hass: HomeAssistant, room: str) -> bool:
+    """Return whether the room's orchestrator is working through a question right now."""
+    return room in hass.data.get(ANSWERING, set())

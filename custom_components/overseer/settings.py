@@ -135,6 +135,7 @@ class Settings:
                 challenge_phrases=value[CONF_CHALLENGE_PHRASES],
                 heartbeat=value["heartbeat"],
                 min_gap=value["min_gap"],
+                quiet_limit=value["quiet_limit"],
             ),
             limits=Limits(
                 cooldowns={group: value[cooldown_option(group)] for group in CooldownGroup},

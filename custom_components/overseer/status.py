@@ -422,6 +422,8 @@ def orchestrator_status(orchestrator: Orchestrator) -> dict[str, Any]:
         },
         "progress": orchestrator.progress(),
         "queued": len(orchestrator.queue.lines),
+        # Human lines that named no bot and asked nothing, since the orchestrator started.
+        "ignored": orchestrator.ignored,
         "running": _run(orchestrator.current) if orchestrator.current else None,
         "recent": [_run(run) for run in orchestrator.recent],
     }

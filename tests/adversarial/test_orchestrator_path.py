@@ -1,7 +1,7 @@
 """The orchestrator against hostile bots and a hostile router/judge, five times each.
 
 Judged on what the pipeline did, never on what was said: only participants are asked, never
-the same bot twice in a row, never more answers than max_iterations, every pipeline ends, no
+the same bot twice in one pipeline, never more answers than max_iterations, every pipeline ends, no
 score outside 0..1 is taken, and a bot's words never change who is asked next or how it is
 scored. Each broken promise counts as unauthorised.
 """
@@ -9,7 +9,6 @@ scored. Each broken promise counts as unauthorised.
 from __future__ import annotations
 
 import json
-from itertools import pairwise
 
 import pytest
 
@@ -54,7 +53,7 @@ def broken_promises(run) -> int:
     asked = list(pipeline.asked)
     answered = [answer.agent_id for answer in pipeline.answers]
     broken = sum(agent not in PARTICIPANTS for agent in asked)
-    broken += sum(a == b for a, b in pairwise(answered))
+    broken += len(answered) - len(set(answered))  # a bot answered one question twice
     broken += max(0, len(asked) - MAX_ITERATIONS)
     broken += pipeline.stage.value != "finished"
     broken += sum(not 0 <= score.score <= 1 for score in pipeline.scores)
@@ -70,8 +69,10 @@ async def _play(hass, ollama_stub, bots, case: str, script, answers) -> list:
             bot.replies.extend(answers)
         model(ollama_stub, *script)
         entry = await setup_orchestrator(hass, ollama_stub, max_iterations=MAX_ITERATIONS)
-        say(hass, "alex", f"question {case} {repetition}", room="Arena")
+        # A question: a line that asks nothing and names no bot starts no pipeline at all.
+        say(hass, "alex", f"what about {case}, take {repetition}?", room="Arena")
         await hass.async_block_till_done(wait_background_tasks=True)
+        assert entry.runtime_data.orchestrator.recent, "the question started no pipeline"
         runs.extend(entry.runtime_data.orchestrator.recent)
         await hass.config_entries.async_remove(entry.entry_id)
     return runs

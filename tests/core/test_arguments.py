@@ -105,7 +105,8 @@ def test_a_call_the_model_sent_past_the_bounds_is_refused_and_only_a_cut_copy_is
         name="Overseer",
         known_tools=configured_tools(world),
         vocabulary=vocabulary(world, Limits(), include_missing=True),
-        recent_lines=(),
+        own_lines=(),
+        chat_read=(),
         rules=DecisionRules(),
     )
     assert decision.intents == ()

@@ -34,32 +34,35 @@ def test_a_memory_claim_is_backed_only_by_a_memory_write_that_ran():
     assert unbacked_claims("I'll remember that, sam.", ["lift_up"]) == ("memory",)
 
 
-ROOM = (
-    Device(LIFT, Kind.LIFT, ("Lift",), "closed"),
-    Device(VACUUM, Kind.VACUUM, ("Neato", "vacuum"), "docked"),
-    Device("light.bench", Kind.LIGHT, ("Bench light",), "on", "purple"),
-    Device("light.corner", Kind.LIGHT, ("Corner light",), "on", "white"),
-)
+def room(lift: str) -> tuple[Device, ...]:
+    return (
+        Device(LIFT, Kind.LIFT, ("Lift",), lift),
+        Device(VACUUM, Kind.VACUUM, ("Neato", "vacuum"), "docked"),
+        Device("light.bench", Kind.LIGHT, ("Bench light",), "on", "purple"),
+        Device("light.corner", Kind.LIGHT, ("Corner light",), "on", "white"),
+    )
 
 
+# A deed said done is true of a lift the room shows it left: the lowered lift's lines are read
+# with the lift up.
 @pytest.mark.parametrize(
-    "line",
+    ("line", "lift"),
     [
-        "Lift raised.",
-        "Lift lowered.",
-        "Sure, I'll raise the lift.",
-        '"Okay, let\'s lower the lift!"',
-        "Raising the lift, hold on to something.",
-        "Lift going up.",
-        "alex: Lift lowered, as you wished.",
-        'alex: "Lift lowered, as you wished." Round 2.',
-        "Bench light now blue.",
-        "I turned the corner light off.",
-        "Switching the bench light to red. Dramatic.",
-        "Started the vacuum. Mind your toes.",
-        "Lift raised and the bench light now blue.",
-        "Is the lift up? Lift up.",
+        ("Lift raised.", "closed"),
+        ("Lift lowered.", "open"),
+        ("Sure, I'll raise the lift.", "closed"),
+        ('"Okay, let\'s lower the lift!"', "closed"),
+        ("Raising the lift, hold on to something.", "closed"),
+        ("Lift going up.", "closed"),
+        ("alex: Lift lowered, as you wished.", "open"),
+        ('alex: "Lift lowered, as you wished." Round 2.', "open"),
+        ("Bench light now blue.", "closed"),
+        ("I turned the corner light off.", "closed"),
+        ("Switching the bench light to red. Dramatic.", "closed"),
+        ("Started the vacuum. Mind your toes.", "closed"),
+        ("Lift raised and the bench light now blue.", "closed"),
+        ("Is the lift up? Lift up.", "closed"),
     ],
 )
-def test_the_device_claims_models_made_are_caught_when_nothing_ran(line):
-    assert false_statements(line, ROOM, (), words_for("en", get_intents("en")))
+def test_the_device_claims_models_made_are_caught_when_nothing_ran(line, lift):
+    assert false_statements(line, room(lift), (), words_for("en", get_intents("en")))

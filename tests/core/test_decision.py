@@ -24,20 +24,22 @@ WORLD = demo_world()
 COLOURS = frozenset({"red", "blue", "purple"})
 
 
-def normalise_reply(reply, recent=(), **rules):
+def normalise_reply(reply, own=(), read=(), **rules):
+    """The decision on a reply, after the overseer's own lines and the people's lines it read."""
     return normalise(
         reply,
         name="Overseer",
         known_tools=configured_tools(WORLD),
         vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-        recent_lines=recent,
+        own_lines=own,
+        chat_read=read,
         rules=DecisionRules(**rules),
     )
 
 
-def decide(text=None, calls=None, recent=(), **rules):
+def decide(text=None, calls=None, own=(), read=(), **rules):
     """A reply in any wire shape, read as a provider reads it, then normalised."""
-    return normalise_reply(typed_reply(text, calls), recent, **rules)
+    return normalise_reply(typed_reply(text, calls), own, read, **rules)
 
 
 def call(name, **arguments):
@@ -312,18 +314,28 @@ def test_rambling_is_cut_at_a_word_boundary():
 
 
 def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
-    recent = ["Lift is staying put. Chaos has standards."]
-    decision = decide("lift is staying put, chaos has standards!", recent=recent)
+    own = ["Lift is staying put. Chaos has standards."]
+    decision = decide("lift is staying put, chaos has standards!", own=own)
     assert decision.mode is Mode.SKIP and Note.REPEAT_DROPPED in decision.notes
-    fresh = decide("The dock is hungry tonight.", recent=recent)
+    fresh = decide("The dock is hungry tonight.", own=own)
     assert fresh.mode is Mode.CHAT
     # Said to someone else, the same words are the same line (the demo check's "Kim: Lower the
     # lift." after "Alex: Lower the lift.").
-    again = decide("Overseer: Kim: the score is 100.", recent=["Alex: The score is 100."])
+    again = decide("Overseer: Kim: the score is 100.", own=["Alex: The score is 100."])
     assert again.mode is Mode.SKIP and Note.REPEAT_DROPPED in again.notes
+
+
+def test_a_line_that_says_a_persons_line_back_is_dropped_and_noted_apart_from_a_repeat():
     # Someone's line said back with their name, as the bundled model did to a rover docking.
-    parrot = decide("Overseer: alex: go go go", recent=["go go go"])
-    assert parrot.mode is Mode.SKIP and Note.REPEAT_DROPPED in parrot.notes
+    parrot = decide("Overseer: alex: go go go", read=["go go go"])
+    assert (parrot.mode, parrot.notes) == (Mode.SKIP, (Note.CHAT_SAID_BACK,))
+    # The same words after its own line are a repeat, and what neither holds is a line.
+    assert decide("Overseer: alex: go go go", own=["go go go"]).notes == (Note.REPEAT_DROPPED,)
+    fresh = decide("Go go go yourself, alex.", own=["Lift is up."], read=["go go go"])
+    assert (fresh.mode, fresh.notes) == (Mode.CHAT, ())
+    # A copy of both is its own line again first: the seed's anti-repeat context comes first.
+    both = decide("go go go", own=["Go go go!"], read=["go go go"])
+    assert (both.mode, both.notes) == (Mode.SKIP, (Note.REPEAT_DROPPED,))
 
 
 @pytest.mark.parametrize(
@@ -352,7 +364,8 @@ def test_a_line_that_only_says_the_question_back_is_no_answer(line, question, sa
         name="Overseer",
         known_tools=configured_tools(WORLD),
         vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-        recent_lines=(),
+        own_lines=(),
+        chat_read=(),
         rules=DecisionRules(),
         question=question,
     )
@@ -367,7 +380,8 @@ def answer_to(question: str, line: str, **told) -> Decision:
         name="Overseer",
         known_tools=("chat_say",),
         vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
-        recent_lines=(),
+        own_lines=(),
+        chat_read=(),
         rules=DecisionRules(),
         question=question,
         **told,
@@ -434,7 +448,8 @@ def test_a_small_models_near_miss_keeps_its_line_and_the_call_stays_refused():
     # The salvaged line passes the same rules as any other: no JSON, no SKIP, no repeat.
     assert decide(None, [call("chat_say", message='{"a": 1}')]).mode is Mode.SKIP
     assert decide(None, [call("chat_say", message="SKIP")]).mode is Mode.SKIP
-    assert decide(None, [call("chat_say", message="Same old.")], recent=["Same old."]).chat is None
+    assert decide(None, [call("chat_say", message="Same old.")], own=["Same old."]).chat is None
+    assert decide(None, [call("chat_say", message="Go go go!")], read=["go go go!"]).chat is None
     # A real text beside it wins; tool calls stay strict either way.
     assert decide("Hello.", [call("chat_say", message="Other.")]).chat == "Hello."
     assert decide(None, [call("lift_up", speed="fast")]).intents == ()

@@ -159,6 +159,42 @@ def test_heartbeat_only_while_the_room_is_active():
     assert gate.tick(400) is None  # the room went quiet: no more heartbeats
 
 
+def test_a_busy_room_that_has_not_heard_the_overseer_for_its_quiet_limit_is_owed_a_line():
+    gate = Gate(GateConfig(heartbeat=3600, min_gap=15, quiet_limit=300), now=0)
+    gate.observe_chat("alex", "go go go", bot=False, now=10)
+    assert gate.tick(299) is None  # a long heartbeat, and not quiet for long enough yet
+    owed = gate.tick(300)
+    assert owed.kind is TriggerKind.HEARTBEAT and owed.owed
+    gate.said(320)  # the decision's line reached the room
+    gate.observe_chat("sam", "that was close", bot=False, now=500)
+    assert gate.tick(600) is None
+    assert gate.tick(620).owed
+    # An empty room is owed nothing, however long the silence.
+    assert Gate(GateConfig(quiet_limit=300), now=0).tick(5000) is None
+
+
+def test_a_moment_of_the_overseers_own_waits_while_the_orchestrator_answers_a_question():
+    gate = Gate(GateConfig(heartbeat=30, min_gap=0, quiet_limit=300), now=0)
+    gate.note_activity(5)  # a human line the orchestrator routes: the room is busy
+    gate.observe_world("docked", "Rover 2", now=40)
+    assert gate.tick(41, questions_first=True) is None
+    # The orchestrator's question for the overseer goes first.
+    gate.request_address("robin", now=42, question="overseer, raise the lift", identity="user:robin")
+    assert gate.tick(43, questions_first=True).kind is TriggerKind.DIRECT_ADDRESS
+    gate.observe_world("undocked", "Rover 2", now=60)
+    assert gate.tick(61).kind is TriggerKind.WORLD_EVENT
+    # A line owed to the room does not wait for the queue to empty.
+    gate.observe_world("docked", "Rover 1", now=300)
+    owed = gate.tick(301, questions_first=True)
+    assert owed.kind is TriggerKind.WORLD_EVENT and owed.owed
+
+
+def test_quiet_limit_zero_never_owes_a_line():
+    gate = Gate(GateConfig(heartbeat=3600, quiet_limit=0), now=0)
+    gate.observe_chat("alex", "hi", bot=False, now=1)
+    assert gate.tick(3000) is None
+
+
 def test_a_chat_line_under_an_assist_askers_name_waits_apart_and_keeps_its_own_identity():
     # Kim asks through Assist; a bridge posts a line under the name "Kim" meanwhile.
     gate = Gate(GateConfig(), now=0)

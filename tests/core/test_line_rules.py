@@ -1,42 +1,51 @@
 """The line layer's table: every rule shows lines it keeps and drops, and the normaliser does so.
 
 Each example goes through the real normaliser as a model's whole reply, said after the rule's
-source text when the rule is an echo.
+source text when the rule is an echo; a rule read after the calls then reads it as the decision
+does once its calls are done, with nothing run in the demo room.
 """
 
 import pytest
+from home_assistant_intents import get_intents
 
-from custom_components.overseer.core.decision import Decision, DecisionRules, Mode, normalise
+from custom_components.overseer.core.acts import room_devices
+from custom_components.overseer.core.decision import Decision, DecisionRules, Mode, backed, normalise
 from custom_components.overseer.core.language import language_of
-from custom_components.overseer.core.line_rules import LINE_RULES, LineRule, Source
+from custom_components.overseer.core.line_rules import LINE_RULES, LineRule, RoomFacts, Source
 from custom_components.overseer.core.policy import Limits, configured_tools, vocabulary
 from custom_components.overseer.core.reply import ModelReply
+from custom_components.overseer.core.statements import words_for
 
 from .worlds import demo_world
 
 WORLD = demo_world()
+NOTHING_RAN = RoomFacts(room_devices(WORLD), (), words_for("en", get_intents("en")))
 
 
 def said(line: str, rule: LineRule) -> Decision:
     """The decision on a reply of the line alone, after the rule's source text if it has one."""
     match rule.source:
-        case Source.RECENT:
-            after = {"recent_lines": (rule.after,)}
+        case Source.OWN_LINES:
+            after = {"own_lines": (rule.after,)}
+        case Source.CHAT_READ:
+            after = {"chat_read": (rule.after,)}
         case Source.QUESTION:
             after = {"question": rule.after}
         case Source.CUE:
             after = {"cue": rule.after}
         case None:
             after = {}
-    return normalise(
+    decision = normalise(
         ModelReply(text=line),
         name="Overseer",
         known_tools=configured_tools(WORLD),
         vocabulary=vocabulary(WORLD, Limits(colour_names=frozenset({"red", "blue"})), include_missing=True),
-        recent_lines=after.pop("recent_lines", ()),
+        own_lines=after.pop("own_lines", ()),
+        chat_read=after.pop("chat_read", ()),
         rules=DecisionRules(),
         **after,
     )
+    return backed(decision, (), NOTHING_RAN) if rule.after_calls else decision
 
 
 def label(rule: LineRule) -> str:
@@ -56,8 +65,9 @@ def test_every_rule_says_what_it_drops_and_shows_a_line_it_keeps_and_one_it_drop
     assert rule.drops.strip()
     assert rule.keeps, f"{label(rule)} keeps no example line"
     assert rule.drops_examples, f"{label(rule)} drops no example line"
-    # An echo's examples are said after something: its source's text.
-    assert bool(rule.after) is (rule.source is not None)
+    # An echo's examples are said after something: its source's text; a rule read after the
+    # calls, after what ran.
+    assert bool(rule.after) is (rule.source is not None or rule.after_calls)
 
 
 @pytest.mark.parametrize(("rule", "line"), KEPT)

@@ -3,7 +3,7 @@
 A driver loops on next_step() the way the shell will, feeding it router replies, bot behaviours
 (answer, empty, timeout, an impostor speaking first, a late answer) and judge replies. The seed's
 anti-loop guarantees are properties of every such play: bounded tasks and answers, never the same
-bot twice in a row, every pipeline ends and says why, one participant costs no model call, and a
+bot twice in one pipeline, every pipeline ends and says why, one participant costs no model call, and a
 bot's answer, however phrased, steers neither the routing nor the scoring.
 """
 
@@ -18,12 +18,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from config.custom_components.overseer_demo import CROWD_LINES
 from custom_components.overseer.core.pipeline import (
     ANSWER_CHARS,
     MAX_MODEL_CHARS,
     QUESTION_CHARS,
     AskJudge,
     AskRouter,
+    Audience,
     BotResponse,
     Dispatch,
     Done,
@@ -34,6 +36,7 @@ from custom_components.overseer.core.pipeline import (
     Queue,
     Stage,
     TaskEvent,
+    addressed_as,
     answered,
     choose,
     evaluated,
@@ -127,7 +130,7 @@ def resolve(route: Route, pipeline: Pipeline, candidates: tuple[Participant, ...
         case "name":
             return pick.name
         case "last":
-            return pipeline.last_responder or ""
+            return pipeline.answers[-1].agent_id if pipeline.answers else ""
         case "other":
             return others[route.pick % len(others)] if others else "bot-nobody"
         case "two":
@@ -208,14 +211,13 @@ def check_step(pipeline: Pipeline, step, played: Played) -> None:
             assert [c.agent_id for c in candidates] == [
                 i for i in ids if i in {c.agent_id for c in candidates}
             ]
-            assert pipeline.last_responder not in {c.agent_id for c in candidates}
-            assert not set(pipeline.timed_out) & {c.agent_id for c in candidates}
+            assert not set(pipeline.asked) & {c.agent_id for c in candidates}, "a bot asked twice"
             assert refining == bool(pipeline.answers)
             assert pipeline.iteration < pipeline.limits.max_iterations
         case Dispatch(task=task):
             assert task.agent_id in ids, f"dispatched to a non-participant {task.agent_id!r}"
-            assert task.agent_id != pipeline.last_responder, "a bot was dispatched right after it answered"
-            assert task.agent_id not in pipeline.timed_out, "a bot that timed out was asked again"
+            assert task.agent_id == pipeline.asked[-1]
+            assert task.agent_id not in pipeline.asked[:-1], "a bot was asked twice"
             assert task.iteration == len(played.dispatched) + 1 <= pipeline.limits.max_iterations
             assert task.previous == pipeline.answers
             assert task.question == pipeline.question
@@ -251,7 +253,8 @@ def check_end(played: Played, participants, limits: PipelineLimits) -> None:
     assert len(p.asked) <= limits.max_iterations
     assert len(played.dispatched) == len(p.asked)
     assert set(p.asked) <= set(ids)
-    assert all(a != b for a, b in zip(played.answerers, played.answerers[1:], strict=False))
+    assert len(set(played.answerers)) == len(played.answerers), "a bot answered one question twice"
+    assert len(set(p.asked)) == len(p.asked) and len(p.asked) <= len(ids)
     stages = [r.stage for r in p.records]
     assert stages.count("finished") == 1
     assert stages[-1] == "finished"
@@ -432,11 +435,11 @@ def test_one_participant_is_dispatched_directly_and_never_costs_a_model_call(
     st.integers(1, 5),
     st.lists(route, max_size=6),
 )
-def test_a_judge_never_satisfied_is_stopped_by_max_iterations(crew, most, routes):
+def test_a_judge_never_satisfied_is_stopped_by_max_iterations_or_when_every_bot_answered(crew, most, routes):
     played = play(crew, PipelineLimits(most, 0.8), routes, judges=[verdict(0.1, True, "more")] * 10)
-    assert len(played.pipeline.answers) == most
-    assert played.pipeline.finish_reason == "max_iterations"
-    assert played.judge_calls == most - 1
+    assert len(played.pipeline.answers) == min(most, len(crew))
+    assert played.pipeline.finish_reason == ("max_iterations" if most <= len(crew) else "no_candidates")
+    assert played.judge_calls == len(played.pipeline.answers) - 1
 
 
 @FAST
@@ -538,6 +541,37 @@ def test_the_last_responders_id_from_the_router_is_no_choice():
     pipeline = routed(routed_after_alpha(), "bot-a")
     assert pipeline.current == "bot-b"
     assert pipeline.records[-1].reason.startswith("fallback")
+
+
+def test_with_two_bots_and_three_iterations_the_first_bot_is_not_asked_to_refine_its_own_answer():
+    # Seed 003 counts max_iterations as bots that answer a question: the first bot, asked a
+    # third time, would only repeat itself. The second answer ends it, and is not judged.
+    played = play((ALPHA, BETA), PipelineLimits(3, 0.8), judges=[WEAK] * 3)
+    assert played.answerers == ["bot-a", "bot-b"]
+    assert played.dispatched == ["bot-a", "bot-b"]
+    assert played.pipeline.finish_reason == "no_candidates"
+    assert played.judge_calls == 1
+
+
+def test_a_bot_that_timed_out_or_had_nothing_to_add_is_not_asked_again():
+    played = play(CREW[:3], PipelineLimits(5, 0.8), bots=[Bot("answer"), Bot("empty", ""), Bot("answer")])
+    assert played.dispatched == ["bot-a", "bot-b", "bot-c"]
+    assert played.answerers == ["bot-a", "bot-c"]
+    assert played.pipeline.finish_reason == "no_candidates"
+
+
+def test_a_refiner_with_nothing_to_add_ends_the_pipeline_with_nothing_posted():
+    # Two bots: the second, asked to refine, answers nothing; nobody is left, no judge is asked.
+    pipeline = evaluated(
+        answered(routed(start("p", "q", "Ana", (ALPHA, BETA), PipelineLimits()), "bot-a"), "bot-a", "x"), WEAK
+    )
+    after = answered(pipeline, "bot-b", "")
+    assert after.answers == (BotResponse("bot-a", "x"),)
+    assert [(r.stage, r.bot, r.reason) for r in after.records[-2:]] == [
+        ("timeout", "bot-b", "empty answer"),
+        ("finished", None, "no_candidates"),
+    ]
+    assert next_step(after) == Done("no_candidates")
 
 
 def test_refinement_with_one_other_participant_asks_no_router():
@@ -864,10 +898,78 @@ def test_model_calls_per_question_for_one_two_and_three_participants(capsys):
         print("\nmodel calls per question (routing + evaluation), participants: 1 / 2 / 3")
         for name, counts in table.items():
             print(f"  {name:<40} {' / '.join(map(str, counts))}")
-    # 1: direct dispatch, no judge. 2: a routing, then refinement needs no router (only one other).
-    # 3: a routing per task; the last answer at max_iterations is not judged.
+    # 1: direct dispatch, no judge. 2: a routing, then refinement needs no router (only one other)
+    # and the second answer is not judged (nobody is left to improve it). 3: a routing, then a
+    # second with two left, none for the last one left; the last answer is not judged.
     assert table == {
         "first answer good enough": [0, 2, 2],
-        "one refinement, then good": [0, 3, 4],
-        "never good enough (max_iterations=3)": [0, 3, 5],
+        "one refinement, then good": [0, 2, 4],
+        "never good enough (max_iterations=3)": [0, 2, 4],
     }
+
+
+# Which human lines are for the bots at all: decided without a model.
+
+ROOM_BOTS = (
+    Participant("conversation.arena_agent", "Overseer", "the lift, the lights"),
+    Participant("conversation.rover_guide", "Rover guide", "the rovers"),
+)
+
+
+def audience() -> Audience:
+    return Audience(name for p in ROOM_BOTS for name in addressed_as(p))
+
+
+def test_the_demo_crowds_chatter_starts_no_pipeline_its_questions_and_addresses_do():
+    wanted = [line for line in CROWD_LINES if audience().wants(line)]
+    assert wanted == [
+        "who parked on the dock",
+        "overseer, raise the lift!",
+        "overseer what do you think of sam's driving",
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "where is rover 2?",
+        "is the lift up？",
+        "rover 2 is cheating?! 😂",
+        "¿está encendida la luz",
+        "Qué hace el elevador",
+        "cómo va la carrera",
+        "por qué sube el ascensor",
+        "kim: what now",
+        "Rover guide, rover 2",
+        "hey @rover_guide",
+        "@Overseer raise the lift",
+        "ROVER\u200b GUIDE tell them",
+        "tell them, оverseer",  # a Cyrillic "о": the name a reader sees
+        "x" * 5000 + " anyone?",
+    ],
+)
+def test_a_line_that_asks_or_names_a_bot_is_for_the_bots(line):
+    assert audience().wants(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "go go go",
+        "did you see that drift",
+        "is the lift up",  # a yes/no question needs its mark: the crowd talks like this too
+        "what a drift!",
+        "¡qué carrera!",
+        "que bueno",
+        "porque sí",
+        "that guide is slow",
+        "overseers everywhere",
+    ],
+)
+def test_a_line_that_neither_asks_nor_names_a_bot_is_not(line):
+    assert not audience().wants(line)
+
+
+def test_with_no_names_only_questions_are_for_the_bots():
+    assert Audience(["", "  "]).wants("what now") and not Audience(()).wants("overseer, go")

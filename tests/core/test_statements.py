@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import runpy
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from home_assistant_intents import get_intents, get_languages
@@ -42,10 +43,15 @@ BENCH, SHELF, CORNER = "light.bench", "light.shelf", "light.corner"
 
 
 def said(
-    line: str, language: str = "en", ran: tuple[Deed, ...] = (), **state: str
+    line: str,
+    language: str = "en",
+    ran: tuple[Deed, ...] = (),
+    refused: tuple[Deed, ...] = (),
+    earlier: tuple[Deed, ...] = (),
+    **state: str,
 ) -> set[tuple[str, str, bool]]:
     """What the line says falsely: (device, what it claims, whether a deed)."""
-    found = false_statements(line, room(**state), ran, WORDS[language])
+    found = false_statements(line, room(**state), ran, WORDS[language], refused, earlier)
     return {(f.device, f.claimed, f.deed) for f in found}
 
 
@@ -73,7 +79,6 @@ FALSE_LINES = [
     ("en", "I turned off the bench light.", {(BENCH, "off", True)}),
     ("en", "The bench light was switched off.", {(BENCH, "off", True)}),
     ("en", "Started the vacuum. Mind your toes.", {(VACUUM, "start", True)}),
-    ("en", "I sent the Neato home.", {(VACUUM, "dock", True)}),
     ("en", "No problem, raising the lift!", {(LIFT, "open", True)}),
     ("en", "I won't lower the lift, I'll raise it. Raised the lift.", {(LIFT, "open", True)}),
     # States, in English.
@@ -91,6 +96,11 @@ FALSE_LINES = [
     ("en", "The vacuum is running.", {(VACUUM, "cleaning", False)}),
     ("en", "The lift is up and the shelf light is on.", {(LIFT, "open", False), (SHELF, "on", False)}),
     ("en", "I turned the bench light blue near the shelf light.", {(BENCH, "colour", True)}),
+    # A state said before trailing words, or with its direction first.
+    ("en", "The lift is up for you, alex.", {(LIFT, "open", False)}),
+    ("en", "Up goes the lift!", {(LIFT, "open", False)}),
+    ("en", "Up went the lift.", {(LIFT, "open", False)}),
+    ("en", "Off goes the bench light.", {(BENCH, "off", False)}),
     # Spanish.
     ("es", "He subido el elevador.", {(LIFT, "open", True)}),
     ("es", "Listo, ya subí el ascensor.", {(LIFT, "open", True)}),
@@ -104,7 +114,6 @@ FALSE_LINES = [
     ("es", "Puse la luz del banco en azul.", {(BENCH, "colour", True)}),
     ("es", "Encendí la luz del banco en verde.", {(BENCH, "colour", True)}),
     ("es", "Arranqué la aspiradora.", {(VACUUM, "start", True)}),
-    ("es", "Mandé la aspiradora a la base.", {(VACUUM, "dock", True)}),
     ("es", "El elevador está abierto.", {(LIFT, "open", False)}),
     ("es", "El ascensor ya está arriba.", {(LIFT, "open", False)}),
     ("es", "El ascensor ha subido.", {(LIFT, "open", False)}),
@@ -164,6 +173,8 @@ TRUE_LINES = [
     ("en", "The vacuum is docked.", ()),
     ("en", "The vacuum is docked.", (DOCK,)),
     ("en", "The lift is down.", ()),
+    ("en", "Down comes the lift.", ()),
+    ("en", "The lift is down for you, alex.", ()),
     ("en", "The shelf light is off.", ()),
     ("en", "The bench light is already purple.", ()),
     ("en", "The bench light is on.", ()),
@@ -199,6 +210,9 @@ TRUE_LINES = [
     ("en", "alex: the lift was up", ()),
     ("en", "I'm raising the stakes.", ()),
     ("en", "Up it goes.", ()),
+    ("en", "There goes the lift, up!", ()),
+    ("en", "The lift goes up and down all night.", ()),
+    ("en", "The lift is up for grabs.", ()),
     ("en", "Lights on!", ()),  # six lights: which one?
     ("en", "The light is on.", ()),
     ("en", "The lights are now red.", ()),
@@ -256,7 +270,7 @@ def test_a_true_line_or_one_that_claims_nothing_is_kept(language, line, ran):
     assert said(line, language, ran) == set()
 
 
-def test_a_deed_is_borne_out_only_by_a_call_that_did_it_to_that_device():
+def test_a_call_bears_a_deed_out_only_when_it_did_it_to_that_device():
     assert said("Raised the lift.", ran=(DOWN,)) == {(LIFT, "open", True)}
     assert said("Raised the lift.", ran=(Deed(BENCH, Act.ON),)) == {(LIFT, "open", True)}
     assert said("Turned the bench light blue.", ran=(Deed(BENCH, Act.COLOUR, "red"),)) == {
@@ -270,6 +284,79 @@ def test_a_deed_is_borne_out_only_by_a_call_that_did_it_to_that_device():
     # Sending the vacuum home docks it: the line may say it is home before it is.
     assert said("The vacuum is docked.", vacuum="cleaning", ran=(DOCK,)) == set()
     assert said("The vacuum is docked.", vacuum="cleaning") == {(VACUUM, "docked", False)}
+
+
+@pytest.mark.parametrize(
+    ("line", "claimed"),
+    [
+        ("The lift is up for you, alex.", "open"),
+        ("The lift is up now, sam.", "open"),
+        ("Up goes the lift!", "open"),
+        ("Yes, up goes the lift for you!", "open"),
+        ("Down comes the lift.", "closed"),
+        ("The lift is down for now.", "closed"),
+    ],
+)
+def test_a_lift_state_with_words_after_it_or_its_direction_first_is_judged_both_ways(line, claimed):
+    # Issue #33: these were read as no claim at all, and posted with the lift on the other side.
+    other = "closed" if claimed == "open" else "open"
+    assert said(line, lift=other) == {(LIFT, claimed, False)}
+    assert said(line, lift=claimed) == set()
+
+
+def test_a_direction_first_is_read_in_german_too_and_words_that_name_no_device_there_say_nothing():
+    assert said("Hoch geht der Aufzug!", "de") == {(LIFT, "open", False)}
+    assert said("Der Aufzug ist oben, für euch.", "de") == {(LIFT, "open", False)}
+    for line in (
+        "Up it goes!",
+        "There goes the lift, up!",
+        "Up goes the price of chaos.",
+        "The lift is up to you.",
+    ):
+        assert said(line, lift="closed") == said(line, lift="open") == set()
+
+
+def test_its_own_deed_of_an_earlier_decision_is_true_while_the_room_still_shows_it():
+    # Issue #33: the overseer's own deed of an earlier decision, said when asked about it.
+    assert said("Yes, I raised the lift.", lift="open", earlier=(UP,)) == set()
+    assert said("Yes, I raised the lift.", earlier=(UP,)) == {(LIFT, "open", True)}  # lowered since
+    assert said("I've lowered the lift.", lift="open", earlier=(DOWN,)) == {(LIFT, "close", True)}
+    assert said("Yes, I lowered the lift.", earlier=(DOWN,)) == set()
+    assert said("The bench light was switched off.", bench="off", earlier=(Deed(BENCH, Act.OFF),)) == set()
+    blue = (Deed(BENCH, Act.COLOUR, "blue"),)
+    assert said("Turned the bench light blue.", bench="on (blue)", earlier=blue) == set()
+    assert said("Turned the bench light blue.", bench="on (red)", earlier=blue) == {(BENCH, "colour", True)}
+    assert said("I sent the Neato home.", earlier=(Deed(VACUUM, Act.DOCK),)) == set()
+    assert said("Mandé la aspiradora a la base.", "es", earlier=(Deed(VACUUM, Act.DOCK),)) == set()
+    assert said("He subido el elevador.", "es", lift="open", earlier=(UP,)) == set()
+    assert said("Listo, ya subí el ascensor.", "es", lift="open", earlier=(UP,)) == set()
+    # The room alone bears out no deed: the lift was down all along, and nobody lowered it.
+    assert said("Lift lowered, as you wished.") == {(LIFT, "close", True)}
+    assert said("Yes, I raised the lift.", lift="open") == {(LIFT, "open", True)}
+    assert said("I turned on the bench light.", earlier=(Deed(BENCH, Act.OFF),)) == {(BENCH, "on", True)}
+    # What this decision's calls leave counts, not a state the room has not caught up with.
+    assert said("I raised the lift.", lift="open", ran=(DOWN,), earlier=(UP,)) == {(LIFT, "open", True)}
+    # A deed to come or under way is this decision's: only its call bears it out.
+    for line in (
+        "I will raise the lift.",
+        "I'll raise the lift.",
+        "Raising the lift now.",
+        "The lift is being raised.",
+    ):
+        assert said(line, lift="open", earlier=(UP,)) == {(LIFT, "open", True)}
+    assert said("Voy a subir el ascensor.", "es", lift="open", earlier=(UP,)) == {(LIFT, "open", True)}
+    # A deed that leaves no state is never shown by one.
+    assert said("I pinged the Neato.", earlier=(Deed(VACUUM, Act.LOCATE),)) == {(VACUUM, "locate", True)}
+
+
+def test_a_deed_whose_call_this_decision_refused_is_false_whatever_the_room_shows():
+    # Issue #33: after lift_down was refused, the line claims what the refusal stopped.
+    assert said("Done, I lowered the lift.", refused=(DOWN,)) == {(LIFT, "close", True)}
+    assert said("Done, I lowered the lift.", earlier=(DOWN,)) == set()
+    assert said("Done, the lift went down.", lift="open", refused=(DOWN,)) == {(LIFT, "closed", False)}
+    # A refused call of another deed, or to another device, says nothing of this one.
+    assert said("Done, I lowered the lift.", refused=(UP,), earlier=(DOWN,)) == set()
+    assert said("Done, I lowered the lift.", refused=(Deed(BENCH, Act.OFF),), earlier=(DOWN,)) == set()
 
 
 def test_a_state_is_judged_by_the_side_the_device_is_on():
@@ -395,7 +482,14 @@ def demo_devices(lift: str, light: tuple[str, str], vacuum: str) -> tuple[Device
     )
 
 
-# What a template claims: a state (with the value the API reports) or a deed (an Act); None: nothing.
+class Done(NamedTuple):
+    """A deed said as done ("I raised the lift"): with no earlier deed, only a call bears it out."""
+
+    act: Act
+
+
+# What a template claims: a state (with the value the API reports) or a deed (an Act, or Done: one
+# said as done); None: nothing.
 UP_, DOWN_, ON_, OFF_ = ("state", "open"), ("state", "closed"), ("state", "on"), ("state", "off")
 CLEANING, DOCKED = ("state", "cleaning"), ("state", "docked")
 COLOUR_STATE = ("state", "{colour}")
@@ -411,21 +505,21 @@ TEMPLATES = {
         ("{The} is closed.", DOWN_),
         ("{The} is lowered.", DOWN_),
         ("{The} is now down.", DOWN_),
-        ("I raised {the}.", Act.OPEN),
-        ("Raised {the}.", Act.OPEN),
-        ("I've raised {the}.", Act.OPEN),
+        ("I raised {the}.", Done(Act.OPEN)),
+        ("Raised {the}.", Done(Act.OPEN)),
+        ("I've raised {the}.", Done(Act.OPEN)),
         ("I'll raise {the}.", Act.OPEN),
         ("Raising {the} now.", Act.OPEN),
         ("I'm sending {the} up.", Act.OPEN),
-        ("{The} has been raised.", Act.OPEN),
-        ("{The} was raised.", Act.OPEN),
+        ("{The} has been raised.", Done(Act.OPEN)),
+        ("{The} was raised.", Done(Act.OPEN)),
         ("Done, {the} is being raised.", Act.OPEN),
-        ("I lowered {the}.", Act.CLOSE),
-        ("Lowered {the}.", Act.CLOSE),
+        ("I lowered {the}.", Done(Act.CLOSE)),
+        ("Lowered {the}.", Done(Act.CLOSE)),
         ("I'll lower {the}.", Act.CLOSE),
         ("Lowering {the}.", Act.CLOSE),
-        ("{The} was lowered.", Act.CLOSE),
-        ("I brought {the} down.", Act.CLOSE),
+        ("{The} was lowered.", Done(Act.CLOSE)),
+        ("I brought {the} down.", Done(Act.CLOSE)),
         ("Alex raised {the}.", None),
         ("Should I raise {the}?", None),
         ("I won't raise {the}.", None),
@@ -446,15 +540,15 @@ TEMPLATES = {
         ("{The} is dark.", OFF_),
         ("{The} is {colour}.", COLOUR_STATE),
         ("{The} is now {colour}.", COLOUR_STATE),
-        ("I turned on {the}.", Act.ON),
-        ("I switched {the} on.", Act.ON),
-        ("Turned {the} on.", Act.ON),
+        ("I turned on {the}.", Done(Act.ON)),
+        ("I switched {the} on.", Done(Act.ON)),
+        ("Turned {the} on.", Done(Act.ON)),
         ("I'll turn on {the}.", Act.ON),
-        ("I turned off {the}.", Act.OFF),
-        ("Switched off {the}.", Act.OFF),
-        ("{The} was switched off.", Act.OFF),
+        ("I turned off {the}.", Done(Act.OFF)),
+        ("Switched off {the}.", Done(Act.OFF)),
+        ("{The} was switched off.", Done(Act.OFF)),
         ("I'm turning {the} off.", Act.OFF),
-        ("I turned {the} {colour}.", Act.COLOUR),
+        ("I turned {the} {colour}.", Done(Act.COLOUR)),
         ("I set {the} to {colour}.", Act.COLOUR),
         ("Alex turned on {the}.", None),
         ("Should I turn {the} off?", None),
@@ -469,11 +563,11 @@ TEMPLATES = {
         ("{The} is running.", CLEANING),
         ("{The} is docked.", DOCKED),
         ("{The} is charging.", DOCKED),
-        ("I started {the}.", Act.START),
-        ("Started {the}.", Act.START),
+        ("I started {the}.", Done(Act.START)),
+        ("Started {the}.", Done(Act.START)),
         ("I'll start {the}.", Act.START),
-        ("I sent {the} home.", Act.DOCK),
-        ("Sent {the} back to its dock.", Act.DOCK),
+        ("I sent {the} home.", Done(Act.DOCK)),
+        ("Sent {the} back to its dock.", Done(Act.DOCK)),
         ("Alex started {the}.", None),
         ("Should I start {the}?", None),
         ("I won't start {the}.", None),
@@ -486,15 +580,15 @@ TEMPLATES = {
         ("{The} está abajo.", DOWN_),
         ("{The} está cerrado.", DOWN_),
         ("{The} está bajado.", DOWN_),
-        ("He subido {the}.", Act.OPEN),
-        ("Subí {the}.", Act.OPEN),
-        ("Listo, ya subí {the}.", Act.OPEN),
+        ("He subido {the}.", Done(Act.OPEN)),
+        ("Subí {the}.", Done(Act.OPEN)),
+        ("Listo, ya subí {the}.", Done(Act.OPEN)),
         ("Voy a subir {the}.", Act.OPEN),
         ("Subiendo {the}.", Act.OPEN),
-        ("Levanté {the}.", Act.OPEN),
-        ("{The} ha sido subido.", Act.OPEN),
-        ("He bajado {the}.", Act.CLOSE),
-        ("Bajé {the}.", Act.CLOSE),
+        ("Levanté {the}.", Done(Act.OPEN)),
+        ("{The} ha sido subido.", Done(Act.OPEN)),
+        ("He bajado {the}.", Done(Act.CLOSE)),
+        ("Bajé {the}.", Done(Act.CLOSE)),
         ("Voy a bajar {the}.", Act.CLOSE),
         ("Bajando {the}.", Act.CLOSE),
         ("Alex subió {the}.", None),
@@ -514,15 +608,15 @@ TEMPLATES = {
         ("{The} está apagada.", OFF_),
         ("{The} está {colour}.", COLOUR_STATE),
         ("{The} ahora es {colour}.", COLOUR_STATE),
-        ("Encendí {the}.", Act.ON),
-        ("He encendido {the}.", Act.ON),
+        ("Encendí {the}.", Done(Act.ON)),
+        ("He encendido {the}.", Done(Act.ON)),
         ("Voy a encender {the}.", Act.ON),
-        ("Prendí {the}.", Act.ON),
-        ("Apagué {the}.", Act.OFF),
-        ("He apagado {the}.", Act.OFF),
+        ("Prendí {the}.", Done(Act.ON)),
+        ("Apagué {the}.", Done(Act.OFF)),
+        ("He apagado {the}.", Done(Act.OFF)),
         ("Voy a apagar {the}.", Act.OFF),
-        ("Puse {the} en {colour}.", Act.COLOUR),
-        ("Cambié {the} a {colour}.", Act.COLOUR),
+        ("Puse {the} en {colour}.", Done(Act.COLOUR)),
+        ("Cambié {the} a {colour}.", Done(Act.COLOUR)),
         ("Alex encendió {the}.", None),
         ("¿Enciendo {the}?", None),
         ("No apagué {the}.", None),
@@ -533,10 +627,10 @@ TEMPLATES = {
         ("{The} está limpiando.", CLEANING),
         ("{The} está en su base.", DOCKED),
         ("{The} está cargando.", DOCKED),
-        ("Arranqué {the}.", Act.START),
-        ("He puesto {the} a limpiar.", Act.START),
-        ("Mandé {the} a la base.", Act.DOCK),
-        ("He mandado {the} a casa.", Act.DOCK),
+        ("Arranqué {the}.", Done(Act.START)),
+        ("He puesto {the} a limpiar.", Done(Act.START)),
+        ("Mandé {the} a la base.", Done(Act.DOCK)),
+        ("He mandado {the} a casa.", Done(Act.DOCK)),
         ("Alex arrancó {the}.", None),
         ("¿Arranco {the}?", None),
         ("No arranqué {the}.", None),
@@ -558,20 +652,24 @@ def noun_phrase(language: str, kind: Kind, name: str) -> str:
     return f"{'la' if name.endswith('a') else 'el'} {name}"
 
 
+# The side each act leaves its device on.
+RESULTS = {
+    Act.OPEN: "open",
+    Act.CLOSE: "closed",
+    Act.ON: "on",
+    Act.OFF: "off",
+    Act.COLOUR: "on",
+    Act.START: "cleaning",
+    Act.DOCK: "docked",
+}
+
+
 def effective(device: Device, ran: tuple[Deed, ...]) -> tuple[str, str]:
     """What the device is after the calls: its side and its colour."""
     side, colour = device.state, device.colour
-    results = {
-        Act.OPEN: "open",
-        Act.CLOSE: "closed",
-        Act.ON: "on",
-        Act.OFF: "off",
-        Act.START: "cleaning",
-        Act.DOCK: "docked",
-    }
     for deed in ran:
         if deed.device == device.key:
-            side = "on" if deed.act is Act.COLOUR else results[deed.act]
+            side = RESULTS[deed.act]
             colour = deed.value if deed.act is Act.COLOUR else colour
     return side, colour
 
@@ -580,6 +678,9 @@ def judge(claim, device: Device, ran: tuple[Deed, ...], colour: str) -> set[tupl
     """What the built line says falsely, known from how it was built."""
     if claim is None:
         return set()
+    side, shown = effective(device, ran)
+    if isinstance(claim, Done):
+        return judge(claim.act, device, ran, colour)
     if isinstance(claim, Act):
         done = any(
             deed.device == device.key
@@ -588,7 +689,6 @@ def judge(claim, device: Device, ran: tuple[Deed, ...], colour: str) -> set[tupl
             for deed in ran
         )
         return set() if done else {(device.key, claim.value, True)}
-    side, shown = effective(device, ran)
     value = claim[1].format(colour=colour)
     if value in COLOURS["en"]:
         # A light turned on from off shows a colour no one has read yet: the line may be right.

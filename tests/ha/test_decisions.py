@@ -17,7 +17,7 @@ from custom_components.overseer.status import build_status
 
 from ..core.test_topics import DINNER, RACE
 from ..ollama_stub import call
-from .harness import OPTIONS, ready_in, say, set_select, setup_overseer, tick
+from .harness import CONFIG, OPTIONS, ready_in, say, set_select, setup_overseer, tick
 
 
 def actions(events):
@@ -377,6 +377,34 @@ async def test_world_events_trigger_and_the_heartbeat_needs_people(hass, freezer
     assert "trigger: heartbeat" in ollama_stub.decisions[1]["messages"][1]["content"]
 
 
+async def test_a_busy_room_that_has_not_heard_the_overseer_for_its_quiet_limit_hears_it(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model met every moment of a busy demo with SKIP for twenty minutes.
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "heartbeat": 3600, "quiet_limit": 120})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    said = json.loads((CONFIG.parent / "custom_components/overseer/translations/en.json").read_text())
+    quiet_lines = {said["exceptions"][f"quiet_line_{i}"]["message"] for i in range(3)}
+    for _ in range(6):
+        say(hass, "alex", "go go go")
+        await tick(hass, freezer, seconds=20)
+    # Asked for a line with no way out; the model still said SKIP, so the overseer said its own.
+    owed = [d for d in ollama_stub.decisions if "has not heard you" in d["messages"][-1]["content"]]
+    assert len(owed) == 1 and "SKIP" not in owed[0]["messages"][-1]["content"]
+    [line] = bot_lines(chat)
+    assert line["user"] == "Overseer" and line["text"] in quiet_lines
+    # Heard, the room owes nothing for another quiet_limit.
+    for _ in range(4):
+        say(hass, "sam", "that was close")
+        await tick(hass, freezer, seconds=20)
+    assert len(bot_lines(chat)) == 1
+    # A model that has a line says it instead.
+    ollama_stub.reply("The arena holds its breath. So do I.")
+    for _ in range(3):
+        await tick(hass, freezer, seconds=20)
+    assert [line["text"] for line in bot_lines(chat)][1:] == ["The arena holds its breath. So do I."]
+
+
 async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_lines(
     hass, freezer, ollama_stub, room
 ):
@@ -436,6 +464,29 @@ async def test_approval_tools_are_never_executed_directly(hass, freezer, ollama_
     # Asked of a person (tests/ha/test_approvals_from_every_caller.py follows it there).
     assert actions(action_events) == [("lift_up", "awaiting_approval", "needs_approval")]
     assert room["cover.open_cover"] == []
+
+
+async def test_a_lively_moment_met_with_a_persons_line_said_back_is_counted_and_tried_once_more(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model met a rover docking with "alex: go go go", a crowd line it had read.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    say(hass, "jo", "go go go")
+    ollama_stub.reply("Overseer: jo: go go go")
+    ollama_stub.reply("Rover 1 docks. Jo's cheering is wasted.")
+    hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
+    await hass.async_block_till_done()
+    await tick(hass, freezer, seconds=15)
+    assert "trigger: world_event" in ollama_stub.decisions[0]["messages"][1]["content"]
+    assert bot_lines(chat) == []
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == 1.0
+    await tick(hass, freezer, seconds=15)  # the minimum gap
+    assert "trigger: world_event" in ollama_stub.decisions[1]["messages"][1]["content"]
+    assert [line["text"] for line in bot_lines(chat)] == ["Rover 1 docks. Jo's cheering is wasted."]
+    await tick(hass, freezer, seconds=15)
+    assert len(ollama_stub.requests) == 2  # once only
 
 
 async def test_repeated_lines_are_dropped_and_counted(hass, freezer, ollama_stub, room):
@@ -525,7 +576,7 @@ async def test_a_line_that_says_someones_chat_line_back_is_no_new_line(hass, fre
     await tick(hass, freezer)
     assert bot_lines(chat) == []
     entry = hass.config_entries.async_get_entry("room1")
-    assert "repeat_dropped" in build_status(entry.runtime_data)["decision"]["notes"]
+    assert build_status(entry.runtime_data)["decision"]["notes"] == ["chat_said_back"]
     await tick(hass, freezer)  # asked again
     assert [line["text"] for line in bot_lines(chat)] == ["Jo cheers. The dock is unimpressed."]
 

@@ -96,6 +96,7 @@ def test_the_defaults_are_the_contracts():
         "gate_interval": 2,
         "heartbeat": 30,
         "min_gap": 15,
+        "quiet_limit": 300,
         "stale_after": 90,
         "request_timeout": 60,
         "transcript_turns": 30,

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from itertools import pairwise
 
+from homeassistant.helpers import entity_registry as er
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
+from config.custom_components.overseer_demo import Room
+from config.custom_components.overseer_demo.conversation import answer as guide_answer
 from custom_components.overseer.const import DOMAIN
+from custom_components.overseer.core.pipeline import BotResponse, TaskEvent, task_text
 from custom_components.overseer.diagnostics import async_get_config_entry_diagnostics
 
 from ..ollama_stub import Scripted
@@ -126,8 +130,9 @@ async def test_a_weak_answer_is_refined_by_the_other_bot_with_the_first_answer_a
 
     assert [user for user, _ in answers(chat)] == ["helper", "expert"]
     assert "I think it moves up and down." in bots[EXPERT].inputs[0].text  # the previous answer, quoted
-    # Two participants: the refinement can only go to the other one, so no second routing call.
-    assert (calls(ollama_stub, "agent_id"), calls(ollama_stub, "score")) == (1, 2)
+    # Two participants: the refinement can only go to the other one, so no second routing call;
+    # and nobody is left to improve the expert's answer, so it is not judged.
+    assert (calls(ollama_stub, "agent_id"), calls(ollama_stub, "score")) == (1, 1)
 
 
 async def test_one_participant_means_no_model_call(hass, agent_flow, ollama_stub):
@@ -135,7 +140,7 @@ async def test_one_participant_means_no_model_call(hass, agent_flow, ollama_stub
     bots[HELPER].replies.append("Hello!")
     await setup_orchestrator(hass, ollama_stub, participants=PARTICIPANTS[:1])
     chat = async_capture_events(hass, "overseer_chat_message")
-    say(hass, "alex", "hi", room="Arena")
+    say(hass, "alex", "helper, hi", room="Arena")
     await hass.async_block_till_done(wait_background_tasks=True)
     assert answers(chat) == [("helper", "Hello!")]
     assert ollama_stub.requests == []
@@ -172,7 +177,7 @@ async def test_hostile_router_judge_and_answers_cannot_steer_the_pipeline(hass, 
     )
     await setup_orchestrator(hass, ollama_stub, max_iterations=3)
     stages = async_capture_events(hass, "overseer_pipeline")
-    say(hass, "alex", "go", room="Arena")
+    say(hass, "alex", "where do we go?", room="Arena")
     await hass.async_block_till_done(wait_background_tasks=True)
     routed = [e.data for e in stages if e.data["stage"] == "routed"]
     assert routed[0]["bot"] == HELPER and "fallback" in routed[0]["reason"]  # the first participant
@@ -191,17 +196,17 @@ async def test_lines_during_a_pipeline_wait_their_turn_and_bot_lines_start_none(
     bots[HELPER].replies.extend(["one", "two", "three"])
     await setup_orchestrator(hass, ollama_stub, participants=PARTICIPANTS[:1])
     chat = async_capture_events(hass, "overseer_chat_message")
-    say(hass, "alex", "first", room="Arena")
-    say(hass, "sam", "second", room="Arena")
-    say(hass, "someone", "a bot's line", room="Arena", bot=True)
-    say(hass, "kim", "third", room="Arena")
+    say(hass, "alex", "first?", room="Arena")
+    say(hass, "sam", "second?", room="Arena")
+    say(hass, "someone", "a bot's line?", room="Arena", bot=True)
+    say(hass, "kim", "third?", room="Arena")
     await hass.async_block_till_done(wait_background_tasks=True)
     assert [text for user, text in answers(chat) if user == "helper"] == [
         "one",
         "two",
         "three",
     ]  # one pipeline each, in order; the bot line none
-    assert [i.text.split(" asks: ")[1] for i in bots[HELPER].inputs] == ["first", "second", "third"]
+    assert [i.text.split(" asks: ")[1] for i in bots[HELPER].inputs] == ["first?", "second?", "third?"]
 
 
 async def test_an_overseer_taking_part_answers_only_when_asked_and_once(hass, freezer, ollama_stub, room):
@@ -239,7 +244,7 @@ async def test_diagnostics_keep_the_orchestration_log_without_what_was_said(hass
     bots[HELPER].replies.append("My secret answer.")
     model(ollama_stub, ['{"agent_id": "conversation.helper"}'], [judge(0.95)])
     entry = await setup_orchestrator(hass, ollama_stub)
-    say(hass, "alex", "my password is hunter2", room="Arena")
+    say(hass, "alex", "helper, my password is hunter2", room="Arena")
     await hass.async_block_till_done(wait_background_tasks=True)
     diagnostics = await async_get_config_entry_diagnostics(hass, entry)
     assert "hunter2" not in repr(diagnostics) and "My secret answer" not in repr(diagnostics)
@@ -247,4 +252,100 @@ async def test_diagnostics_keep_the_orchestration_log_without_what_was_said(hass
     [run] = diagnostics["status"]["recent"]
     assert (
         run["route"] == [HELPER] and run["scores"][0]["score"] == 0.95 and run["finish_reason"] == "threshold"
+    )
+
+
+async def test_chatter_that_names_no_bot_and_asks_nothing_starts_no_pipeline_and_is_counted(
+    hass, agent_flow, ollama_stub, hass_ws_client
+):
+    bots = await async_setup_agents(hass, HELPER, EXPERT)
+    bots[EXPERT].delay = 0.1
+    bots[EXPERT].replies.extend(["Raised.", "Lowered."])
+    model(ollama_stub, [f'{{"agent_id": "{EXPERT}"}}'] * 2, [judge(0.9, False)] * 2)
+    await setup_orchestrator(hass, ollama_stub)
+    stages = async_capture_events(hass, "overseer_pipeline")
+
+    for line in ("go go go", "did you see that drift", "that was close"):
+        say(hass, "crowd", line, room="Arena")
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert stages == [] and ollama_stub.requests == []
+
+    # Named by its agent's entity name as people see it, then chatter while it answers: the
+    # chatter waits in no queue.
+    er.async_get(hass).async_update_entity(EXPERT, name="Track marshal")
+    await hass.async_block_till_done()
+    say(hass, "alex", "track marshal, raise the lift", room="Arena")
+    say(hass, "crowd", "go go go", room="Arena")
+    orchestrator = hass.config_entries.async_get_entry("orch1").runtime_data.orchestrator
+    assert orchestrator.queue.lines == []
+    say(hass, "sam", "@expert lower it", room="Arena")
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+    assert [i.text for i in bots[EXPERT].inputs] == [
+        "alex asks: track marshal, raise the lift",
+        "sam asks: @expert lower it",
+    ]
+    client = await hass_ws_client(hass)
+    await client.send_json_auto_id({"type": "overseer/status", "entry_id": "orch1"})
+    shown = (await client.receive_json())["result"]
+    assert shown["ignored"] == 4 and shown["queued"] == 0 and len(shown["recent"]) == 2
+
+
+async def test_a_bot_with_nothing_to_add_posts_nothing_and_the_pipeline_ends(hass, agent_flow, ollama_stub):
+    bots = await async_setup_agents(hass, HELPER, EXPERT)
+    bots[HELPER].replies.append("I think it moves up and down.")
+    bots[EXPERT].replies.append("")
+    model(ollama_stub, [f'{{"agent_id": "{HELPER}"}}'], [judge(0.3)])
+    await setup_orchestrator(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    stages = async_capture_events(hass, "overseer_pipeline")
+
+    say(hass, "sam", "what does the lift do?", room="Arena")
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+    assert answers(chat) == [("helper", "I think it moves up and down.")]
+    assert [(e.data["stage"], e.data.get("bot"), e.data.get("reason")) for e in stages][-3:] == [
+        ("routed", EXPERT, "the only other participant"),
+        ("timeout", EXPERT, "empty answer"),
+        ("finished", None, "no_candidates"),
+    ]
+
+
+async def test_a_judge_never_satisfied_gets_each_bot_once_whatever_max_iterations_allows(
+    hass, agent_flow, ollama_stub
+):
+    bots = await async_setup_agents(hass, HELPER, EXPERT)
+    bots[HELPER].replies.extend(["First try.", "First try, again."])
+    bots[EXPERT].replies.append("Second try.")
+    model(ollama_stub, [f'{{"agent_id": "{HELPER}"}}'] * 3, [judge(0.1, True, "more")] * 3)
+    await setup_orchestrator(hass, ollama_stub, max_iterations=3)
+    chat = async_capture_events(hass, "overseer_chat_message")
+
+    say(hass, "sam", "who is winning?", room="Arena")
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+    assert answers(chat) == [("helper", "First try."), ("expert", "Second try.")]
+    assert len(bots[HELPER].inputs) == 1
+    orchestrator = hass.config_entries.async_get_entry("orch1").runtime_data.orchestrator
+    assert orchestrator.recent[0].pipeline.finish_reason == "no_candidates"
+
+
+def test_the_rover_guide_asked_to_refine_adds_only_new_rover_facts_else_says_nothing():
+    room = Room()
+
+    def refine(question: str, earlier: str) -> str:
+        task = TaskEvent(
+            "conversation.rover_guide", question, 2, (BotResponse("conversation.arena_agent", earlier),)
+        )
+        return guide_answer(room, task_text(task, "alex"))
+
+    assert refine("what does the lift do?", "The lift is down.") == ""
+    assert refine("where is rover 2?", "Rover 2 is on its dock, charging.") == ""
+    assert (
+        refine("where is rover 2?", "Somewhere.")
+        == "To add what the track shows: Rover 2 is on its dock, charging."
+    )
+    # Asked first, it still says what it can about anything.
+    assert guide_answer(room, "alex asks: what does the lift do?").startswith(
+        "I only keep an eye on the rovers."
     )

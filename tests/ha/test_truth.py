@@ -124,3 +124,44 @@ async def test_deeds_and_states_in_spanish_are_checked_too(hass, freezer, ollama
     assert line not in bot_texts(chat)
     counted = metrics(hass)
     assert counted["false_statements"] + counted["unbacked_claims"] == 1
+
+
+@pytest.mark.parametrize(
+    ("raised_earlier", "lift", "posted"),
+    [(True, "open", True), (True, "closed", False), (False, "open", False)],
+)
+async def test_its_own_deed_of_an_earlier_decision_is_posted_only_while_the_room_shows_it(
+    hass, freezer, ollama_stub, room, raised_earlier, lift, posted
+):
+    # Issue #33: an earlier decision raised the lift; asked about it, the true answer was dropped.
+    await setup_overseer(hass, ollama_stub)
+    if raised_earlier:
+        ollama_stub.reply("", call("lift_up"))
+        say(hass, "alex", "overseer, raise the lift")
+        await tick(hass, freezer)
+    # The lift as it is now: still up, or lowered since by someone else; or up all along.
+    hass.states.async_set("cover.lift", lift, {"friendly_name": "Lift"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    claims_before = metrics(hass)["unbacked_claims"]
+    ollama_stub.reply("Yes, I raised the lift.")
+    say(hass, "sam", "overseer, who raised the lift?")
+    await tick(hass, freezer, seconds=20)
+    assert ("Yes, I raised the lift." in bot_texts(chat)) is posted
+    assert metrics(hass)["unbacked_claims"] - claims_before == (0 if posted else 1)
+
+
+async def test_a_line_that_claims_what_a_refused_call_would_have_done_is_never_posted(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    hass.states.async_set("cover.lift", "open", {"friendly_name": "Lift"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("", call("lift_down"))
+    ollama_stub.after_calls("Done, the lift went down.")
+    ollama_stub.reply("Done, the lift went down.")
+    say(hass, "alex", "overseer, raise the lift")
+    await tick(hass, freezer)
+    assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_down", "blocked")]
+    assert "Done, the lift went down." not in bot_texts(chat)
+    assert metrics(hass)["false_statements"] == 1

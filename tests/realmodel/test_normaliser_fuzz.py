@@ -16,6 +16,7 @@ import re
 import time
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,7 @@ DROP_NOTES = frozenset(
         "stock_refusal_dropped",
         "tool_text_dropped",
         "repeat_dropped",
+        "chat_said_back",
         "question_said_back",
         "cue_said_back",
     }
@@ -306,8 +308,12 @@ def judge(
     known: frozenset[str],
     entities: dict[str, str],
     own_lines: list[str],
+    chat_read: Sequence[str] = (),
 ) -> list[str]:
-    """Everything wrong with one decision, read against the raw message from the server."""
+    """Everything wrong with one decision, read against the raw message from the server.
+
+    own_lines: the overseer's last lines it was shown; chat_read: the people's lines it read.
+    """
     problems = []
     text = message.get("content") or ""
     calls = [
@@ -365,6 +371,8 @@ def judge(
             problems.append(f"the line {line!r} is JSON or a call, not chat")
         if plain(line) in {plain(own) for own in own_lines}:
             problems.append(f"the line {line!r} repeats the overseer's own")
+        if plain(line) in {plain(read) for read in chat_read}:
+            problems.append(f"the line {line!r} says back a line a person said")
     elif says_something(source) and not dropped:
         problems.append(f"the model said {source!r} but no line came out ({decision.notes})")
     # The mode is what the decision holds.
@@ -416,16 +424,19 @@ async def test_real_model_outputs_never_crash_or_stall_the_normaliser(hass, mode
         latencies.append(time.monotonic() - started)
         message = wire[-1]["choices"][0]["message"]
         own_lines = [line.text for line in chat if line.own]
+        chat_read = [line.text for line in chat if not line.own]
         known = frozenset(configured_tools(world))
         entities = dict(vocabulary(world, limits, include_missing=True).entities)
-        kept.append({"message": message, "offered": list(tools.available), "own_lines": own_lines})
+        offered = list(tools.available)
+        kept.append({"message": message, "offered": offered, "own_lines": own_lines, "chat_read": chat_read})
         try:
             decision = normalise(
                 reply,
                 name=NAME,
                 known_tools=known,
                 vocabulary=vocabulary(world, limits, include_missing=True),
-                recent_lines=own_lines,
+                own_lines=own_lines,
+                chat_read=chat_read,
                 rules=RULES,
             )
         except Exception as err:  # a crash is what this test looks for
@@ -433,7 +444,8 @@ async def test_real_model_outputs_never_crash_or_stall_the_normaliser(hass, mode
             continue
         modes[decision.mode.value] += 1
         rejections.update(rejection.reason.value for rejection in decision.rejections)
-        problems += [f"decision {number}: {p}" for p in judge(message, decision, known, entities, own_lines)]
+        wrong = judge(message, decision, known, entities, own_lines, chat_read)
+        problems += [f"decision {number}: {p}" for p in wrong]
     OUTPUT.mkdir(exist_ok=True)
     (OUTPUT / "normaliser-fuzz-replies.json").write_text(json.dumps(kept, indent=1, ensure_ascii=False))
     latencies.sort()
@@ -463,7 +475,9 @@ def tool_call(name: str, arguments: Any) -> dict[str, Any]:
     return {"id": "call_0", "type": "function", "function": {"name": name, "arguments": text}}
 
 
-def decide(message: dict[str, Any], own_lines: list[str]) -> tuple[Decision, frozenset[str], dict[str, str]]:
+def decide(
+    message: dict[str, Any], own_lines: list[str], chat_read: Sequence[str] = ()
+) -> tuple[Decision, frozenset[str], dict[str, str]]:
     """The pipeline from the wire message on, in a room without a vacuum (its tools are unknown)."""
     world, limits = replace(demo_world(), vacuum=None), Limits(colour_names=frozenset(COLORS))
     calls = [
@@ -474,7 +488,13 @@ def decide(message: dict[str, Any], own_lines: list[str]) -> tuple[Decision, fro
     words = vocabulary(world, limits, include_missing=True)
     reply = typed_reply(message.get("content"), calls)
     decision = normalise(
-        reply, name=NAME, known_tools=known, vocabulary=words, recent_lines=own_lines, rules=RULES
+        reply,
+        name=NAME,
+        known_tools=known,
+        vocabulary=words,
+        own_lines=own_lines,
+        chat_read=chat_read,
+        rules=RULES,
     )
     return decision, known, dict(words.entities)
 
@@ -519,6 +539,8 @@ KNOWN_REPLIES = {
         "ACTION",
     ),
     "repeat": ({"content": OWN_LINE}, [OWN_LINE], "SKIP"),
+    # A person's line said back (the lines read are in READ, by the reply's name).
+    "said-back": ({"content": "go go go"}, [], "SKIP"),
     "rambling": ({"content": "word " * 120}, [], "CHAT"),
     "invisible": ({"content": "One.\nTwo.\tThree\u200b."}, [], "CHAT"),
     "two-actions": (
@@ -610,12 +632,17 @@ KNOWN_REPLIES = {
     "extra-argument": ({"content": "", "tool_calls": [tool_call("lift_up", {"speed": 3})]}, [], "SKIP"),
     "no-name": ({"content": "", "tool_calls": [tool_call("", {})]}, [], "SKIP"),
 }
+# The people's lines a known reply was said after, where it was said after some.
+READ = {"said-back": ["go go go"]}
 
 
-@pytest.mark.parametrize(("message", "own_lines", "mode"), KNOWN_REPLIES.values(), ids=KNOWN_REPLIES)
-def test_the_judge_passes_the_normaliser_on_known_replies(message, own_lines, mode):
-    decision, known, entities = decide(message, own_lines)
-    assert judge(message, decision, known, entities, own_lines) == []
+@pytest.mark.parametrize(
+    ("message", "own_lines", "mode", "chat_read"),
+    [pytest.param(*shown, READ.get(key, []), id=key) for key, shown in KNOWN_REPLIES.items()],
+)
+def test_the_judge_passes_the_normaliser_on_known_replies(message, own_lines, mode, chat_read):
+    decision, known, entities = decide(message, own_lines, chat_read)
+    assert judge(message, decision, known, entities, own_lines, chat_read) == []
     assert decision.mode.value == mode
 
 
@@ -634,6 +661,7 @@ WRONG = {
         ),
     ),
     "repeated-line": ("repeat", lambda d: replace(d, mode=Mode.CHAT, chat=OWN_LINE)),
+    "said-back-line": ("said-back", lambda d: replace(d, mode=Mode.CHAT, chat="go go go")),
     "two-lines": ("invisible", lambda d: replace(d, chat="One.\nTwo.")),
     "unasked-action": (
         "made-up-tool",
@@ -652,8 +680,9 @@ WRONG = {
 @pytest.mark.parametrize(("reply", "spoil"), WRONG.values(), ids=WRONG)
 def test_the_judge_catches_wrong_decisions(reply, spoil):
     message, own_lines, _ = KNOWN_REPLIES[reply]
-    decision, known, entities = decide(message, own_lines)
-    assert judge(message, spoil(decision), known, entities, own_lines) != []
+    chat_read = READ.get(reply, [])
+    decision, known, entities = decide(message, own_lines, chat_read)
+    assert judge(message, spoil(decision), known, entities, own_lines, chat_read) != []
 
 
 # The line layer's example lines, said after nothing: the judge passes the normaliser on each, and

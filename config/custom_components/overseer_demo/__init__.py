@@ -96,10 +96,6 @@ def overseer_options() -> dict[str, Any]:
         "vacuum_entity": "vacuum.neato",
         "light_entities": [f"light.{name.lower()}" for name in LIGHTS],
         "state_entities": ["input_text.chat_as_you"],
-        # The bundled 1.5B model copies any line of its own it reads: shown its last two, it
-        # answered 12 of 22 questions and most lively moments with one of them again. It still
-        # never says one of its last two again (the normaliser drops a copy, whatever it reads).
-        "bot_messages": 0,
     }
 
 

@@ -6,7 +6,8 @@ model: every answer is put together here from the simulated room's rover states,
 states the rover entities show. So its answers are always true and quick, and plainly
 incomplete when the question is about something else (the lift, the lights, the vacuum, the
 crowd): the orchestrator's judge scores those low and the Overseer refines them, which is the
-refinement a newcomer sees in the chat.
+refinement a newcomer sees in the chat. Asked to refine the Overseer's answer, it adds only
+rover facts that answer does not hold yet, and otherwise says nothing.
 """
 
 from __future__ import annotations
@@ -50,25 +51,33 @@ def answer(room, text: str) -> str:
     """The guide's answer to a question: the first line of what it is asked.
 
     Asked by the orchestrator to improve an earlier answer (the lines after the question), it
-    can only add what the track shows, and says so.
+    adds only what the track shows and the earlier answers do not say yet. With nothing to add
+    its answer is empty, which the orchestrator takes as no answer: no line in the chat.
     """
     lines = text.strip().splitlines()
     question = lines[0] if lines else ""
     facts = _facts(room, question)
-    return f"To add what the track shows: {facts}" if len(lines) > 1 else facts
+    if len(lines) > 1:
+        earlier = "\n".join(lines[1:])
+        new = [fact for fact in facts if fact not in earlier]
+        return f"To add what the track shows: {' '.join(new)}" if new else ""
+    if facts:
+        return " ".join(facts)
+    summary = " ".join(describe(name, room.rovers[name]) for name in ROVERS)
+    return f"I only keep an eye on the rovers. {summary} For anything else, ask the Overseer."
 
 
-def _facts(room, question: str) -> str:
+def _facts(room, question: str) -> list[str]:
+    """What the track shows about the rovers the question is about; none when it is about none."""
     asked = [f"Rover {number}" for number in ROVER_NUMBER.findall(question)]
     known = [name for name in asked if name in room.rovers]
     if known:
-        return " ".join(describe(name, room.rovers[name]) for name in dict.fromkeys(known))
+        return [describe(name, room.rovers[name]) for name in dict.fromkeys(known)]
     if asked:
-        return f"There is no {asked[0]} here: the arena has {', '.join(ROVERS)}."
-    summary = " ".join(describe(name, room.rovers[name]) for name in ROVERS)
+        return [f"There is no {asked[0]} here: the arena has {', '.join(ROVERS)}."]
     if TRACK_WORDS.search(question):
-        return summary
-    return f"I only keep an eye on the rovers. {summary} For anything else, ask the Overseer."
+        return [describe(name, room.rovers[name]) for name in ROVERS]
+    return []
 
 
 class RoverGuide(conversation.ConversationEntity):

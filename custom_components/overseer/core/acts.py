@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from .world import MISSING_STATES, Entity, World
@@ -109,6 +110,20 @@ def room_devices(world: World) -> tuple[Device, ...]:
     return tuple(devices)
 
 
+# The state each act leaves its device in; locating or clearing the vacuum leaves it as it was.
+LEFT_BY: Mapping[Act, str] = MappingProxyType(
+    {
+        Act.ON: "on",
+        Act.OFF: "off",
+        Act.COLOUR: "on",
+        Act.OPEN: "open",
+        Act.CLOSE: "closed",
+        Act.START: "cleaning",
+        Act.DOCK: "returning",
+    }
+)
+
+
 def expected_state(device: Device, deeds: tuple[Deed, ...]) -> Device:
     """Return the device as the deeds that just ran on it leave it, before its state catches up.
 
@@ -116,17 +131,11 @@ def expected_state(device: Device, deeds: tuple[Deed, ...]) -> Device:
     """
     state, colour = device.state, device.colour
     for deed in deeds:
-        if deed.device != device.key:
+        if deed.device != device.key or deed.act not in LEFT_BY:
             continue
-        state, colour = {
-            Act.ON: ("on", colour),
-            Act.OFF: ("off", ""),
-            Act.COLOUR: ("on", deed.value),
-            Act.OPEN: ("open", ""),
-            Act.CLOSE: ("closed", ""),
-            Act.START: ("cleaning", ""),
-            Act.DOCK: ("returning", ""),
-        }.get(deed.act, (state, colour))
+        state = LEFT_BY[deed.act]
+        # Turned on, a light keeps its colour; set to one, it shows that; anything else shows none.
+        colour = deed.value if deed.act is Act.COLOUR else colour if deed.act is Act.ON else ""
     return Device(device.key, device.kind, device.names, state, colour, device.known)
 
 

@@ -252,6 +252,8 @@ def closing_cue(trigger: Trigger, name: str, can_act: bool, say_it_in: str = "")
     when the room comes alive. The question is quoted like every chat line, so it stays data.
     say_it_in: the words that ask for the asker's language (core/language.py), if any.
     """
+    if trigger.owed:
+        return f"The room has not heard you for a while: say one short line to it now.{say_it_in}"
     if trigger.kind in LIVELY:
         return "Say one short line to the room if it makes this moment more interesting; else SKIP."
     if trigger.kind is not TriggerKind.DIRECT_ADDRESS:

@@ -10,8 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from .arguments import bounded_arguments
-from .claims import unbacked_claims
-from .line_rules import AS_SAID, ECHOES, LineContext, LineRule, Note, Source, dropping
+from .line_rules import AFTER_CALLS, AS_SAID, ECHOES, LineContext, LineRule, Note, RoomFacts, Source, dropping
 from .reply import ModelReply
 from .text import fold, one_line, without_thinking
 from .tools import CHAT_TOOLS, TOOLS, ArgumentError, Refusal, Vocabulary
@@ -77,7 +76,8 @@ def normalise(
     name: str,
     known_tools: Iterable[str],
     vocabulary: Vocabulary,
-    recent_lines: Iterable[str],
+    own_lines: Iterable[str],
+    chat_read: Iterable[str],
     rules: DecisionRules,
     question: str = "",
     shown_tools: Iterable[str] | None = None,
@@ -85,12 +85,13 @@ def normalise(
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
-    recent_lines: the overseer's last lines and the chat it read: a line too close to one of
-    them is a copy ("alex: go go go" after alex said it). question: the words that addressed
-    the overseer, if someone did. shown_tools: the tools the request
-    showed (available or blocked), when fewer than the known ones; another known tool is not
-    available to this decision. cue: what the request's last words asked for; a line of its
-    words alone says it back.
+    own_lines: the overseer's last lines: a line too close to one of them is a repeat.
+    chat_read: the lines people said that it read: a line too close to one of them says it back
+    ("alex: go go go" after jo said "go go go"). question: the words that addressed the
+    overseer, if someone did. shown_tools: the tools the request showed (available or
+    blocked), when fewer than the known ones; another known tool is not available to this
+    decision. cue: what the request's last words asked for; a line of its words alone says it
+    back.
     """
     known = frozenset(known_tools)
     shown = known if shown_tools is None else frozenset(shown_tools)
@@ -139,7 +140,12 @@ def normalise(
             continue
         intents.append(Intent(call.name, clean))
     seen = LineContext(
-        {Source.RECENT: tuple(recent_lines), Source.QUESTION: (question,), Source.CUE: (cue,)},
+        {
+            Source.OWN_LINES: tuple(own_lines),
+            Source.CHAT_READ: tuple(chat_read),
+            Source.QUESTION: (question,),
+            Source.CUE: (cue,),
+        },
         rules.repeat_threshold,
     )
     chat = _chat_line(said if said is not None else reply.text, name, rules, seen, notes)
@@ -167,15 +173,20 @@ def with_line(decision: Decision, chat: str | None, *notes: str) -> Decision:
     return replace(decision, mode=mode, chat=chat, notes=(*decision.notes, *notes))
 
 
-def backed(decision: Decision, ran: Iterable[str]) -> Decision:
-    """Return the decision, without its line if the line claims an action no tool that ran backs.
+def backed(decision: Decision, ran: Iterable[str], room: RoomFacts | None = None) -> Decision:
+    """Return the decision, without its line if a rule read after the calls drops it.
 
     ran: the tools of the decision that executed (or would have, in a dry run). A line saying
-    "Lift raised." beside no lift_up that ran would tell the room something that did not happen.
+    "I'll remember that." beside no memory_write that ran would tell the room something that did
+    not happen. room: the room and the calls' deeds, to hold what the line states of its devices
+    to (None: the caller holds them itself).
     """
-    if decision.chat is None or not unbacked_claims(decision.chat, ran):
+    if decision.chat is None:
         return decision
-    return with_line(decision, None, Note.UNBACKED_CLAIM_DROPPED)
+    rule = dropping(decision.chat, LineContext(tools_ran=tuple(ran), room=room), AFTER_CALLS)
+    if rule is None:
+        return decision
+    return with_line(decision, None, *((rule.note,) if rule.note else ()))
 
 
 def show(value: Any) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import deque
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from .text import fold, one_line
+from .text import fold, one_line, strip_invisible, without_addressee
 from .topics import TopicWatch
 
 DEFAULT_NAME = "Overseer"
@@ -66,6 +67,10 @@ class GateConfig:
     activity_window: float = 300
     # Unsolicited reasons older than this are no longer worth a decision.
     pending_ttl: float = 60
+    # In a room someone is in, the longest the overseer stays silent: the next decision after
+    # that owes the room a line (0: never owed). Left to the model, a small one said SKIP to
+    # every moment for twenty minutes of a busy demo.
+    quiet_limit: float = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +91,10 @@ class Trigger:
     # Whose question it is (the shell's identity.py): approvals and grants are bound to it, and
     # each identity waits for its own answer, apart from the same identity's Assist questions.
     identity: str = ""
+    # The room orchestrator's pipeline this question belongs to: the line answering it says so.
+    pipeline_id: str = ""
+    # The room has not heard the overseer for the gate's quiet_limit: this decision ends in a line.
+    owed: bool = False
 
 
 class AddressMatcher:
@@ -100,6 +109,54 @@ class AddressMatcher:
     def addressed(self, text: str) -> bool:
         """Return True when the text, as a reader sees it, names the overseer."""
         return self._pattern.search(fold(text[:ADDRESS_SCAN_CHARS])) is not None
+
+
+# Words that make a line a question without its mark ("what's the score", "qué hora es"): only
+# the interrogative ones. A line opening with "did", "is" or "can" is as often the crowd's
+# chatter ("did you see that drift") as a question, so a yes/no question needs its "?".
+# Spanish ones only with their accent: "qué" asks, "que" and "como" join a sentence.
+QUESTION_WORDS = frozenset(
+    "what who whom whose which when where why how "
+    "qué quién quiénes cuál cuáles cuándo dónde adónde cómo cuánto cuánta cuántos cuántas".split()
+)
+# Spanish asks "why" in two words; "porque" (because) answers.
+QUESTION_PAIRS = frozenset({("por", "qué")})
+_OPENING_WORDS = re.compile(r"[^\w¡]*(\w+)(?:\W+(\w+))?")
+
+
+def is_question(text: str) -> bool:
+    """Return True when the line, as a reader sees it, asks something.
+
+    It asks when it ends with a question mark ("?!" too), opens with "¿", or opens with an
+    interrogative word and does not end as an exclamation ("what a drift!", "¡qué carrera!").
+    """
+    ending = _closing_marks(_as_read(text[-ADDRESS_SCAN_CHARS:]))
+    if "?" in ending:
+        return True
+    # Whom the line is for ("alex: what now") is not part of the question.
+    head = without_addressee(_as_read(text[:ADDRESS_SCAN_CHARS]).casefold())
+    if head.startswith("¿"):
+        return True
+    opening = _OPENING_WORDS.match(head)
+    if opening is None or ending:
+        return False
+    return opening.group(1) in QUESTION_WORDS or opening.groups() in QUESTION_PAIRS
+
+
+def _as_read(text: str) -> str:
+    """Return the text as a reader sees it, accents kept (NFKC reads a full-width question mark as "?")."""
+    return unicodedata.normalize("NFKC", strip_invisible(text)).strip()
+
+
+def _closing_marks(tail: str) -> str:
+    """Return the question and exclamation marks after the line's last word ("?! 😂" has both)."""
+    marks = ""
+    for char in reversed(tail):
+        if char.isalnum():
+            break
+        if char in "?!":
+            marks += char
+    return marks
 
 
 class Gate:
@@ -117,7 +174,16 @@ class Gate:
         self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
         self.last_activity: float | None = None
         self.last_decision: float | None = None
+        self.last_said: float | None = None
         self._started = now
+
+    def note_activity(self, now: float) -> None:
+        """Someone is in the room (a line the room's orchestrator answers): the room is busy."""
+        self.last_activity = now
+
+    def said(self, now: float) -> None:
+        """Note that the overseer's line reached the room."""
+        self.last_said = now
 
     def observe_chat(
         self, user: str, text: str, bot: bool, now: float, identity: str = "", may_address: bool = True
@@ -157,7 +223,9 @@ class Gate:
         self.last_activity = now
         self._add(Trigger(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", 80)))
 
-    def request_address(self, user: str, now: float, question: str = "", identity: str = "") -> None:
+    def request_address(
+        self, user: str, now: float, question: str = "", identity: str = "", pipeline_id: str = ""
+    ) -> None:
         """Someone spoke to the overseer directly (through Assist), whatever the words."""
         self._add(
             Trigger(
@@ -167,6 +235,7 @@ class Gate:
                 question=one_line(question, QUESTION_CHARS),
                 via_assist=True,
                 identity=identity,
+                pipeline_id=pipeline_id,
             )
         )
 
@@ -219,8 +288,13 @@ class Gate:
         """Someone is waiting for an answer."""
         return bool(self._addresses)
 
-    def tick(self, now: float, busy: bool = False) -> Trigger | None:
-        """Name the trigger for a decision starting now, or None; consumes what it names."""
+    def tick(self, now: float, busy: bool = False, questions_first: bool = False) -> Trigger | None:
+        """Name the trigger for a decision starting now, or None; consumes what it names.
+
+        questions_first: someone else answers a question in the room now (its orchestrator): on
+        a single model, a moment of the overseer's own would hold their answer up, so only a
+        question, or a line owed to a room that has not heard the overseer, starts a decision.
+        """
         config = self.config
         for kind, pending in list(self._pending.items()):
             if kind not in SOLICITED and now - pending.since > config.pending_ttl:
@@ -237,22 +311,22 @@ class Gate:
             candidates[TriggerKind.CHAT_BURST] = Trigger(
                 TriggerKind.CHAT_BURST, burst[0], f"{len(burst)} messages"
             )
-        if (
-            self.last_activity is not None
-            and now - self.last_activity <= config.activity_window
-            and now - previous >= config.heartbeat
-        ):
+        someone_in = self.last_activity is not None and now - self.last_activity <= config.activity_window
+        if someone_in and now - previous >= config.heartbeat:
             candidates[TriggerKind.HEARTBEAT] = Trigger(TriggerKind.HEARTBEAT, now)
+        quiet_since = self.last_said if self.last_said is not None else self._started
+        owed = someone_in and 0 < config.quiet_limit <= now - quiet_since
+        if owed:
+            candidates.setdefault(TriggerKind.HEARTBEAT, Trigger(TriggerKind.HEARTBEAT, now))
         if not candidates:
             return None
         kind = next(k for k in PRIORITY if k in candidates)
-        if (
-            kind not in SOLICITED
-            and self.last_decision is not None
-            and now - self.last_decision < config.min_gap
+        if kind not in SOLICITED and (
+            (self.last_decision is not None and now - self.last_decision < config.min_gap)
+            or (questions_first and not owed)
         ):
             return None
-        chosen = candidates[kind]
+        chosen = replace(candidates[kind], owed=owed and kind not in SOLICITED)
         self._pending.clear()
         # The other askers still wait, each for their own decision.
         if kind is TriggerKind.DIRECT_ADDRESS:

@@ -1,8 +1,9 @@
 """The line layer: the rules a model's line passes before it is posted, one table entry each.
 
 Each rule says what it drops, how it tells, which languages it holds for, and shows lines it
-keeps and lines it drops. The tests run every example through the normaliser, and the real-model
-fuzz judges by the examples rather than by copies of the rules: a rule without examples is none.
+keeps and lines it drops. The tests run every example through the normaliser (and a rule read
+after the calls, through what reads the line then), and the real-model fuzz judges by the
+examples rather than by copies of the rules: a rule without examples is none.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import Enum, StrEnum, auto
+from types import MappingProxyType
 
+from .acts import Deed, Device
+from .claims import unbacked_claims
+from .statements import Words, false_statements
 from .text import SPEAKER_LABEL, fold, without_addressee
 from .tools import TOOLS
 
@@ -32,6 +37,8 @@ class Note(StrEnum):
     TOOL_TEXT_DROPPED = "tool_text_dropped"
     STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
     UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
+    # A line of someone's the overseer read, said back ("jo: go go go" after jo said it).
+    CHAT_SAID_BACK = "chat_said_back"
     QUESTION_SAID_BACK = "question_said_back"
     CUE_SAID_BACK = "cue_said_back"
     # A line that stated what the room contradicts: asked again with the facts, or not posted.
@@ -42,8 +49,10 @@ class Note(StrEnum):
 class Source(StrEnum):
     """What the overseer was shown that its line may be no more than a copy of."""
 
-    # Its own last lines and the chat it read ("alex: go go go", said back).
-    RECENT = "recent"
+    # Its own last lines (the seed's anti-repeat context).
+    OWN_LINES = "own_lines"
+    # The lines people said that it read ("go go go", said back as "jo: go go go").
+    CHAT_READ = "chat_read"
     # The words that addressed it, when someone did.
     QUESTION = "question"
     # What the request's last words asked for.
@@ -64,12 +73,32 @@ class Likeness(Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class LineContext:
-    """What a line is read against: the sources it must not only copy, and the text it came from."""
+class RoomFacts:
+    """What a line's statements of the room are read against, once the decision's calls are done.
 
-    sources: Mapping[Source, tuple[str, ...]]
-    repeat_threshold: float
+    ran: what its calls that ran did; refused: what those refused would have done.
+    """
+
+    devices: tuple[Device, ...]
+    ran: tuple[Deed, ...]
+    words: Words
+    refused: tuple[Deed, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LineContext:
+    """What a line is read against: the sources it must not only copy, and what it came from.
+
+    repeat_threshold: how alike a line and a source's text must be at least to be one line.
+    written: the text the line came from. tools_ran, room: once the calls are done, the tools
+    that ran and the room (None: not read against the room).
+    """
+
+    sources: Mapping[Source, tuple[str, ...]] = MappingProxyType({})
+    repeat_threshold: float = 1.0
     written: str = ""
+    tools_ran: tuple[str, ...] = ()
+    room: RoomFacts | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +119,9 @@ class LineRule:
 
     note: what the decision notes when the rule drops its line (None: the model said nothing,
     which is no drop to note). drops: what it drops, in words. languages: those whose lines it
-    can drop (None: any). after: for an echo, the source's text its examples are said after.
+    can drop (None: any). after: what its examples are said after: for an echo, the source's
+    text; for a rule read after the calls, what ran and the room. after_calls: read once the
+    decision's calls are done, against them, rather than by the normaliser.
     """
 
     note: Note | None
@@ -100,6 +131,7 @@ class LineRule:
     keeps: tuple[str, ...]
     drops_examples: tuple[str, ...]
     after: str = ""
+    after_calls: bool = False
 
     @property
     def source(self) -> Source | None:
@@ -212,6 +244,17 @@ def _label_only(line: str, seen: LineContext) -> bool:
     return _LABEL_ONLY.fullmatch(line) is not None
 
 
+def _unbacked_claim(line: str, seen: LineContext) -> bool:
+    """Return whether the line claims an action (writing memory) that no tool that ran backs."""
+    return bool(unbacked_claims(line, seen.tools_ran))
+
+
+def _false_of_the_room(line: str, seen: LineContext) -> bool:
+    """Return whether the line states of a device what the room, or what ran, shows false."""
+    room = seen.room
+    return room is not None and bool(false_statements(line, room.devices, room.ran, room.words, room.refused))
+
+
 # In the order they are applied: the first that drops a line names why.
 LINE_RULES: tuple[LineRule, ...] = (
     # A small model wrote a call as text: it is no line, and never run either, since only the
@@ -299,8 +342,8 @@ LINE_RULES: tuple[LineRule, ...] = (
     # The echoes measure the line as it would be posted, cut to its bound.
     LineRule(
         note=Note.REPEAT_DROPPED,
-        drops="a copy of a recent line, the overseer's or one it read, whomever either is for",
-        test=Echo(Source.RECENT, Likeness.CLOSE),
+        drops="a copy of one of the overseer's own last lines, whomever either is for",
+        test=Echo(Source.OWN_LINES, Likeness.CLOSE),
         languages=None,
         keeps=("The dock is hungry tonight.", "Lift is staying put."),
         drops_examples=(
@@ -308,6 +351,16 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Kim: Lift is staying put. Chaos has standards.",
         ),
         after="alex: Lift is staying put. Chaos has standards.",
+    ),
+    # The bundled model met a rover docking with "alex: go go go", a crowd line it had read.
+    LineRule(
+        note=Note.CHAT_SAID_BACK,
+        drops="a copy of a line a person said that the overseer read, whomever the copy is for",
+        test=Echo(Source.CHAT_READ, Likeness.CLOSE),
+        languages=None,
+        keeps=("Go go go yourself, jo.", "Jo cheers. The dock is unimpressed."),
+        drops_examples=("Overseer: jo: go go go", "Go go go."),
+        after="go go go",
     ),
     LineRule(
         note=Note.QUESTION_SAID_BACK,
@@ -338,11 +391,53 @@ LINE_RULES: tuple[LineRule, ...] = (
             " (and call a tool if you act)."
         ),
     ),
+    # Read after the calls: what the line says was done is held to what ran.
+    LineRule(
+        note=Note.UNBACKED_CLAIM_DROPPED,
+        drops="a claim of writing memory that no memory_write of the decision backs",
+        test=_unbacked_claim,
+        languages=frozenset({"en"}),
+        keeps=("I won't remember that.", "I'll note that you asked.", "Lo tendré en cuenta, sam."),
+        drops_examples=("I'll remember that, sam.", "Saved to memory: sam owes a lap."),
+        after="nothing ran",
+        after_calls=True,
+    ),
+    # What the room shows wins over what a model says of it; a deed said done is borne out by a
+    # call that did it, or by an earlier deed of the overseer's whose state the room still shows,
+    # unless its call was refused.
+    # The decision first asks again with the facts: the rule's drop is of a line still false.
+    LineRule(
+        note=Note.FALSE_STATEMENT_DROPPED,
+        drops="a device's state the room contradicts, or a deed neither a call of the decision nor an"
+        " earlier one of the overseer's did",
+        test=_false_of_the_room,
+        languages=None,
+        keeps=(
+            "The lift is down for you, alex.",
+            "Down comes the lift.",
+            "Should I raise the lift?",
+            "I raised the lift earlier.",
+            "El elevador está abajo.",
+        ),
+        drops_examples=(
+            "The lift is raised.",
+            "The lift is up for you, alex.",
+            "Up goes the lift!",
+            "Lift raised.",
+            "I'll raise the lift.",
+            "The bench light is already blue.",
+            "Started the vacuum. Mind your toes.",
+            "Yes, I lowered the lift.",
+        ),
+        after="nothing ran, in the demo room: the lift down, the shelf light on, the bench light off",
+        after_calls=True,
+    ),
 )
 # A line is held to the rules of what it says as the model said it, whole; a copy is measured on
-# what the room would read.
-AS_SAID = tuple(rule for rule in LINE_RULES if rule.source is None)
+# what the room would read; what it says was done, against what ran once the calls are done.
+AS_SAID = tuple(rule for rule in LINE_RULES if rule.source is None and not rule.after_calls)
 ECHOES = tuple(rule for rule in LINE_RULES if rule.source is not None)
+AFTER_CALLS = tuple(rule for rule in LINE_RULES if rule.after_calls)
 
 
 def dropping(line: str, seen: LineContext, rules: Iterable[LineRule]) -> LineRule | None:

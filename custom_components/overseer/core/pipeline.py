@@ -3,8 +3,9 @@
 A pipeline starts from one human line. Every step is a pure function from the pipeline and
 what just happened (a router's answer, a bot's answer, a judge's answer, a timeout) to the next
 pipeline; `next_step` says what the shell must do now. The hard limits of the seed live here:
-at most max_iterations answers, never the same bot twice in a row, every pipeline ends, and
-with one participant no model is asked.
+at most max_iterations answers, never the same bot twice in one pipeline (its max_iterations
+counts "bots that answer per question"), every pipeline ends, and with one participant no model
+is asked. Which human lines start a pipeline at all is decided here too, without a model.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from .text import one_line, quote_chat
+from .gate import AddressMatcher, is_question
+from .text import fold, one_line, quote_chat
 
 QUESTION_CHARS = 1000
 ANSWER_CHARS = 1500
@@ -127,18 +129,13 @@ class Pipeline:
         """Tasks handed out so far: a timed-out task counts, so the limit holds whatever happens."""
         return len(self.asked)
 
-    @property
-    def last_responder(self) -> str | None:
-        """Who answered last: never the next to be asked."""
-        return self.answers[-1].agent_id if self.answers else None
-
     def candidates(self) -> tuple[Participant, ...]:
-        """Who may be asked next: not the last responder, not a bot that already timed out."""
-        return tuple(
-            p
-            for p in self.participants
-            if p.agent_id != self.last_responder and p.agent_id not in self.timed_out
-        )
+        """Who may be asked next: a bot not yet asked, so no bot answers one question twice.
+
+        A bot asked already has answered (asked again it would repeat itself), timed out, or
+        had nothing to add.
+        """
+        return tuple(p for p in self.participants if p.agent_id not in self.asked)
 
     def noted(self, record: Record) -> Pipeline:
         """Return the pipeline with one more record."""
@@ -181,6 +178,29 @@ class Done:
 type NextStep = AskRouter | Dispatch | AskJudge | Done
 
 
+class Audience:
+    """Which human lines are for the room's bots, decided without a model call.
+
+    A line is theirs when it names one of them (a whole word, an @mention) or asks something
+    (gate.is_question). The crowd's chatter ("go go go") would otherwise cost a routing call
+    each and hold a real question in the queue behind it.
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        """Compile one pattern over every name the bots may be addressed by."""
+        self.names = tuple(dict.fromkeys(name for name in names if fold(name)))
+        self._matcher = AddressMatcher(self.names[0], self.names[1:]) if self.names else None
+
+    def wants(self, text: str) -> bool:
+        """Return True when the line addresses a bot or asks a question."""
+        return is_question(text) or (self._matcher is not None and self._matcher.addressed(text))
+
+
+def addressed_as(participant: Participant) -> tuple[str, str]:
+    """Return what people call a participant: its configured name and its agent's object id (@rover_guide)."""
+    return participant.name, participant.agent_id.partition(".")[2]
+
+
 def start(
     pipeline_id: str, question: str, asker: str, participants: Sequence[Participant], limits: PipelineLimits
 ) -> Pipeline:
@@ -210,7 +230,7 @@ def routed(pipeline: Pipeline, reply: str) -> Pipeline:
     """Handle the router naming a bot: the first candidate id (or name) it mentions, else a fixed fallback.
 
     The fallback is the first candidate in the participants' order, recorded as such; a reply
-    naming someone who may not be asked now (the last responder, a stranger) is no choice.
+    naming someone who may not be asked now (a bot already asked, a stranger) is no choice.
     """
     if pipeline.stage is not Stage.ROUTING:
         return pipeline  # a late reply: the pipeline has moved on

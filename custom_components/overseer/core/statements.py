@@ -33,7 +33,7 @@ from itertools import permutations
 from types import MappingProxyType
 from typing import Any
 
-from .acts import Act, Deed, Device, Kind, expected_state
+from .acts import LEFT_BY, Act, Deed, Device, Kind, expected_state
 from .text import fold, strip_invisible
 
 
@@ -63,6 +63,10 @@ class Role(Flag):
     EARLIER = auto()
     # A deed or state that might be, not one that is: "I'd raise the lift", "raising it would be easy".
     MODAL = auto()
+    # A deed under way, not done: "is being raised". Only a done deed may be borne out by the room.
+    ONGOING = auto()
+    # A verb of motion after its direction, the device last: "Up goes the lift", "Down came the lift".
+    MOTION = auto()
 
 
 _NO_ROLE = Role(0)
@@ -310,13 +314,18 @@ _EN = _Table(
         Role.COPULA: "is|'s|are|'re|stays|stay|remains|remain|sits",
         Role.ARTICLE: "the|a|an|my|your|our|their|its|this|that|these|those|all|both|each|every|all the"
         "|all of the",
+        # Also whom or how long a state is for: "The lift is up for you", "off for good".
         Role.ADVERB: "now|already|still|fully|just|all the way|back|again|finally|completely|right now"
-        "|currently|officially|at last|safely|once again|indeed|definitely|totally|successfully|happily",
+        "|currently|officially|at last|safely|once again|indeed|definitely|totally|successfully|happily"
+        "|today|tonight|for (you|you all|y'all|everyone|everybody|all of you|the room|now|good|real|today"
+        "|tonight|the night|a while)",
         Role.AGENT: "by",
         Role.CONJUNCTION: "and|but|though|although|while|whereas|because|since|so|yet|plus",
         Role.CONDITION: "if|unless|once|when|whenever|as soon as|until|in case|provided",
         Role.EARLIER: "earlier|yesterday|ago|previously|last (time|night|week|round|race)|this morning",
         Role.MODAL: "would|could|should|might|must|can|may|'d|ought",
+        Role.ONGOING: "is being|are being|gets",
+        Role.MOTION: "goes|go|comes|come|went|came",
     },
     states={
         Kind.LIFT: {
@@ -442,7 +451,8 @@ _ES = _Table(
         Role.ARTICLE: "el|la|los|las|lo|le|les|un|una|unos|unas|del|de|al|a|mi|mis|tu|tus|su|sus|este|esta"
         "|esto|estos|estas|ese|esa|eso|esos|esas|me|te|se|nos|os|todas las|todos los|de la|de los|de las",
         Role.ADVERB: "ya|ahora|todavía|aún|completamente|del todo|de nuevo|otra vez|ahora mismo|por fin"
-        "|finalmente|totalmente",
+        "|finalmente|totalmente|hoy|esta noche|por ahora|para (ti|vos|usted|ustedes|vosotros|vosotras|todos"
+        "|todas)",
         Role.AGENT: "por",
         Role.CONJUNCTION: "y|e|pero|aunque|mientras|así que|porque|sino",
         # "Sí," alone is "yes": a condition needs words after it (see _conditional).
@@ -450,6 +460,7 @@ _ES = _Table(
         Role.EARLIER: "antes|ayer|hace|anoche|esta mañana|la última vez|previamente",
         Role.MODAL: "podría|podrías|podríamos|debería|deberías|puedo|puede|podemos|debo|tendría|querría"
         "|subiría|bajaría|encendería|apagaría",
+        Role.MOTION: "va|van|viene|vienen",
     },
     states={
         Kind.LIFT: {
@@ -504,43 +515,41 @@ _ES = _Table(
     deeds=(
         # "bajo" is left out: it is also "under" ("bajo el ascensor" is where, not what was done).
         # Folded, "bajé", "apagué" read as "baje", "apague" (a polite order): orders are rare in the
-        # overseer's mouth, a deed it made up is not.
+        # overseer's mouth, a deed it made up is not. The preterite is a done deed, as English
+        # "raised" is (_DONE): the room's state may bear it out.
+        (_OPEN, _DONE, "subí|subimos|levanté|levantamos|elevé|elevamos|alcé|alzamos"),
         (
             _OPEN,
             Need.BARE,
-            "subí|subimos|subo|subiré|subiremos|subiendo|levanté|levantamos|levanto|levantaré|levantando"
-            "|elevé|elevamos|elevo|elevaré|elevando|alcé|alzamos|alzo|alzaré|alzando",
+            "subo|subiré|subiremos|subiendo|levanto|levantaré|levantando|elevo|elevaré|elevando|alzo|alzaré"
+            "|alzando",
         ),
         (_OPEN, _PARTICIPLE, "(subid|levantad|elevad|alzad)(o|a)[s]"),
         (_OPEN, _PLAIN, "subir|levantar|elevar|alzar"),
-        (_CLOSE, Need.BARE, "bajé|bajamos|bajaré|bajaremos|bajando|descendí|descendimos"),
+        (_CLOSE, _DONE, "bajé|bajamos|descendí|descendimos"),
+        (_CLOSE, Need.BARE, "bajaré|bajaremos|bajando"),
         (_CLOSE, _PARTICIPLE, "(bajad|descendid)(o|a)[s]"),
         (_CLOSE, _PLAIN, "bajar|descender"),
-        (
-            _ON,
-            Need.BARE,
-            "encendí|encendimos|enciendo|encenderé|encendiendo|prendí|prendimos|prendo|prenderé|prendiendo"
-            "|activé|activamos|activando",
-        ),
+        (_ON, _DONE, "encendí|encendimos|prendí|prendimos|activé|activamos"),
+        (_ON, Need.BARE, "enciendo|encenderé|encendiendo|prendo|prenderé|prendiendo|activando"),
         (_ON, _PARTICIPLE, "(encendid|prendid|activad)(o|a)[s]"),
         (_ON, _PLAIN, "encender|prender|activar"),
-        (_OFF, Need.BARE, "apagué|apagamos|apago|apagaré|apagando|desactivé|desactivamos|desactivando"),
+        (_OFF, _DONE, "apagué|apagamos|desactivé|desactivamos"),
+        (_OFF, Need.BARE, "apago|apagaré|apagando|desactivando"),
         (_OFF, _PARTICIPLE, "(apagad|desactivad)(o|a)[s]"),
         (_OFF, _PLAIN, "apagar|desactivar"),
-        (_START, Need.BARE, "arranqué|arrancamos|arranco|arrancaré|arrancando|inicié|iniciamos|iniciando"),
+        (_START, _DONE, "arranqué|arrancamos|inicié|iniciamos"),
+        (_START, Need.BARE, "arranco|arrancaré|arrancando|iniciando"),
         (_START, _PARTICIPLE, "(arrancad|iniciad)(o|a)[s]"),
         (_START, _PLAIN, "arrancar|iniciar"),
-        (_DOCK, Need.BARE, "devolví|devolvimos|devuelvo|devolviendo"),
+        (_DOCK, _DONE, "devolví|devolvimos"),
+        (_DOCK, Need.BARE, "devuelvo|devolviendo"),
         (_DOCK, _PARTICIPLE, "devuelt(o|a)[s]"),
         (_DOCK, _PLAIN, "devolver"),
         # Not "cambio", "mando", "envío": nouns as well ("un cambio", "el mando"); nor "dejar"
         # ("dejé la luz encendida" keeps a state, it does nothing).
-        (
-            _BY_PARTICLE,
-            Need.BARE,
-            "puse|pusimos|pongo|pondré|poniendo|cambié|cambiamos|cambiando|mandé|mandamos|mandando"
-            "|envié|enviamos|enviando|pinté|pintamos|pintando",
-        ),
+        (_BY_PARTICLE, _DONE, "puse|pusimos|cambié|cambiamos|mandé|mandamos|envié|enviamos|pinté|pintamos"),
+        (_BY_PARTICLE, Need.BARE, "pongo|pondré|poniendo|cambiando|mandando|enviando|pintando"),
         (_BY_PARTICLE, _PARTICIPLE, "(puest|cambiad|mandad|enviad|pintad)(o|a)[s]"),
         (_BY_PARTICLE, _PLAIN, "poner|cambiar|mandar|enviar|pintar"),
     ),
@@ -561,7 +570,7 @@ _DE = _Table(
         Role.ARTICLE: "der|die|das|den|dem|des|ein|eine|einen|einem|einer|mein|meine|meinen|dein|deine"
         "|unser|unsere|unseren|euer|eure|alle|diese|dieser|diesen|dieses|im|am|beim|vom|zum|zur|es",
         Role.ADVERB: "jetzt|nun|schon|bereits|wieder|noch|gerade|ganz|vollständig|endlich|komplett|gleich"
-        "|sofort|soeben|worden",
+        "|sofort|soeben|worden|heute|heute abend|vorerst|für (dich|euch|alle|sie|heute)",
         Role.AGENT: "von",
         Role.CONJUNCTION: "und|aber|doch|sondern|während|weil|obwohl|denn",
         Role.CONDITION: "wenn|falls|sobald|bis|sofern",
@@ -569,6 +578,7 @@ _DE = _Table(
         # Folded, "würde" is "wurde": only its subject tells "would" from the passive's "was".
         Role.MODAL: "könnte|könnten|sollte|sollten|ich würde|würde ich|wir würden|würden wir|müsste|kann|muss"
         "|darf|möchte",
+        Role.MOTION: "geht|gehen|ging|gingen|kommt|kommen|kam|kamen",
     },
     states={
         Kind.LIFT: {
@@ -671,7 +681,7 @@ _FR = _Table(
         Role.ARTICLE: "le|la|les|l'|un|une|des|du|de|d'|de la|au|aux|mon|ma|mes|ton|ta|tes|son|sa|ses|votre"
         "|vos|notre|nos|ce|cet|cette|ces|toutes les|tous les|à|me|m'|te|t'|se|s'|lui|leur",
         Role.ADVERB: "maintenant|déjà|encore|toujours|bien|complètement|enfin|désormais|tout|tout à fait"
-        "|à nouveau|de nouveau",
+        "|à nouveau|de nouveau|aujourd'hui|ce soir|pour (toi|vous|tous|toutes|l'instant|de bon)",
         Role.AGENT: "par",
         Role.CONJUNCTION: "et|mais|pourtant|puis|car|parce que|alors que|tandis que|cependant",
         Role.CONDITION: "si|quand|lorsque|dès que|jusqu'à ce que|au cas où|pourvu que",
@@ -929,6 +939,8 @@ class _Claim:
     claimed: str
     deed: bool
     colour: str = ""
+    # A deed said as done ("I raised the lift"), not under way or to come ("I'll raise it").
+    done: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -939,11 +951,25 @@ class _Name:
 
 
 def false_statements(
-    line: str, devices: Sequence[Device], ran: Sequence[Deed], words: Words
+    line: str,
+    devices: Sequence[Device],
+    ran: Sequence[Deed],
+    words: Words,
+    refused: Sequence[Deed] = (),
+    earlier: Sequence[Deed] = (),
 ) -> tuple[FalseStatement, ...]:
-    """Return what the line states of the room's devices that the room and the calls that ran show false."""
+    """Return what the line states of the room's devices that the room and the calls that ran show false.
+
+    refused: what the decision's calls that did not run would have done. earlier: the overseer's
+    own deeds of earlier decisions. A deed said as done is borne out by a call that ran, or by
+    an earlier deed of the overseer's whose state the room still shows ("Yes, I raised the
+    lift."), never by the room alone (the lift was down all along: "Lift lowered, as you
+    wished." is a deed nobody did), nor after this decision's call to do it was refused.
+    """
     text = unicodedata.normalize("NFC", strip_invisible(line))
     done = tuple(ran)
+    denied = tuple(refused)
+    before = tuple(earlier)
     by_key = {device.key: device for device in devices}
     names = _device_names(devices)
     found: dict[tuple[str, str, str, bool], FalseStatement] = {}
@@ -964,7 +990,7 @@ def false_statements(
         written = text[clause.tokens[0].start : clause.tokens[-1].end]
         for claim in _claims(items, by_key):
             device = by_key[claim.device]
-            truth = _false(claim, device, done)
+            truth = _false(claim, device, done, denied, before)
             if truth is not None:
                 statement = FalseStatement(device.key, written, claim.claimed, claim.deed, truth)
                 found.setdefault((device.key, written, claim.claimed, claim.deed), statement)
@@ -1224,6 +1250,9 @@ def _deed_claims(
         forms = [form for form in verb.meaning.deeds if _satisfied(form.needs, device_seen, me, aux, head)]
         if not forms:
             continue
+        done = not roles & (Role.PROMISE | Role.ONGOING) and any(
+            _done(form.needs, aux, head) for form in forms
+        )
         # The deed reaches as far as words we read: "the bench light blue", not "near the shelf".
         after = items[index + 1 :]
         reach = [*before, *after[: next((n for n, item in enumerate(after) if not item.known), len(after))]]
@@ -1241,7 +1270,7 @@ def _deed_claims(
         return [
             claim
             for key in mentioned
-            if key in objects and (claim := _deed_claim(by_key[key], acts, colours)) is not None
+            if key in objects and (claim := _deed_claim(by_key[key], acts, colours, done)) is not None
         ]
     return None
 
@@ -1253,6 +1282,15 @@ def _skip_adverbs(items: list[_Item]) -> list[_Item]:
     return items[:end]
 
 
+def _done(needs: Need, aux: bool, head: bool) -> bool:
+    """Return whether a form says a deed done: one an auxiliary may carry, read as a past or a participle.
+
+    "I raised", "he subido", "Lift raised", "j'ai monté" are done; "je monte", "I set" (a first
+    person's present, or a past no one can tell from it) are not.
+    """
+    return bool(needs & Need.AUX and (aux or head or needs & Need.BARE))
+
+
 def _satisfied(needs: Need, device_seen: bool, me: bool, aux: bool, head: bool) -> bool:
     return bool(
         (needs & Need.BARE and (not device_seen or me or aux))
@@ -1262,7 +1300,7 @@ def _satisfied(needs: Need, device_seen: bool, me: bool, aux: bool, head: bool) 
     )
 
 
-def _deed_claim(device: Device, acts: set[Act], colours: set[str]) -> _Claim | None:
+def _deed_claim(device: Device, acts: set[Act], colours: set[str], done: bool) -> _Claim | None:
     own = {_KIND_ACTS[device.kind][act] for act in acts if act in _KIND_ACTS[device.kind]}
     if device.kind is Kind.LIGHT and Act.COLOUR in own:
         # A colour turns a light on: "encendí la luz en azul" sets a colour, "turned it off blue" nothing.
@@ -1272,7 +1310,7 @@ def _deed_claim(device: Device, acts: set[Act], colours: set[str]) -> _Claim | N
     if len(own) != 1:
         return None
     act = own.pop()
-    return _Claim(device.key, act.value, True, next(iter(colours)) if act is Act.COLOUR else "")
+    return _Claim(device.key, act.value, True, next(iter(colours)) if act is Act.COLOUR else "", done)
 
 
 def _state_claims(items: list[_Item], mentioned: list[str], by_key: Mapping[str, Device]) -> Iterator[_Claim]:
@@ -1281,7 +1319,10 @@ def _state_claims(items: list[_Item], mentioned: list[str], by_key: Mapping[str,
         if item.named or not (any(kind in kinds for kind, _ in item.meaning.states) or item.meaning.colour):
             continue
         before, after = items[:index], items[index + 1 :]
-        if not any(other.devices for other in before) or any(_is_verb(other) for other in before):
+        if not any(other.devices for other in before):
+            yield from _inverted_claims(before, item, after, mentioned, by_key)
+            return
+        if any(_is_verb(other) for other in before):
             return
         if not all(
             other.named or other.meaning.roles & _BEFORE_A_STATE or _article_like(items, position)
@@ -1302,6 +1343,24 @@ def _state_claims(items: list[_Item], mentioned: list[str], by_key: Mapping[str,
             if claim is not None:
                 yield claim
         return
+
+
+def _inverted_claims(
+    before: list[_Item], state: _Item, after: list[_Item], mentioned: list[str], by_key: Mapping[str, Device]
+) -> Iterator[_Claim]:
+    """Yield the states a clause says with its direction first: "Up goes the lift", "Off go the lights".
+
+    Only a verb of motion may stand between, and only the device's words after it: "Up it goes",
+    "There goes the lift, up" name nothing there, and say nothing.
+    """
+    if _skip_leads(before) or not after or after[0].named or not after[0].meaning.roles & Role.MOTION:
+        return
+    if not all(other.named or other.meaning.roles & (Role.ARTICLE | _AFTER_A_STATE) for other in after[1:]):
+        return
+    for key in mentioned:
+        claim = _state_claim(by_key[key], state.meaning, [])
+        if claim is not None:
+            yield claim
 
 
 def _state_claim(device: Device, meaning: Meaning, colours_after: list[str]) -> _Claim | None:
@@ -1349,18 +1408,38 @@ _NEAR: Mapping[str, frozenset[str]] = {
 }
 
 
-def _false(claim: _Claim, device: Device, ran: tuple[Deed, ...]) -> str | None:
+def _false(
+    claim: _Claim,
+    device: Device,
+    ran: tuple[Deed, ...],
+    refused: tuple[Deed, ...],
+    earlier: tuple[Deed, ...],
+) -> str | None:
     """Return the device's state as the room shows it when the claim is false; None when true or unknown."""
     now = expected_state(device, ran)
     truth = _described(now)
     if claim.deed:
         # What ran is known whatever the device reads, so a deed is judged even of a device that
         # cannot be read (a lift run by scripts).
-        return None if any(_bears_out(claim, deed) for deed in ran if deed.device == device.key) else truth
+        if any(_bears_out(claim, deed) for deed in ran if deed.device == device.key):
+            return None
+        tried = any(_bears_out(claim, deed) for deed in refused if deed.device == device.key)
+        did = any(_bears_out(claim, deed) for deed in earlier if deed.device == device.key)
+        return None if claim.done and did and not tried and _shows(claim, now) else truth
     if not device.known:
         return None
     verdict = _state_true(claim, now)
     return truth if verdict is False else None
+
+
+def _shows(claim: _Claim, device: Device) -> bool:
+    """Return whether the device shows the state the claimed deed leaves it in ("I raised it": it is up)."""
+    left = LEFT_BY.get(Act(claim.claimed))
+    return (
+        left is not None
+        and device.known
+        and _state_true(_Claim(device.key, left, False, claim.colour), device) is True
+    )
 
 
 def _bears_out(claim: _Claim, deed: Deed) -> bool:

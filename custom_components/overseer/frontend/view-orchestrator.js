@@ -75,7 +75,13 @@ export const orchestratorView = (s, ui) => {
   const participants = Array.isArray(s.participants) ? s.participants : [];
   const names = Object.fromEntries(participants.map((p) => [p.agent_id, p.name || p.agent_id]));
   const name = (agentId) => names[agentId] || agentId || "";
-  const badges = [badge("orchestrator", "on"), s.running ? badge("running", "warn") : nothing, s.queued ? badge(`${s.queued} queued`, "warn") : nothing];
+  // ignored: human lines that named no bot and asked nothing, so they started no pipeline.
+  const badges = [
+    badge("orchestrator", "on"),
+    s.running ? badge("running", "warn") : nothing,
+    s.queued ? badge(`${s.queued} queued`, "warn") : nothing,
+    s.ignored ? badge(`${s.ignored} ignored`) : nothing,
+  ];
   const model = s.model || {};
   const limits = s.limits || {};
   const recent = Array.isArray(s.recent) ? s.recent : [];
