@@ -19,7 +19,11 @@ MODEL_ALIAS = os.environ.get("OVERSEER_BUNDLED_MODEL", DEFAULT_MODEL)
 # The GGUF's own template spells its tool-call example with doubled braces, which the model then
 # copies; ours is that template with the example as the model must write it.
 CHAT_TEMPLATE = Path(__file__).parent / "templates" / "qwen2.5-tools.jinja"
-CONTEXT_TOKENS = 8192
+# One slot, and its prompt cache, per family of prompts that share the server: the overseer's
+# decisions, the orchestrator's router and its judge. With one slot each family's request evicted
+# the others' cache, and the overseer's next decision processed its whole prompt again.
+SLOTS = 3
+SLOT_TOKENS = 4096
 THREADS = 2
 # A small model at the server's default 0.8 wanders off the question (measured with the demo's
 # questions: at 0.2 it answers the asker more often and invents less).
@@ -37,7 +41,7 @@ def installed() -> bool:
 
 
 class ModelServer(ManagedProcess):
-    """llama-server on 127.0.0.1: one slot (the room's single flight), its prompt cache, tool calls on."""
+    """llama-server on 127.0.0.1: a slot and its prompt cache per family of prompts, tool calls on."""
 
     def __init__(self, port: int | None = None, log_path: Path | None = None) -> None:
         """Prepare, without starting, a server on port (a free one by default)."""
@@ -66,11 +70,11 @@ class ModelServer(ManagedProcess):
             "--port",
             str(self.port),
             "--ctx-size",
-            str(CONTEXT_TOKENS),
+            str(SLOTS * SLOT_TOKENS),
             "--threads",
             str(THREADS),
             "--parallel",
-            "1",
+            str(SLOTS),
             "--temp",
             str(TEMPERATURE),
             "--no-webui",
