@@ -236,7 +236,13 @@ class OllamaStub:
                         },
                     }
                 ],
-                "usage": {"prompt_tokens": 321, "completion_tokens": 12, "total_tokens": 333},
+                "usage": {
+                    "prompt_tokens": 321,
+                    "completion_tokens": 12,
+                    "total_tokens": 333,
+                    # As llama-server says it: the prompt tokens it read from its cache.
+                    "prompt_tokens_details": {"cached_tokens": 300},
+                },
             }
         )
 

@@ -35,7 +35,7 @@ from .core.language import base_language, language_of, say_it_in
 from .core.line_rules import Note
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
-from .core.reply import ModelReply
+from .core.reply import ModelReply, Spent
 from .core.requests import asked_deed
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
@@ -90,6 +90,8 @@ class Cycle:
     false_statements: tuple[FalseStatement, ...] = ()
     decision: Decision | None = None
     latency: float | None = None
+    # Its requests' tokens: with the latency, what the card and the demo check set beside the floor.
+    spent: Spent = field(default_factory=Spent)
     stale_reason: StaleReason | None = None
     actions: list[AuditRecord] = field(default_factory=list)
     # The language the line is asked in: the asker's, else the room's.
@@ -220,6 +222,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         mode=decision.mode.value,
         latency_ms=round(cycle.latency * 1000),
         stale=cycle.stale,
+        spent=cycle.spent,
         stale_reason=cycle.stale_reason.value if cycle.stale_reason else None,
     )
     parts.set_phase(Phase.POSTED if posted else Phase.IDLE)
@@ -330,7 +333,9 @@ async def _async_true_line(
         # The false line is not posted whatever the model does; what ran is told in its own words.
         LOGGER.warning("Model call failed (%s) after a false line; the line is dropped", err)
         return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED)
-    again = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=TRUE_LINE_CUE)
+    # The facts it was told are its cue too: "The room shows Lift: open." only says them back.
+    cue = told[-1]["content"]
+    again = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
     for rejection in again.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
@@ -363,9 +368,11 @@ async def _async_ask(
     parts.set_phase(Phase.AWAITING_MODEL)
     clock = time.monotonic()
     try:
-        return await parts.provider.async_decide(messages, schemas)
+        reply = await parts.provider.async_decide(messages, schemas)
     finally:
         cycle.latency = (cycle.latency or 0.0) + time.monotonic() - clock
+    cycle.spent = cycle.spent.add(reply)
+    return reply
 
 
 async def _async_line_after_calls(

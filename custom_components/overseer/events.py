@@ -26,6 +26,7 @@ from .core.approvals import Approval
 from .core.audit import AuditRecord
 from .core.incidents import Incident
 from .core.pipeline import Record
+from .core.reply import Spent
 
 
 def _fire(
@@ -79,8 +80,12 @@ def fire_decision(
     latency_ms: int,
     stale: bool,
     stale_reason: str | None = None,
+    spent: Spent | None = None,
 ) -> None:
-    """overseer_decision: one decision ended (stale_reason says why a stale one was held back)."""
+    """overseer_decision: one decision ended (stale_reason says why a stale one was held back).
+
+    spent: its requests' tokens (prompt, of them cached, generated), where the server said.
+    """
     _fire(
         hass,
         EVENT_DECISION,
@@ -91,7 +96,7 @@ def fire_decision(
             "latency_ms": latency_ms,
             "stale": stale,
         },
-        {"stale_reason": stale_reason},
+        {"stale_reason": stale_reason, **(spent.as_dict() if spent and spent.requests else {})},
     )
 
 

@@ -93,9 +93,9 @@ class Run:
 
 
 @functools.lru_cache(maxsize=16)
-def _audience(names: tuple[str, ...]) -> Audience:
+def _audience(names: tuple[tuple[str, tuple[str, ...]], ...]) -> Audience:
     """One compiled Audience per set of names: a room's names change only when an agent is renamed."""
-    return Audience(names)
+    return Audience((name for _, called in names for name in called), dict(names))
 
 
 class Orchestrator:
@@ -174,14 +174,21 @@ class Orchestrator:
         )
 
     def _for_the_bots(self, text: str) -> bool:
-        """Whether a human line names a bot (as configured, by its entity's name, @object_id) or asks.
+        """Whether a human line names a bot (as configured, by its entity's name, @object_id) or asks."""
+        return self._audience().wants(text)
 
-        Entity names are read for each line: an agent set up after the orchestrator, or
-        renamed, is known by the name people see now.
+    def _audience(self) -> Audience:
+        """Return the bots by the names people call them: configured, @object_id, the entity's name.
+
+        Entity names are read each time: an agent set up after the orchestrator, or renamed, is
+        known by the name people see now.
         """
-        names = [name for p in self.participants for name in addressed_as(p)]
-        names += [state.name for p in self.participants if (state := self.hass.states.get(p.agent_id))]
-        return _audience(tuple(names)).wants(text)
+        names = []
+        for participant in self.participants:
+            state = self.hass.states.get(participant.agent_id)
+            called = (*addressed_as(participant), *((state.name,) if state else ()))
+            names.append((participant.agent_id, called))
+        return _audience(tuple(names))
 
     async def _async_run_queue(self, asker: Asker, question: str) -> None:
         """One pipeline, then the lines that came meanwhile, one pipeline each."""
@@ -202,8 +209,11 @@ class Orchestrator:
             note_answering(self.hass, self.settings.room, False)
 
     async def _async_run(self, asker: Asker, question: str) -> None:
+        named = self._audience().named(question)
         run = Run(
-            start(ulid_now(), question, asker.name, self.participants, self.limits), time.monotonic(), asker
+            start(ulid_now(), question, asker.name, self.participants, self.limits, named),
+            time.monotonic(),
+            asker,
         )
         self.current = run
         self._tell(run)

@@ -24,7 +24,7 @@ from .core.decision import Decision
 from .core.gate import Trigger
 from .core.incidents import ACTIVE, Incident, incident_as_dict, number_of
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
-from .core.reply import ModelReply
+from .core.reply import ModelReply, Spent
 from .core.tools import TOOLS, CooldownGroup, call_text, tools_in
 from .core.world import SiteMode, World
 from .health import Health
@@ -63,6 +63,7 @@ class LastDecision:
     # After calls: each one's result as the model read it, and what it answered then.
     tool_results: tuple[str, ...] = ()
     line_reply: ModelReply | None = None
+    spent: Spent | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,7 @@ def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
             cycle.transcript,
             cycle.tool_results,
             cycle.line_reply,
+            cycle.spent,
         )
     return StatusSnapshot(
         entry_id=loop.entry.entry_id,
@@ -213,6 +215,8 @@ def _decision(last: LastDecision | None) -> dict[str, Any] | None:
         "latency_ms": round((last.latency or 0) * 1000),
         "prompt_tokens": reply.prompt_tokens if reply else None,
         "completion_tokens": reply.completion_tokens if reply else None,
+        # Every request of the decision (the first, after calls, a true line), summed.
+        "spent": last.spent.as_dict() if last.spent else None,
     }
 
 

@@ -973,3 +973,27 @@ def test_a_line_that_neither_asks_nor_names_a_bot_is_not(line):
 
 def test_with_no_names_only_questions_are_for_the_bots():
     assert Audience(["", "  "]).wants("what now") and not Audience(()).wants("overseer, go")
+
+
+def test_a_line_naming_one_bot_goes_to_it_without_a_routing_call():
+    # The bundled router handed "overseer, raise the lift!" to the Rover guide, who could only
+    # say to ask the Overseer; the asker had chosen already.
+    crew = (ALPHA, BETA, GAMMA)
+    pipeline = start("p", "beta, open the garage", "Ana", crew, PipelineLimits(), named="bot-b")
+    assert isinstance(next_step(pipeline), Dispatch) and pipeline.current == "bot-b"
+    assert (pipeline.records[-1].stage, pipeline.records[-1].reason) == ("routed", "named by the asker")
+    # Someone who is not taking part names no one.
+    stranger = start("p", "q", "Ana", crew, PipelineLimits(), named="x")
+    assert isinstance(next_step(stranger), AskRouter)
+
+
+def test_the_bot_a_line_names_is_found_by_its_names_and_only_when_it_is_the_only_one():
+    by_bot = {
+        "conversation.arena_agent": ("Overseer", "arena_agent"),
+        "conversation.rover_guide": ("Rover guide",),
+    }
+    audience = Audience([name for names in by_bot.values() for name in names], by_bot)
+    assert audience.named("overseer, raise the lift!") == "conversation.arena_agent"
+    assert audience.named("@rover guide where is rover 2") == "conversation.rover_guide"
+    assert audience.named("overseer and rover guide, who is winning?") is None
+    assert audience.named("who is winning?") is None

@@ -76,6 +76,7 @@ async def test_decisions_use_the_same_tools_normaliser_and_metrics(hass, freezer
     )
     chat = async_capture_events(hass, "overseer_chat_message")
     actions = async_capture_events(hass, "overseer_action")
+    decided = async_capture_events(hass, "overseer_decision")
     ollama_stub.reply(
         "Lights for the brave.", call("ha_set_entity", entity_id="light.bench", state="gold"), call("lift_up")
     )
@@ -103,6 +104,11 @@ async def test_decisions_use_the_same_tools_normaliser_and_metrics(hass, freezer
     assert [e.data["text"] for e in chat if e.data.get("bot")] == ["Lights for the brave."]
     decision = entry.runtime_data.loop.last
     assert (decision.reply.prompt_tokens, decision.reply.completion_tokens) == (321, 12)
+    assert decision.reply.cached_tokens == 300
+    # The decision's two requests (the first, and the one after its calls), summed, as the event says.
+    spent = {"requests": 2, "prompt_tokens": 642, "cached_tokens": 600, "new_tokens": 42}
+    assert decision.spent.as_dict() == {**spent, "completion_tokens": 24, "unreported": 0}
+    assert {key: decided[0].data[key] for key in spent} == spent
     assert decision.latency is not None
     diagnostics = await async_get_config_entry_diagnostics(hass, entry)
     assert "sk-local" not in repr(diagnostics)

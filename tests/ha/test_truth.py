@@ -66,6 +66,20 @@ async def test_a_state_the_room_contradicts_is_never_posted(hass, freezer, ollam
     assert metrics(hass)["false_statements"] == 1
 
 
+async def test_asked_again_with_the_facts_a_line_that_only_says_them_back_is_not_posted(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model answered the facts with "The room shows Lift: open." in the demo.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("The lift is up.")
+    ollama_stub.reply("The room shows Lift: closed.")
+    say(hass, "alex", "overseer, is the lift up?")
+    await tick(hass, freezer)
+    assert "Lift: closed" in ollama_stub.decisions[1]["messages"][-1]["content"]
+    assert "The room shows Lift: closed." not in bot_texts(chat)
+
+
 async def test_asked_again_with_the_facts_a_true_line_is_posted(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")

@@ -43,18 +43,27 @@ ORCHESTRATOR_ENTRY_ID = "overseer_demo_arena_orchestrator"
 OVERSEER_AGENT = "conversation.arena_agent"
 GUIDE_AGENT = "conversation.rover_guide"
 CROWD_INTERVAL = timedelta(seconds=12)
-CROWD_LINES = (
+# What the crowd says among itself, most of the time.
+CROWD_CHATTER = (
     "did you see that drift",
     "rover 2 is cheating again",
-    "who parked on the dock",
     "lights look great tonight",
     "i dare you to make this harder",
-    "overseer, raise the lift!",
-    "overseer what do you think of sam's driving",
     "bot pick a side",
     "go go go",
     "that was close",
 )
+# And now and then it asks the bots something: about once in three minutes. Every question is
+# a routing call, an answer and a judge's call for the room's one model; asked every minute and
+# a half, as it was, a small model on a CPU never caught up and a newcomer's question waited
+# behind the crowd's for minutes.
+CROWD_ASKS = (
+    "who parked on the dock",
+    "overseer, raise the lift!",
+    "overseer what do you think of sam's driving",
+)
+ASK_CHANCE = 0.07
+CROWD_LINES = (*CROWD_CHATTER, *CROWD_ASKS)
 
 
 @dataclass
@@ -255,10 +264,10 @@ async def async_setup_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
         if not room.crowd:
             return
         pick = room.random
-        if pick.random() < 0.6:
+        if (draw := pick.random()) < 0.6:
+            said = pick.choice(CROWD_ASKS if draw < ASK_CHANCE else CROWD_CHATTER)
             hass.bus.async_fire(
-                "overseer_chat_message",
-                {"user": pick.choice(PEOPLE), "text": pick.choice(CROWD_LINES), "bot": False},
+                "overseer_chat_message", {"user": pick.choice(PEOPLE), "text": said, "bot": False}
             )
         rover = room.rovers[pick.choice(ROVERS)]
         if pick.random() < 0.5:

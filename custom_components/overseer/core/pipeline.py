@@ -179,21 +179,31 @@ type NextStep = AskRouter | Dispatch | AskJudge | Done
 
 
 class Audience:
-    """Which human lines are for the room's bots, decided without a model call.
+    """Which human lines are for the room's bots, and whom they name, decided without a model call.
 
     A line is theirs when it names one of them (a whole word, an @mention) or asks something
     (gate.is_question). The crowd's chatter ("go go go") would otherwise cost a routing call
     each and hold a real question in the queue behind it.
     """
 
-    def __init__(self, names: Iterable[str]) -> None:
-        """Compile one pattern over every name the bots may be addressed by."""
+    def __init__(self, names: Iterable[str], by_bot: Mapping[str, Iterable[str]] | None = None) -> None:
+        """Compile one pattern over every name the bots may be addressed by, and one per bot."""
         self.names = tuple(dict.fromkeys(name for name in names if fold(name)))
         self._matcher = AddressMatcher(self.names[0], self.names[1:]) if self.names else None
+        self._bots = {
+            agent_id: AddressMatcher(known[0], known[1:])
+            for agent_id, called in (by_bot or {}).items()
+            if (known := tuple(name for name in called if fold(name)))
+        }
 
     def wants(self, text: str) -> bool:
         """Return True when the line addresses a bot or asks a question."""
         return is_question(text) or (self._matcher is not None and self._matcher.addressed(text))
+
+    def named(self, text: str) -> str | None:
+        """Return the one bot the line names, if it names exactly one (None: none, or several)."""
+        named = [agent_id for agent_id, matcher in self._bots.items() if matcher.addressed(text)]
+        return named[0] if len(named) == 1 else None
 
 
 def addressed_as(participant: Participant) -> tuple[str, str]:
@@ -202,9 +212,19 @@ def addressed_as(participant: Participant) -> tuple[str, str]:
 
 
 def start(
-    pipeline_id: str, question: str, asker: str, participants: Sequence[Participant], limits: PipelineLimits
+    pipeline_id: str,
+    question: str,
+    asker: str,
+    participants: Sequence[Participant],
+    limits: PipelineLimits,
+    named: str | None = None,
 ) -> Pipeline:
-    """Start a new pipeline for a human line; with a single participant it is routed without a model."""
+    """Start a new pipeline for a human line, routed without a model when there is no choice to make.
+
+    With a single participant, or a line that names one of them ("overseer, raise the lift"),
+    the asker chose already: a routing call would only cost the model's time (and a small
+    router handed such lines to the other bot).
+    """
     pipeline = Pipeline(
         pipeline_id, one_line(question, QUESTION_CHARS), one_line(asker, 64), tuple(participants), limits
     )
@@ -212,6 +232,8 @@ def start(
         return finish(pipeline, "no_participants")
     if len(pipeline.participants) == 1:
         return _route_to(pipeline, pipeline.participants[0].agent_id, "single participant")
+    if named is not None and any(p.agent_id == named for p in pipeline.participants):
+        return _route_to(pipeline, named, "named by the asker")
     return pipeline
 
 

@@ -36,3 +36,49 @@ class ModelReply:
     raw: str = ""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    # Of the prompt tokens, those the server read from its prompt cache (OpenAI's
+    # usage.prompt_tokens_details.cached_tokens); None where it does not say.
+    cached_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """What a decision's requests cost the model server: tokens in (some read from its cache), out.
+
+    Counts are sums over the requests that reported them; unreported says how many did not.
+    """
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    unreported: int = 0
+
+    def add(self, reply: ModelReply) -> Spent:
+        """Return the sums with one more request's reply."""
+        if reply.prompt_tokens is None or reply.completion_tokens is None:
+            return Spent(
+                self.requests + 1,
+                self.prompt_tokens,
+                self.cached_tokens,
+                self.completion_tokens,
+                self.unreported + 1,
+            )
+        return Spent(
+            self.requests + 1,
+            self.prompt_tokens + reply.prompt_tokens,
+            self.cached_tokens + (reply.cached_tokens or 0),
+            self.completion_tokens + reply.completion_tokens,
+            self.unreported,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        """Return the sums as the status object and the decision event show them."""
+        return {
+            "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "cached_tokens": self.cached_tokens,
+            "new_tokens": self.prompt_tokens - self.cached_tokens,
+            "completion_tokens": self.completion_tokens,
+            "unreported": self.unreported,
+        }

@@ -58,3 +58,11 @@ export const inputSize = (input, decision) => {
   if (!decision || typeof decision.prompt_tokens !== "number") return `${size} · ~${num(input.estimated_tokens)} tok (est.)`;
   return `${size} · ${num(decision.prompt_tokens)} tok (server) / ~${num(input.estimated_tokens)} est.`;
 };
+
+// A decision's tokens over all its requests: in (of them from the server's prompt cache) / out.
+export const spentTokens = (decision) => {
+  const spent = decision.spent;
+  if (!spent || spent.requests === spent.unreported) return "?";
+  const requests = spent.requests > 1 ? ` · ${spent.requests} requests` : "";
+  return `${num(spent.prompt_tokens)} (${num(spent.cached_tokens)}) / ${num(spent.completion_tokens)}${requests}`;
+};

@@ -4,7 +4,7 @@
  */
 
 import { html, nothing, repeat } from "./vendor/lit.js";
-import { ago, inputSize, remaining, until, words } from "./format.js";
+import { ago, inputSize, remaining, spentTokens, until, words } from "./format.js";
 import { badge, chatLines, clock, kv, lastError, metrics, section, since, textBox, top, trigger } from "./parts.js";
 
 // Incident statuses as badges: what still needs the overseer or a person stands out.
@@ -207,7 +207,7 @@ export const controlView = (s, ui) => {
       ${trigger(s, ui.now)}
       ${kv("Decision", decision ? decision.mode + (decision.stale ? " (stale)" : "") : "none yet", "decision")}
       ${kv("Latency", decision ? `${decision.latency_ms} ms` : "–")}
-      ${kv("Tokens in / out", decision ? `${decision.prompt_tokens ?? "?"} / ${decision.completion_tokens ?? "?"}` : "–")}
+      ${kv("Tokens in (cached) / out", decision ? spentTokens(decision) : "–")}
       ${kv("Model input", inputSize(s.model_input, decision), "model_input")} ${kv("Budget", budget)}
     </div>
     ${decision && decision.chat ? html`<div><h3>Said</h3><div class="v" data-field="chat">${decision.chat}</div></div>` : nothing}

@@ -121,6 +121,7 @@ class OpenAIProvider:
             calls,
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
+            cached_tokens=getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None),
         )
 
     async def async_reason(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any]) -> str:

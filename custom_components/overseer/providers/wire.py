@@ -184,6 +184,7 @@ def typed_reply(
     raw: str | None = None,
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
+    cached_tokens: int | None = None,
 ) -> ModelReply:
     """Return the typed reply for a text and a list of calls in any of the wire shapes.
 
@@ -211,6 +212,7 @@ def typed_reply(
         raw=raw if raw is not None else raw_output(content, raw_calls),
         prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
         completion_tokens=completion_tokens if isinstance(completion_tokens, int) else None,
+        cached_tokens=cached_tokens if isinstance(cached_tokens, int) else None,
     )
 
 
