@@ -1,408 +1,439 @@
-"""The demo room as a newcomer meets it: the crowd on, the bundled model answering.
+"""The demo a newcomer meets, measured: `scripts/develop`'s room in a real Home Assistant process.
 
-The demo integration (config/custom_components/overseer_demo) sets the overseer up exactly as
-`scripts/develop` does, pointed at the bundled Qwen2.5-Coder-1.5B, but without the room's
-orchestrator: this is the overseer answering the room by itself. Simulated time runs fast while
-the overseer waits for nothing and at the real pace while the model thinks, so the crowd and the
-rovers go on during every answer as they do in the demo. Someone asks the overseer something,
-and asks the next half a minute later once it was answered. Asserted, as shares (never
-timings): every question gets its own answer (a posted line, or the asked-for action), in
-order; at least OWN_LINE_SHARE of them in the model's own sensible line (not the fallback, not
-JSON or a call, not an echo of the prompt, not the question said back; the line that follows an
-action counts); and UNPROMPTED_LINES lines of its own spoken unprompted. Printed: those shares,
-the questions answered by the asked-for action alone, the tool calls' well-formed share and
-refusals, the median latency, and the server's tokens/s and prompt-cache reuse where it reports
-them; every decision's question, reply and outcome go to test-output/demo_room-decisions.jsonl.
+As scripts/develop ships it: the demo integration sets up the overseer and the room's
+orchestrator with the Rover guide on the bundled model, and the "Demo crowd" switch is turned
+on, as a newcomer would. A newcomer (robin) posts questions on the chat bus, the next once the
+last was answered; they are drawn, by a printed seed, from the held-out part of the question
+bank (tests/realmodel/demo_questions.py; prompts and rules are tuned on its other part). The
+judge (demo_judge.py) reads the devices' states itself and matches lines to questions by their
+pipeline.
+
+Asserted per run: no wrong action (another device moved, or the opposite of what was asked); no
+line the room contradicts; no bot answering one question twice (or the fallback and a line);
+at least ACTIONS_DONE of the action requests no guardrail blocked end with the action done;
+at least OWN_LINE_SHARE answered in a line of their own (not the fallback, not the guide's
+"ask the Overseer"), in the asker's language; no help-desk stock line; the overseer heard
+unprompted at least once in every UNPROMPTED_EVERY seconds of the busy room. Printed: those
+figures, the share of lines in the seed's voice, each question's wait in the orchestrator's
+queue and its time to the first accepted line, the decisions' median latency and the model
+server's rates and cache reuse. Every event of the run goes to test-output/demo_room-run.jsonl.
+
+OVERSEER_DEMO_SEED fixes the draw (else the run's time picks it); OVERSEER_DEMO_QUESTIONS the
+number drawn (12); OVERSEER_DEMO_PART=tuning draws from the tuning part, for tuning.
 `scripts/bench --model URL` runs this check against any model.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
 import statistics
 import time
-from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from freezegun.api import FrozenDateTimeFactory
-from homeassistant.core import Event, HomeAssistant, callback
-from homeassistant.setup import async_setup_component
-from pytest_homeassistant_custom_component.common import async_fire_time_changed
+import pytest
 
-from custom_components.overseer.const import Phase
-from custom_components.overseer.core.context import after_calls_cue, closing_cue
-from custom_components.overseer.core.gate import Trigger, TriggerKind
-from custom_components.overseer.cycle import Cycle
 from devtools.bundled_model import server_counters
+from devtools.hass_process import HomeAssistantProcess, prepare_config
 
-from ..ha.harness import load_demo, status
-from ..processes import OUTPUT
+from ..processes import OUTPUT, Bus
 from .conftest import ModelEndpoint
+from .demo_judge import LIFT, LIGHTS, VACUUM, Asked, Call, Line, Reading, Room, Verdict, judge
+from .demo_questions import (
+    HELD_OUT,
+    TUNING,
+    Kind,
+    Question,
+    Want,
+    draw,
+    in_seed_voice,
+    spoken_language,
+    stock_phrase,
+)
 
 REPO = Path(__file__).parents[2]
-QUESTIONS = (
-    "overseer, you there?",
-    "overseer who is winning",
-    "overseer raise the lift",
-    "@overseer what do you think of rover 2",
-    "overseer make the bench light blue",
-    "overseer, say something to the crowd",
-    "overseer is the vacuum running?",
-    "overseer lower the lift please",
-    "overseer, pick a side",
-    "hey overseer, rate that last lap",
-    "overseer what is the score",
-    "overseer turn the corner light off",
-)
-# What a person asking these wants done: doing it answers them, line or not.
-ASKED_FOR = {
-    "overseer raise the lift": "lift_up",
-    "overseer make the bench light blue": "ha_set_entity",
-    "overseer lower the lift please": "lift_down",
-    "overseer turn the corner light off": "ha_set_entity",
-}
-# Who asks them: a newcomer, not one of the demo's crowd (alex, sam, jo, kim), who address the
-# overseer too and are answered in decisions of their own.
 ASKER = "robin"
-QUESTION_EVERY = 30.0
-# And never before they read the answer, or, answered by an action alone, before the line that
-# follows it had its time.
+OVERSEER, GUIDE = "Overseer", "Rover guide"
+ORCHESTRATOR_ENTRY = "overseer_demo_arena_orchestrator"
+OVERSEER_ENTRY = "overseer_demo_arena"
+DEVICES = (LIFT, VACUUM, *LIGHTS)
+# A newcomer reads the answer, then asks the next; never sooner than this after the last question.
 READ_ANSWER = 10.0
-LINE_AFTER_ACTION = 60.0
-# The overseer always answers whoever addresses it (the fallback line after a second try): a
-# question still waiting after this long of simulated time is a hang, not a slow model.
+QUESTION_EVERY = 45.0
+# Still unanswered after this long (queue included), a question is a hang, not a slow model.
 NEVER_ANSWERED = 600.0
-FIRST_QUESTION = 10.0
-# Seconds of simulated time per step while the overseer waits for nothing, and of real time
-# (simulated alongside) while the model thinks.
-IDLE_STEP = 1.0
-THINKING_STEP = 0.25
-NAME = "Overseer"
-# The goal, asserted: 0.8 of the questions answered in its own line and a line unprompted every
-# run. Since 0.7.2 (opinions are answers, the demo reads only the people) Qwen2.5-Coder-1.5B on
-# two cores answered 12 of 12 in its own line in each of its runs, and spoke unprompted 0-3
-# times (0 once, before the demo stopped showing it its own lines to copy).
+SETTLE = 120.0
+# The goals, asserted.
 OWN_LINE_SHARE = 0.8
-UNPROMPTED_LINES = 1
-# What a line that is not the overseer's own words looks like: the prompt's blocks and tool
-# signatures, a call written as text, an assistant's stock refusal.
-NOT_OWN_WORDS = re.compile(
-    r"available[ _]tools|blocked[ _]tools|STATE_UPDATE|\breason=|\bcooldowns?:|site_mode|"
-    r"\b[a-z]+_[a-z_]+\b|<tool_call>|\{\s*\"|```|(can.t|unable to) assist|as an ai\b",
-    re.IGNORECASE,
-)
-ECHO_WORDS = 5
-# Every decision of the last run, asked and answered, one JSON object a line.
-TRACE = OUTPUT / "demo_room-decisions.jsonl"
+ACTIONS_DONE = 2 / 3
+UNPROMPTED_EVERY = 600.0
+# The crowd's lines that ask for something, and what (overseer_demo/__init__.py CROWD_LINES).
+CROWD_WANTS = {"overseer, raise the lift!": (Want(LIFT, "open"),)}
+# The guide's sentence for a question it cannot answer: no answer of its own.
+GUIDE_DEFERS = re.compile(r"ask the overseer", re.IGNORECASE)
+TRACE = OUTPUT / "demo_room-run.jsonl"
 
 
-@dataclass(frozen=True)
-class Line:
-    """One line on the chat bus, at its simulated second."""
-
-    at: float
-    user: str
-    text: str
-    bot: bool
-    decision_id: str | None
+def seconds(stamp: str) -> float:
+    return datetime.fromisoformat(stamp).timestamp()
 
 
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
-def prompt_runs() -> set[tuple[str, ...]]:
-    """Every run of ECHO_WORDS words in the system prompt and the closing cues: a line holding one
-    repeats the prompt."""
-    cues = [
-        closing_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER), NAME, can_act=True) or "",
-        closing_cue(Trigger(TriggerKind.CHAT_BURST, 0.0, ASKER), NAME, can_act=True) or "",
-        # After calls, the request asks for the line knowing their results.
-        after_calls_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER), NAME, ran=True),
-        after_calls_cue(Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, ASKER), NAME, ran=False),
-    ]
-    runs: set[tuple[str, ...]] = set()
-    for text in [(REPO / "custom_components/overseer/prompts/system.md").read_text(), *cues]:
-        said = words(text)
-        runs |= {tuple(said[i : i + ECHO_WORDS]) for i in range(len(said) - ECHO_WORDS + 1)}
-    # And each word of the cue to a question alone: a line of those words only, in any order, says
-    # it back ("An opinion, an answer or a verdict.").
-    runs |= {(word,) for word in words(cues[0].rpartition("\n")[2])}
-    return runs
-
-
-def own_words(text: str, fallback: re.Pattern[str], echoes: set[tuple[str, ...]]) -> bool:
-    """A line in the overseer's own words: not the fallback, not JSON or a call, not the prompt again."""
-    if fallback.fullmatch(text) or NOT_OWN_WORDS.search(text):
-        return False
-    said = words(text)
-    if len(said) >= 3 and all((word,) in echoes for word in said):
-        return False
-    return bool(said) and not any(
-        tuple(said[i : i + ECHO_WORDS]) in echoes for i in range(len(said) - ECHO_WORDS + 1)
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, model_server: ModelEndpoint) -> Iterator[HomeAssistantProcess]:
+    """The demo as scripts/develop starts it, on the bundled model (or the one scripts/bench names)."""
+    folder = tmp_path_factory.mktemp("demo")
+    process = HomeAssistantProcess(
+        prepare_config(folder / "config"),
+        env={
+            "OVERSEER_DEMO_BACKEND": model_server.backend,
+            "OVERSEER_DEMO_URL": model_server.url,
+            "OVERSEER_DEMO_MODEL": model_server.name,
+        },
     )
-
-
-def repeats_question(text: str, question: str) -> bool:
-    """The line only says the question back ("Alex: Who is winning?"), perhaps to whoever asked:
-    its words in the question's order ("The vacuum is running." answers "is the vacuum running?")."""
-    said = words(text)
-    if said and text.partition(":")[1] and " " not in text.partition(":")[0].strip():
-        said = words(text.partition(":")[2])  # the addressee's label is no word of the answer
-    asked = iter(words(question))
-    return bool(said) and all(word in asked for word in said)
+    try:
+        process.start()
+        process.login()
+        process.wait_for(
+            lambda: (process.state("sensor.arena_loop_phase") or {}).get("state") == "idle",
+            timeout=120,
+            what="the overseer",
+        )
+        process.wait_for(
+            lambda: process.state("sensor.arena_orchestrator_pipeline") is not None,
+            timeout=60,
+            what="the orchestrator",
+        )
+        yield process
+    finally:
+        process.stop()
+        OUTPUT.mkdir(exist_ok=True)
+        (OUTPUT / "demo_room-home-assistant.log").write_text(process.log_tail(2000))
 
 
 def fallback_pattern() -> re.Pattern[str]:
-    """The overseer's own sentences for an asker the model did not answer, as the translations give
-    them: the fallback line, and what was tried and why."""
-    phrases = json.loads((REPO / "custom_components/overseer/translations/en.json").read_text())["exceptions"]
-    return re.compile(
-        "|".join(
-            ".*".join(map(re.escape, re.split(r"\{\w+\}", phrases[key]["message"])))
+    """The overseer's own sentences for an asker the model did not answer, as the translations give them."""
+    found = []
+    for language in ("en", "es"):
+        phrases = json.loads((REPO / f"custom_components/overseer/translations/{language}.json").read_text())
+        found += [
+            ".*".join(map(re.escape, re.split(r"\{\w+\}", phrases["exceptions"][key]["message"])))
             for key in ("no_answer", "answer_refused")
-        )
-    )
+        ]
+    return re.compile("|".join(found))
 
 
-async def set_up_demo(hass: HomeAssistant, model: ModelEndpoint, monkeypatch) -> None:
-    """The demo room, its overseer pointed at the model, and the crowd on."""
-    assert await async_setup_component(hass, "homeassistant", {})  # as in every real Home Assistant
-    await load_demo(
-        hass,
-        monkeypatch,
-        OVERSEER_DEMO_BACKEND=model.backend,
-        OVERSEER_DEMO_URL=model.url,
-        OVERSEER_DEMO_MODEL=model.name,
-        # The overseer alone: with the demo's orchestrator, the router would hand some of these
-        # questions to the Rover guide (test_real_model_end_to_end has the orchestrator).
-        OVERSEER_DEMO_ORCHESTRATOR="0",
-    )
-    await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.demo_crowd"}, blocking=True)
+def the_draw() -> tuple[int, list[Question], str]:
+    seed = int(os.environ.get("OVERSEER_DEMO_SEED") or time.time() % 100_000)
+    part_name = os.environ.get("OVERSEER_DEMO_PART", "held_out")
+    part = TUNING if part_name == "tuning" else HELD_OUT
+    return seed, draw(part, int(os.environ.get("OVERSEER_DEMO_QUESTIONS", "12")), seed), part_name
 
 
-async def test_the_demo_room_answers_every_question_with_the_bundled_model(
-    hass: HomeAssistant,
-    hass_ws_client,
-    freezer: FrozenDateTimeFactory,
-    model_server: ModelEndpoint,
-    monkeypatch,
-    capsys,
-) -> None:
-    await set_up_demo(hass, model_server, monkeypatch)
-    counters_before = server_counters(model_server.metrics_url)
-    clock = 0.0
-    lines: list[Line] = []
-    decisions: dict[str, dict] = {}
-    # The tools each decision ran.
-    executed: dict[str, list[str]] = {}
-    calls: list[tuple[str, str | None]] = []
+class Watch:
+    """The run as the judge sees it: lines, pipelines, decisions and the devices' readings."""
 
-    @callback
-    def heard(event: Event) -> None:
-        data = event.data
-        lines.append(Line(clock, data["user"], data["text"], data.get("bot", False), data.get("decision_id")))
+    def __init__(self, ha: HomeAssistantProcess, bus: Bus, began: float) -> None:
+        self.ha, self.bus, self.began = ha, bus, began
+        self.room = Room()
+        for entity_id in DEVICES:
+            found = ha.state(entity_id)
+            if found:
+                self.room.add(entity_id, Reading(0.0, found["state"], found["attributes"]))
+        self.read = 0
+        self.lines: list[Line] = []
+        self.stages: dict[str, list[tuple[float, str]]] = {}
+        self.decisions: dict[str, dict[str, Any]] = {}
+        self.calls: list[Call] = []
+        # Pipelines by id: their question and asker, and when the status first showed them running.
+        self.pipelines: dict[str, dict[str, Any]] = {}
 
-    entry = hass.config_entries.async_entries("overseer")[0]
-    traces: list[dict] = []
+    def now(self) -> float:
+        return time.time() - self.began
 
-    # The question each decision answering someone answered, by asker and words (the crowd
-    # addresses the overseer too; a question put back or followed up is answered again).
-    questions: dict[str, tuple[str, str]] = {}
-
-    @callback
-    def decided(event: Event) -> None:
-        decisions[event.data["decision_id"]] = dict(event.data)
-        traces.append(decision := trace(entry.runtime_data.loop.last, clock))
-        if decision.get("trigger") == "direct_address":
-            questions[decision["decision_id"]] = (decision["asker"], decision["question"])
-
-    @callback
-    def acted(event: Event) -> None:
-        calls.append((event.data["outcome"], event.data.get("reason")))
-        if event.data["outcome"] == "executed":
-            executed.setdefault(event.data["decision_id"], []).append(event.data["tool"])
-
-    hass.bus.async_listen("overseer_chat_message", heard)
-    hass.bus.async_listen("overseer_decision", decided)
-    hass.bus.async_listen("overseer_action", acted)
-
-    def phase() -> str:
-        return hass.states.get("sensor.arena_loop_phase").state
-
-    asked: list[float] = []
-
-    def answers(question: str) -> tuple[list[str], list[str]]:
-        """The lines posted and the tools run by the decisions answering the asker's question.
-
-        Only those count: a line the crowd prompted, or an answer to a crowd member, is no answer.
-        """
-        ids = {decision_id for decision_id, asked in questions.items() if asked == (ASKER, question)}
-        said = [line.text for line in lines if line.bot and line.user == NAME and line.decision_id in ids]
-        return said, [tool for decision_id in ids for tool in executed.get(decision_id, [])]
-
-    def answered(question: str) -> bool:
-        said, ran = answers(question)
-        return bool(said or ran)
-
-    # When each question was first answered, and first answered in a line.
-    answered_at: dict[str, float] = {}
-    spoken_at: dict[str, float] = {}
-
-    def heard_out(question: str) -> bool:
-        """The asker read the answer, or, answered by an action alone, waited a while for the line
-        that follows it (new words would take its place)."""
-        said, ran = answers(question)
-        if question not in answered_at and (said or ran):
-            answered_at[question] = clock
-        if question not in spoken_at and said:
-            spoken_at[question] = clock
-        if question in spoken_at:
-            return clock >= spoken_at[question] + READ_ANSWER
-        return question in answered_at and clock >= answered_at[question] + LINE_AFTER_ACTION
-
-    def next_question_due() -> bool:
-        """A person asks again half a minute after their last question, once they heard it out.
-
-        A 1.5B model takes 10-30 s an answer, twice that when it is asked again.
-        """
-        if len(asked) == len(QUESTIONS):
-            return False
-        if not asked:
-            return clock >= FIRST_QUESTION
-        return heard_out(QUESTIONS[len(asked) - 1]) and clock >= asked[-1] + QUESTION_EVERY
-
-    end = None
-    last_heard_out = False
-    try:
-        while (
-            end is None
-            or clock < end
-            or phase() not in (Phase.IDLE, Phase.POSTED)
-            # The last question too has its time for the line after an action.
-            or not last_heard_out
-        ):
-            if next_question_due():
-                hass.bus.async_fire(
-                    "overseer_chat_message", {"user": ASKER, "text": QUESTIONS[len(asked)], "bot": False}
+    def take(self) -> None:
+        """Read what the bus heard since the last look, and the orchestrator's pipelines."""
+        events = self.bus.events[self.read :]
+        self.read += len(events)
+        for event in events:
+            at = seconds(event["time_fired"]) - self.began
+            data, kind = event["data"], event["event_type"]
+            if kind == "state_changed" and data["entity_id"] in DEVICES and data.get("new_state"):
+                new = data["new_state"]
+                self.room.add(data["entity_id"], Reading(at, new["state"], new["attributes"]))
+            elif kind == "overseer_chat_message":
+                self.lines.append(
+                    Line(
+                        at,
+                        data["user"],
+                        data["text"],
+                        data.get("bot", False),
+                        data.get("decision_id"),
+                        data.get("pipeline_id"),
+                    )
                 )
-                asked.append(clock)
-                if len(asked) == len(QUESTIONS):
-                    # After the last question, time for the room to settle (a question asked again
-                    # waits between its two decisions, idle: the loop holds on until it is answered).
-                    end = clock + 2 * QUESTION_EVERY
-            thinking = phase() in (Phase.AWAITING_MODEL, Phase.TOOL_EXEC)
-            step = THINKING_STEP if thinking else IDLE_STEP
-            # Real seconds pass only while the model thinks (the frozen clock also holds the
-            # event loop's, so the wait is a thread's).
-            await hass.async_add_executor_job(time.sleep, step if thinking else 0.01)
-            clock += step
-            # Stamped as it happens, like every other answer.
-            last_heard_out = len(asked) == len(QUESTIONS) and heard_out(QUESTIONS[-1])
-            freezer.tick(step)
-            async_fire_time_changed(hass)
-            settling = end is None or clock < end + NEVER_ANSWERED
-            assert settling, "the room never settled after the last question"
-            assert not asked or answered(QUESTIONS[len(asked) - 1]) or clock < asked[-1] + NEVER_ANSWERED, (
-                f"never answered: {QUESTIONS[len(asked) - 1]!r}"
+            elif kind == "overseer_pipeline":
+                self.stages.setdefault(data["pipeline_id"], []).append((at, data["stage"]))
+            elif kind == "overseer_decision":
+                self.decisions[data["decision_id"]] = {**data, "at": at}
+            elif kind == "overseer_action":
+                self.calls.append(
+                    Call(at, data["decision_id"], data["tool"], data["outcome"], data.get("reason"))
+                )
+        shown = self.ha.websocket({"type": "overseer/status", "entry_id": ORCHESTRATOR_ENTRY})
+        for run in [shown["running"], *shown["recent"]] if shown["running"] else shown["recent"]:
+            seen = self.pipelines.setdefault(
+                run["pipeline_id"], {"question": run["question"], "asker": run["asker"], "seen": self.now()}
             )
-    finally:
-        # Also when the loop fails: the trace is what tells why.
-        OUTPUT.mkdir(exist_ok=True)
-        TRACE.write_text("".join(json.dumps(item) + "\n" for item in traces))
+            seen["stage"] = run["stage"]
+            seen["route"] = run["route"]
 
-    own = [line for line in lines if line.bot and line.user == NAME]
-    # Each question is answered by its own line (also one that followed the asked-for action),
-    # else by the action it asked for.
-    fallback, echoes = fallback_pattern(), prompt_runs()
-    unanswered, by_model, by_action, echoed = [], 0, 0, []
-    for question in QUESTIONS:
-        said, ran = answers(question)
-        if not said and not ran:
-            unanswered.append(question)
-            continue
-        own_lines = [text for text in said if own_words(text, fallback, echoes)]
-        echoed += [text for text in own_lines if repeats_question(text, question)]
-        if any(not repeats_question(text, question) for text in own_lines):
-            by_model += 1
-        elif ASKED_FOR.get(question) in ran:
-            by_action += 1
+    def pipeline_of(self, asked: Asked) -> str | None:
+        """The pipeline of a question: its words, perhaps folded into a line queued before it."""
+        for pipeline_id, seen in self.pipelines.items():
+            if asked.question.text in seen["question"] and seen["seen"] >= asked.at - 1:
+                return pipeline_id
+        return None
 
-    unprompted = [
-        line.text
-        for line in own
-        if line.decision_id not in questions and own_words(line.text, fallback, echoes)
-    ]
-    not_own = [line.text[:60] for line in own if not own_words(line.text, fallback, echoes)]
-    malformed = sum(reason in MALFORMED for _, reason in calls)
-    refused = sum(outcome == "blocked" and reason not in MALFORMED for outcome, reason in calls)
-    metrics = (await status(await hass_ws_client(hass), entry.entry_id))["metrics"]
-    stale = Counter(d["stale"] for d in decisions.values())
-    median_s = statistics.median(d["latency_ms"] for d in decisions.values()) / 1000
-    well_formed = 1 - malformed / len(calls) if calls else 1
-    said = [line.text[:60] for line in own if own_words(line.text, fallback, echoes)]
-    with capsys.disabled():
-        print(
-            f"\nDemo room, {model_server.name}, {clock / 60:.1f} simulated minutes: "
-            f"{len(decisions)} decisions (median latency {median_s:.1f} s); "
-            f"{len(QUESTIONS)} questions: {by_model} answered by the model's own line "
-            f"({by_model / len(QUESTIONS):.0%}), {by_action} more by doing what was asked "
-            f"({(by_model + by_action) / len(QUESTIONS):.0%} by the model itself), "
-            f"the question said back {echoed}, "
-            f"unanswered {len(unanswered)}; "
-            f"unprompted lines {len(unprompted)}; tool calls {len(calls)}, well-formed "
-            f"{well_formed:.0%}, refused by policy {refused}; "
-            f"lines claiming an action that did not run, dropped {metrics['unbacked_claims']}; "
-            f"{server_figures(counters_before, server_counters(model_server.metrics_url))}; "
-            f"stale {stale[True]}/{len(decisions)} by reason {metrics['stale_by_reason']}; "
-            f"the model's own lines: {said}; lines not its own: {not_own}"
+    def finished(self, pipeline_id: str) -> float | None:
+        return next((at for at, stage in self.stages.get(pipeline_id, []) if stage == "finished"), None)
+
+    def asked_at(self, pipeline_id: str) -> Asked:
+        """An Asked for a pipeline the check did not ask (the crowd's): its question and its window."""
+        seen = self.pipelines[pipeline_id]
+        wants = tuple(
+            want for line, wanted in CROWD_WANTS.items() if line in seen["question"] for want in wanted
         )
-    assert not unanswered, f"asked and never answered: {unanswered}"
-    assert by_model >= OWN_LINE_SHARE * len(QUESTIONS), (
-        f"{by_model} of {len(QUESTIONS)} questions answered in the model's own words; "
-        f"lines not its own: {not_own}"
+        question = Question(seen["question"], "en", Kind.OPINION, wants)
+        asked = Asked(question, seen["seen"], pipeline_id)
+        self.fill(asked)
+        return asked
+
+    def fill(self, asked: Asked) -> None:
+        stages = self.stages.get(asked.pipeline_id or "", [])
+        asked.routed_at = self.pipelines.get(asked.pipeline_id or "", {}).get("seen")
+        asked.finished_at = next((at for at, stage in stages if stage == "finished"), None)
+        asked.route = tuple(self.pipelines.get(asked.pipeline_id or "", {}).get("route", ()))
+
+
+def test_the_demo_as_a_newcomer_meets_it(
+    demo: HomeAssistantProcess, model_server: ModelEndpoint, capsys
+) -> None:
+    ha = demo
+    seed, questions, part = the_draw()
+    counters_before = server_counters(model_server.metrics_url)
+    fallback = fallback_pattern()
+    asked: list[Asked] = []
+    types = (
+        "overseer_chat_message",
+        "overseer_pipeline",
+        "overseer_decision",
+        "overseer_action",
+        "state_changed",
     )
-    assert len(unprompted) >= UNPROMPTED_LINES, "the overseer never spoke unprompted"
+    with Bus(ha, *types) as bus:
+        watch = Watch(ha, bus, time.time())
+        ha.post("/api/services/switch/turn_on", {"entity_id": "switch.demo_crowd"}).raise_for_status()
+        crowd_on = watch.now()
+        try:
+            for question in questions:
+                if asked:
+                    last = asked[-1]
+                    while watch.now() < max(last.at + QUESTION_EVERY, (last.finished_at or 0) + READ_ANSWER):
+                        time.sleep(1)
+                        watch.take()
+                ha.post(
+                    "/api/events/overseer_chat_message", {"user": ASKER, "text": question.text, "bot": False}
+                ).raise_for_status()
+                current = Asked(question, watch.now())
+                asked.append(current)
+                while watch.now() < current.at + NEVER_ANSWERED:
+                    time.sleep(1)
+                    watch.take()
+                    current.pipeline_id = current.pipeline_id or watch.pipeline_of(current)
+                    if current.pipeline_id and (done := watch.finished(current.pipeline_id)) is not None:
+                        current.finished_at = done
+                        break
+                else:
+                    break  # a hang: the questions after it would only wait behind it
+            settle_until = watch.now() + SETTLE
+            while watch.now() < settle_until:
+                time.sleep(2)
+                watch.take()
+                shown = ha.websocket({"type": "overseer/status", "entry_id": ORCHESTRATOR_ENTRY})
+                if shown["running"] is None and not shown["queued"]:
+                    break
+            ended = watch.now()
+        finally:
+            OUTPUT.mkdir(exist_ok=True)
+            TRACE.write_text("".join(json.dumps(event) + "\n" for event in bus.events))
+    overseer_status = ha.websocket({"type": "overseer/status", "entry_id": OVERSEER_ENTRY})
 
+    def is_fallback(text: str) -> bool:
+        return bool(fallback.fullmatch(text)) or bool(GUIDE_DEFERS.search(text))
 
-def trace(cycle: Cycle | None, at: float) -> dict:
-    """What one decision was asked and answered, for whoever reads a run's misses."""
-    if cycle is None:
-        return {}
-    reply, decision = cycle.reply, cycle.decision
-    return {
-        "at": at,
-        "decision_id": cycle.decision_id,
-        "trigger": cycle.trigger.kind.value,
-        "asker": cycle.trigger.detail,
-        "attempt": cycle.trigger.attempt,
-        "question": cycle.trigger.question,
-        "reply": reply.text if reply else None,
-        "calls": [[call.name, call.arguments] for call in reply.tool_calls] if reply else [],
-        "chat": decision.chat if decision else None,
-        "notes": list(decision.notes) if decision else [],
-        "actions": [[record.tool, record.outcome.value] for record in cycle.actions],
-        "stale": cycle.stale_reason.value if cycle.stale_reason else None,
+    for item in asked:
+        watch.fill(item)
+    moves = watch.room.moves(watch.calls)
+
+    def judged(item: Asked) -> Verdict:
+        return judge(item, watch.lines, watch.room, moves, is_fallback, stock_phrase, spoken_language)
+
+    verdicts = [judged(item) for item in asked]
+    ours = {item.pipeline_id for item in asked}
+    crowd = [
+        judged(watch.asked_at(pipeline_id)) for pipeline_id in watch.pipelines if pipeline_id not in ours
+    ]
+    every = verdicts + crowd
+    # Every move is some call's: a device that moved with no call before it moved behind the audit.
+    unexplained = [str(move) for move in moves if move.decision_id is None and not move.by_itself]
+    answering = {line.decision_id for line in watch.lines if line.pipeline_id}
+    # Moves of the overseer's own moments, which no one asked for (printed).
+    unasked = [str(move) for move in moves if move.decision_id and move.decision_id not in answering]
+    # The overseer's lines no one's question asked for: its heartbeat's and the world's moments.
+    unprompted = [
+        line
+        for line in watch.lines
+        if line.bot
+        and line.user == OVERSEER
+        and not line.pipeline_id
+        and watch.decisions.get(line.decision_id or "", {}).get("trigger") != "direct_address"
+    ]
+    moments = [crowd_on, *(line.at for line in unprompted), ended]
+    longest_quiet = max(b - a for a, b in itertools.pairwise(moments))
+    actions = [v for v in verdicts if v.done is not None and not blocked(v, watch)]
+    done = sum(bool(v.done) for v in actions)
+    own = sum(v.own_line and v.right_language for v in verdicts)
+    overseer_lines = [line for line in watch.lines if line.bot and line.user == OVERSEER]
+    voiced = sum(in_seed_voice(line.text) for line in overseer_lines)
+    rates = server_rates(counters_before, server_counters(model_server.metrics_url))
+    report = [
+        f"\nDemo check ({part} part, seed {seed}, {len(questions)} questions, {model_server.name}, "
+        f"{ended / 60:.1f} min, crowd on): {own}/{len(verdicts)} answered in a line of their own in the "
+        f"asker's language ({own / len(verdicts):.0%}); actions done {done}/{len(actions)}; "
+        f"wrong actions {sum(len(v.wrong_actions) for v in every)}; false lines "
+        f"{sum(len(v.false_lines) for v in every)}; double answers {sum(len(v.doubles) for v in every)}; "
+        f"stock lines {sum(len(v.stock) for v in every)}; unprompted overseer lines {len(unprompted)} "
+        f"(longest quiet {longest_quiet:.0f} s); in the seed's voice {voiced}/{len(overseer_lines)}; "
+        f"{len(crowd)} crowd pipelines; false statements kept back "
+        f"{overseer_status['metrics'].get('false_statements')}, unbacked claims "
+        f"{overseer_status['metrics'].get('unbacked_claims')}; "
+        f"{cost_figures(rates, list(watch.decisions.values()))}"
+    ]
+    for verdict in verdicts:
+        report.append(row(verdict, watch))
+    report.append(f"Moves of the overseer's own moments: {unasked}")
+    report.append("Unprompted: " + " | ".join(f"{line.at:.0f}s {line.text[:60]!r}" for line in unprompted))
+    report.append(
+        "Crowd: "
+        + " | ".join(
+            f"{v.asked.question.text[:30]!r} -> {[line.text[:50] for line in v.answers]}"
+            for v in crowd
+            if v.wrong_actions or v.false_lines or v.doubles
+        )
+    )
+    with capsys.disabled():
+        print("\n".join(report))
+
+    problems = {
+        "unanswered": [v.asked.question.text for v in verdicts if v.asked.finished_at is None],
+        "wrong actions": [(v.asked.question.text, v.wrong_actions) for v in every if v.wrong_actions],
+        "moves no call explains": unexplained,
+        "false lines": [(v.asked.question.text, v.false_lines) for v in every if v.false_lines],
+        "double answers": [(v.asked.question.text, v.doubles) for v in every if v.doubles],
+        "stock lines": [(v.asked.question.text, v.stock) for v in every if v.stock],
     }
+    assert not any(problems.values()), {key: value for key, value in problems.items() if value}
+    assert not actions or done >= ACTIONS_DONE * len(actions), f"actions done {done} of {len(actions)}"
+    assert own >= OWN_LINE_SHARE * len(verdicts), f"{own} of {len(verdicts)} answered in a line of their own"
+    assert longest_quiet <= UNPROMPTED_EVERY, (
+        f"the overseer was quiet for {longest_quiet:.0f} s of a busy room"
+    )
 
 
-# A call the registry could not take as written: a name it does not have, or arguments it refuses.
-MALFORMED = frozenset({"invalid_arguments", "not_allowlisted"})
+# What a guardrail refuses whatever the model does: a cooldown, a lock, the budget, a person's approval.
+GUARDRAILS = re.compile(r"cooldown|busy|rate_limit|policy_lock:.*|needs_approval")
 
 
-def server_figures(before: dict[str, float] | None, after: dict[str, float] | None) -> str:
-    """Tokens per second and prompt-cache reuse over the run, from the server's own counters."""
+def blocked(verdict: Verdict, watch: Watch) -> bool:
+    """A guardrail refused a call of the decision answering it: the persona may say so instead."""
+    decisions = {line.decision_id for line in verdict.answers if line.decision_id}
+    return any(
+        call.decision_id in decisions
+        and call.outcome == "blocked"
+        and GUARDRAILS.fullmatch(call.reason or "")
+        for call in watch.calls
+    )
+
+
+def row(verdict: Verdict, watch: Watch) -> str:
+    """One question's line in the report: its wait in the queue and to the first accepted line."""
+    asked = verdict.asked
+    waited = (asked.routed_at - asked.at) if asked.routed_at is not None else None
+    first = next((line.at - asked.at for line in verdict.answers if line.text), None)
+    marks = [
+        "action done" if verdict.done else "action NOT done" if verdict.done is False else "",
+        "" if verdict.own_line else "no own line",
+        "" if verdict.right_language else "wrong language",
+        *verdict.wrong_actions,
+        *verdict.false_lines,
+        *verdict.doubles,
+        *verdict.stock,
+    ]
+    return (
+        f"  [{asked.question.language} {asked.question.kind.name.lower()}] {asked.question.text!r}: "
+        f"queue {waited if waited is None else round(waited)} s, first line "
+        f"{first if first is None else round(first)} s, route {list(asked.route)}; "
+        f"{[f'{line.user}: {line.text[:70]}' for line in verdict.answers]} {[m for m in marks if m]}"
+    )
+
+
+@dataclass(frozen=True)
+class Rates:
+    """The model server over the run, from its own counters: tokens per second and cache reuse."""
+
+    prompt: float
+    generated: float
+    reused: float
+
+    def floor(self, decision: dict[str, Any]) -> float | None:
+        """The least a decision could take here: its new prompt and generated tokens at these rates."""
+        if "new_tokens" not in decision or not self.prompt or not self.generated:
+            return None
+        return decision["new_tokens"] / self.prompt + decision["completion_tokens"] / self.generated
+
+
+def server_rates(before: dict[str, float] | None, after: dict[str, float] | None) -> Rates | None:
+    """The server's rates over the run; None from a server that keeps no counters."""
     if before is None or after is None:
-        return "tokens/s and cache reuse not reported by this server"
+        return None
     spent = {name: after.get(name, 0) - before.get(name, 0) for name in after}
     processed, cached = spent.get("prompt_tokens_total", 0), spent.get("prompt_tokens_cached_total", 0)
-    prompt_rate = processed / seconds if (seconds := spent.get("prompt_seconds_total")) else 0
+    prompt_rate = processed / spent_s if (spent_s := spent.get("prompt_seconds_total")) else 0
     generated = spent.get("tokens_predicted_total", 0)
-    generated_rate = generated / seconds if (seconds := spent.get("tokens_predicted_seconds_total")) else 0
-    reuse = cached / (cached + processed) if cached + processed else 0
+    generated_rate = generated / spent_s if (spent_s := spent.get("tokens_predicted_seconds_total")) else 0
+    return Rates(prompt_rate, generated_rate, cached / (cached + processed) if cached + processed else 0)
+
+
+def cost_figures(rates: Rates | None, decisions: list[dict[str, Any]]) -> str:
+    """The overseer's decisions against the floor this machine allows, and the server's rates."""
+    latencies = [d["latency_ms"] / 1000 for d in decisions]
+    median = statistics.median(latencies) if latencies else 0
+    if rates is None:
+        return f"decisions {len(decisions)}, median {median:.1f} s (the server reports no rates)"
+    floors = [floor for d in decisions if (floor := rates.floor(d)) is not None]
+    prompt = [d["prompt_tokens"] for d in decisions if "prompt_tokens" in d]
+    new = [d["new_tokens"] for d in decisions if "new_tokens" in d]
     return (
-        f"prompt {prompt_rate:.0f} tokens/s, generated {generated_rate:.1f} tokens/s, "
-        f"{reuse:.0%} of prompt tokens reused from the cache"
+        f"decisions {len(decisions)}, median {median:.1f} s against a floor of "
+        f"{statistics.median(floors) if floors else 0:.1f} s (its new prompt tokens at "
+        f"{rates.prompt:.0f} tokens/s and generated ones at {rates.generated:.1f} tokens/s); median "
+        f"prompt {statistics.median(prompt) if prompt else 0:.0f} tokens, "
+        f"{statistics.median(new) if new else 0:.0f} of them new; server-wide "
+        f"{rates.reused:.0%} of prompt tokens reused from the cache"
     )
