@@ -40,7 +40,7 @@ from .core.requests import asked_deed
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.statements import FalseStatement, false_statements
-from .core.tools import CHAT_TOOLS, TOOLS
+from .core.tools import CHAT_TOOLS, TOOLS, call_for, call_text
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Caller, Executor
@@ -165,7 +165,10 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         named = (settings.name, *settings.gate.aliases)
         cycle.asked = asked_deed(cycle.trigger.question, room_devices(world), recogniser, named)
     say_it = say_it_in(cycle.language, room_language)
-    cue = closing_cue(cycle.trigger, settings.name, can_act=control, say_it_in=say_it) or ""
+    # The call that does what was asked, if it may run now: the model still decides whether to.
+    suggested = call_for(cycle.asked, cycle.tools.available) if control and cycle.asked else None
+    call = call_text(*suggested) if suggested else ""
+    cue = closing_cue(cycle.trigger, settings.name, can_act=control, say_it_in=say_it, call=call) or ""
     messages = build_messages(
         parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools, cue
     )

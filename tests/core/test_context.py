@@ -6,6 +6,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from custom_components.overseer.core.acts import Act, Deed
 from custom_components.overseer.core.context import (
     ChatLine,
     TranscriptBounds,
@@ -18,6 +19,7 @@ from custom_components.overseer.core.context import (
 )
 from custom_components.overseer.core.gate import Gate, GateConfig, Trigger, TriggerKind
 from custom_components.overseer.core.policy import Ledger, Limits, availability
+from custom_components.overseer.core.tools import call_for, call_text
 from custom_components.overseer.core.world import Entity, SiteMode
 
 from .worlds import demo_world
@@ -315,3 +317,19 @@ def test_a_lively_moment_invites_a_line_and_a_quiet_one_asks_for_nothing():
         assert cue is not None and cue.endswith("else SKIP."), kind
     for kind in (TriggerKind.HEARTBEAT, TriggerKind.MANUAL):
         assert closing_cue(Trigger(kind, 993.0, "alex"), "Overseer", True) is None
+
+
+def test_a_question_that_asks_for_an_offered_call_is_cued_with_it_written_out():
+    # Asked in Spanish to turn a light off, the bundled model promised to and called nothing.
+    trigger = Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, "robin", question="@overseer apaga la luz auxiliar 2")
+    call = call_text(*call_for(Deed("light.aux2", Act.OFF), ("chat_say", "lift_up", "ha_set_entity")))
+    assert call == "ha_set_entity(entity_id=light.aux2, state=off)"
+    cue = closing_cue(trigger, "Overseer", can_act=True, call=call)
+    assert cue.endswith("(and call a tool if you act). If you do what they ask, call " + call + ".")
+    assert call_for(Deed("lift", Act.OPEN), ("lift_up", "lift_down")) == ("lift_up", {})
+    assert call_for(Deed("light.bench", Act.COLOUR, "blue"), ("ha_set_entity",)) == (
+        "ha_set_entity",
+        {"entity_id": "light.bench", "state": "blue"},
+    )
+    # A tool a guardrail holds back now is not offered, and so not suggested.
+    assert call_for(Deed("lift", Act.OPEN), ("lift_down",)) is None

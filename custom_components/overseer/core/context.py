@@ -244,13 +244,17 @@ LIVELY = frozenset(
 )
 
 
-def closing_cue(trigger: Trigger, name: str, can_act: bool, say_it_in: str = "") -> str | None:
+def closing_cue(
+    trigger: Trigger, name: str, can_act: bool, say_it_in: str = "", call: str = ""
+) -> str | None:
     """Return what the request's last words ask for: the question again, or a line for a lively moment.
 
     A small model answers the request's last message, which is the tool blocks: without this it
     describes them ("It looks like there are no blocked tools."), refuses them, or stays silent
     when the room comes alive. The question is quoted like every chat line, so it stays data.
     say_it_in: the words that ask for the asker's language (core/language.py), if any.
+    call: the offered call that does what the words ask for, written out (requests.py recognised
+    it): the bundled model, asked in Spanish to turn a light off, promised to and called nothing.
     """
     if trigger.owed:
         return f"The room has not heard you for a while: say one short line to it now.{say_it_in}"
@@ -263,7 +267,10 @@ def closing_cue(trigger: Trigger, name: str, can_act: bool, say_it_in: str = "")
     # Asked what it thinks ("rate that last lap"), the 1.5B model said "I'm sorry, but I can't
     # assist with that." on both tries; told an opinion is an answer, it mostly gives one.
     opinion = "an answer, an opinion or a verdict"
-    answer = f"Answer {who} now, in one short line of your own: {opinion}{ask}.{say_it_in}"
+    answer = f"Answer {who} now, in one short line of your own: {opinion}{ask}."
+    if call:
+        answer += f" If you do what they ask, call {call}."
+    answer += say_it_in
     question = trigger.question
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
 

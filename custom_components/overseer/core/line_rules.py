@@ -36,6 +36,8 @@ class Note(StrEnum):
     CHAT_SALVAGED = "chat_salvaged"
     TOOL_TEXT_DROPPED = "tool_text_dropped"
     STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
+    # A help desk's greeting and offer as the whole line ("How can I assist you today?").
+    HELP_DESK_DROPPED = "help_desk_dropped"
     UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
     # A line of someone's the overseer read, said back ("jo: go go go" after jo said it).
     CHAT_SAID_BACK = "chat_said_back"
@@ -228,6 +230,23 @@ def _stock_refusal(line: str, seen: LineContext) -> bool:
     return _STOCK_REFUSAL.fullmatch(line.replace("\u2019", "'")) is not None
 
 
+# A help desk's offer, perhaps after a greeting or whom it is for: it answers nothing, in no voice.
+_HELP_DESK = re.compile(
+    r"(?:[^:,!¡]{1,32}[:,]\s*)?(?:¡?(?:hi|hello|hey|hola|buenas)(?:\s+\w+)?[!,.]?\s*)?"
+    r"(?:how (?:can|may) i (?:help|assist)(?: you)?(?: today)?"
+    r"|what can i do for you(?: today)?"
+    r"|(?:is there )?anything else i can (?:help|assist) you with"
+    r"|¿?(?:en qué|cómo) (?:te |le )?puedo ayudar(?:te|le)?(?: hoy)?"
+    r"|¿?(?:hay )?algo más en (?:lo )?que (?:te |le )?pueda ayudar(?:te|le)?)[?!.]*",
+    re.IGNORECASE,
+)
+
+
+def _help_desk(line: str, seen: LineContext) -> bool:
+    """Return whether the whole line is a help desk's greeting and offer."""
+    return _HELP_DESK.fullmatch(line.strip()) is not None
+
+
 _TOOL_NAMED = re.compile(r"\b(?:" + "|".join(map(re.escape, TOOLS)) + r")\b", re.IGNORECASE)
 
 
@@ -313,6 +332,26 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Alex: I'm sorry, but I can't raise the lift right now.",
             "I'm sorry, but I can't lower the lift right now. Please try again later.",
             "I'm sorry, but I can't assist with that. Please let me know if you have any other questions.",
+        ),
+    ),
+    # The demo check's held-out questions met "¡Hola! ¿En qué puedo ayudarte hoy?" from the
+    # bundled model: the room's keeper is no help desk, and the line answers nothing.
+    LineRule(
+        note=Note.HELP_DESK_DROPPED,
+        drops="a help desk's greeting and offer as the whole line",
+        test=_help_desk,
+        languages=None,
+        keeps=(
+            "How can I help? By staying out of the lane.",
+            "¿Ayudarte? Primero gánatelo.",
+            "Hello, robin. The lift stays put.",
+        ),
+        drops_examples=(
+            "How can I assist you today?",
+            "Hello! How can I help you today?",
+            "robin: what can I do for you?",
+            "¡Hola! ¿En qué puedo ayudarte hoy?",
+            "¿Hay algo más en lo que pueda ayudarte?",
         ),
     ),
     # A small model writes or narrates a call it did not make. The room never hears the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -587,6 +587,19 @@ NAMED_TARGETS: tuple[Target, ...] = tuple(
 def call_text(name: str, arguments: Mapping[str, Any]) -> str:
     """How a call is written for people: asset_refresh(asset_id=vacuum.neato)."""
     return f"{name}({', '.join(f'{key}={value}' for key, value in arguments.items())})"
+
+
+def call_for(deed: Deed, offered: Iterable[str]) -> tuple[str, dict[str, Any]] | None:
+    """Return the offered call that does the deed (lift_up raises the lift), or None when none does."""
+    light = {"entity_id": deed.device, "state": deed.value or ("on" if deed.act is Act.ON else "off")}
+    for name in offered:
+        spec = TOOLS.get(name)
+        if spec is None or spec.deed is None:
+            continue
+        for arguments in ({}, light):
+            if spec.deed(arguments) == deed:
+                return name, arguments
+    return None
 
 
 def deed_text(name: str, arguments: Mapping[str, Any]) -> str:
