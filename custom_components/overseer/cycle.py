@@ -13,7 +13,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, describe_actions, refusal_answer
-from .core.acts import Deed, expected_state, room_devices
+from .core.acts import Deed, Device, expected_state, room_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -292,7 +292,6 @@ async def _async_true_line(
     """
     if not decision.chat:
         return decision
-    words = await async_words(parts.hass, cycle.language)
     done = tuple(deed for record in ran if (deed := _deed(record)) is not None)
     refused = tuple(deed for record in ran if (deed := _deed(record, REFUSED)) is not None)
     earlier = tuple(
@@ -302,7 +301,8 @@ async def _async_true_line(
         if (deed := _deed(record)) is not None
     )
     devices = room_devices(parts.world())
-    false = false_statements(decision.chat, devices, done, words, refused, earlier)
+    deeds = (done, refused, earlier)
+    false = await _async_stated_falsely(parts, cycle.language, decision.chat, devices, deeds)
     if not false:
         return decision
     cycle.false_statements = false
@@ -343,11 +343,31 @@ async def _async_true_line(
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
     line = again.chat
-    if line is not None and not false_statements(
-        line, room_devices(parts.world()), done, words, refused, earlier
+    if line is not None and not await _async_stated_falsely(
+        parts, cycle.language, line, room_devices(parts.world()), deeds
     ):
         return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
     return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)
+
+
+async def _async_stated_falsely(
+    parts: CycleParts,
+    asked_in: str,
+    line: str,
+    devices: Sequence[Device],
+    deeds: tuple[tuple[Deed, ...], tuple[Deed, ...], tuple[Deed, ...]],
+) -> tuple[FalseStatement, ...]:
+    """Return what the line states falsely (deeds: those that ran, were refused, ran earlier).
+
+    Read in the asker's language and in the one it is written in: asked in Spanish, the bundled
+    model answered "Lift is open." of a closed lift, which Spanish words never read.
+    """
+    ran, refused, earlier = deeds
+    found: dict[FalseStatement, None] = {}
+    for language in dict.fromkeys((asked_in, language_of(line, asked_in))):
+        words = await async_words(parts.hass, language)
+        found |= dict.fromkeys(false_statements(line, devices, ran, words, refused, earlier))
+    return tuple(found)
 
 
 # Calls that ran (or would have, in a dry run), and calls a guardrail or a person holds back. A

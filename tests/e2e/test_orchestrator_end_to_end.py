@@ -143,11 +143,11 @@ def test_a_low_score_is_refined_by_the_overseer_with_the_first_answer_as_context
     before = len(ollama.requests)
 
     with Bus(ha, "overseer_chat_message", "overseer_pipeline") as bus:
-        shown = ask(ha, room, "what does the lift do?")
+        shown = ask(ha, room, "what does the lift do? and where is rover 2?")
 
     lines = bus.bot_lines()
     assert [user for user, _ in lines] == ["Rover guide", "Overseer"]
-    assert lines[0][1].startswith("I only keep an eye on the rovers.")
+    assert lines[0][1] == "Rover 2 is on its dock, charging."
     assert lines[1] == ("Overseer", OVERSEER_LINE)  # posted once, by the overseer itself
     assert bus.stages() == [
         ("routed", GUIDE),
@@ -167,5 +167,5 @@ def test_a_low_score_is_refined_by_the_overseer_with_the_first_answer_as_context
     assert done["model_calls"] == 2
     # The overseer was given the question and, quoted, the guide's answer.
     task = "\n".join(m["content"] for m in asked[2]["messages"][2:])
-    assert "what does the lift do?" in task and "I only keep an eye on the rovers." in task
+    assert "what does the lift do?" in task and "Rover 2 is on its dock, charging." in task
     assert state(ha, "input_text.overseer_said") == OVERSEER_LINE

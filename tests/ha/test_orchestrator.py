@@ -345,7 +345,6 @@ def test_the_rover_guide_asked_to_refine_adds_only_new_rover_facts_else_says_not
         refine("where is rover 2?", "Somewhere.")
         == "To add what the track shows: Rover 2 is on its dock, charging."
     )
-    # Asked first, it still says what it can about anything.
-    assert guide_answer(room, "alex asks: what does the lift do?").startswith(
-        "I only keep an eye on the rovers."
-    )
+    # Asked first about anything but the rovers, it says nothing rather than the same sentence.
+    assert guide_answer(room, "alex asks: what does the lift do?") == ""
+    assert guide_answer(room, "alex asks: where is rover 2?") == "Rover 2 is on its dock, charging."

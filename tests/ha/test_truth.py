@@ -80,6 +80,19 @@ async def test_asked_again_with_the_facts_a_line_that_only_says_them_back_is_not
     assert "The room shows Lift: closed." not in bot_texts(chat)
 
 
+async def test_a_false_line_in_another_language_than_the_question_is_read_in_its_own(
+    hass, freezer, ollama_stub, room
+):
+    # Asked in Spanish to raise the lift, the bundled model called nothing and said "Lift is open."
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Lift is open.")
+    say(hass, "alex", "oye overseer, levanta el elevador")
+    await tick(hass, freezer)
+    assert "Lift is open." not in bot_texts(chat)
+    assert metrics(hass)["false_statements"] == 1
+
+
 async def test_asked_again_with_the_facts_a_true_line_is_posted(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")

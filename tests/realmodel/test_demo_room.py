@@ -11,8 +11,8 @@ pipeline.
 Asserted per run: no wrong action (another device moved, or the opposite of what was asked); no
 line the room contradicts; no bot answering one question twice (or the fallback and a line);
 at least ACTIONS_DONE of the action requests no guardrail blocked end with the action done;
-at least OWN_LINE_SHARE answered in a line of their own (not the fallback, not the guide's
-"ask the Overseer"), in the asker's language; no help-desk stock line; the overseer heard
+at least OWN_LINE_SHARE answered in a line of their own (not the fallback), in the asker's
+language; no help-desk stock line; the overseer heard
 unprompted at least once in every UNPROMPTED_EVERY seconds of the busy room. Printed: those
 figures, the share of lines in the seed's voice, each question's wait in the orchestrator's
 queue and its time to the first accepted line, the decisions' median latency and the model
@@ -75,8 +75,6 @@ ACTIONS_DONE = 2 / 3
 UNPROMPTED_EVERY = 600.0
 # The crowd's lines that ask for something, and what (overseer_demo/__init__.py CROWD_LINES).
 CROWD_WANTS = {"overseer, raise the lift!": (Want(LIFT, "open"),)}
-# The guide's sentence for a question it cannot answer: no answer of its own.
-GUIDE_DEFERS = re.compile(r"ask the overseer", re.IGNORECASE)
 TRACE = OUTPUT / "demo_room-run.jsonl"
 
 
@@ -275,7 +273,7 @@ def test_the_demo_as_a_newcomer_meets_it(
     overseer_status = ha.websocket({"type": "overseer/status", "entry_id": OVERSEER_ENTRY})
 
     def is_fallback(text: str) -> bool:
-        return bool(fallback.fullmatch(text)) or bool(GUIDE_DEFERS.search(text))
+        return bool(fallback.fullmatch(text))
 
     for item in asked:
         watch.fill(item)

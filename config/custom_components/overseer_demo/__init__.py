@@ -125,9 +125,10 @@ def orchestrator_options() -> dict[str, Any]:
         ],
         "max_iterations": 3,
         "quality_threshold": 0.8,
-        # The overseer answers through its own decision loop and model, within its request
-        # timeout (60 s by default): a slow model needs that long.
-        "delegation_timeout": 60,
+        # The overseer answers through its own decision loop and model: up to three requests
+        # (the first, after its calls, a true line), each within its request timeout. The
+        # bundled model on two cores takes 20-30 s a request: a minute cut answers off mid-way.
+        "delegation_timeout": 150,
     }
 
 

@@ -61,10 +61,9 @@ def answer(room, text: str) -> str:
         earlier = "\n".join(lines[1:])
         new = [fact for fact in facts if fact not in earlier]
         return f"To add what the track shows: {' '.join(new)}" if new else ""
-    if facts:
-        return " ".join(facts)
-    summary = " ".join(describe(name, room.rovers[name]) for name in ROVERS)
-    return f"I only keep an eye on the rovers. {summary} For anything else, ask the Overseer."
+    # A question about anything but the rovers is not the guide's: it says nothing rather than
+    # the same sentence every time (the orchestrator then asks the other bot).
+    return " ".join(facts)
 
 
 def _facts(room, question: str) -> list[str]:
