@@ -76,7 +76,10 @@ class RoomInputs:
         own = chat.bot and chat.user == self._settings.name and event.data.get("decision_id") is not None
         self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own))
         self.received += 1
-        if own:
+        if own and event.data.get("pipeline_id") is None:
+            # An answer to the orchestrator's question is not the room hearing the overseer of its
+            # own accord: answering all along, it was never owed a line (a 16-minute demo heard
+            # nothing unprompted).
             self._gate.said(now)
         if not self._listening():
             return

@@ -5,8 +5,9 @@ SIGNAL_ROOM = f"{DOMAIN}_changed"
 ROVERS = ("Rover 1", "Rover 2", "Rover 3")
 LIGHTS = ("Shelf", "Bench", "Corner", "Aux1", "Aux2", "Window")
 PEOPLE = ("alex", "sam", "jo", "kim")
-# Spanish names for the room's devices, set as aliases in Home Assistant's entity registry so
-# the overseer knows "la luz del banco" or "el ascensor" in a line it posts.
+# Other names for the room's devices, set as aliases in Home Assistant's entity registry as a
+# household would: Spanish ones, so the overseer knows "la luz del banco" or "el ascensor", and
+# the words people use for the Neato ("start the vacuum": Home Assistant's sentences need a name).
 ALIASES: dict[str, tuple[str, ...]] = {
     "light.shelf": ("estante", "luz del estante"),
     "light.bench": ("banco", "luz del banco"),
@@ -15,5 +16,5 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "light.aux2": ("auxiliar 2", "luz auxiliar 2"),
     "light.window": ("ventana", "luz de la ventana"),
     "cover.lift": ("elevador", "ascensor"),
-    "vacuum.neato": ("aspiradora", "robot aspirador"),
+    "vacuum.neato": ("vacuum", "robot vacuum", "aspiradora", "robot aspirador"),
 }
