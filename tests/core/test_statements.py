@@ -349,6 +349,13 @@ def test_its_own_deed_of_an_earlier_decision_is_true_while_the_room_still_shows_
     assert said("I pinged the Neato.", earlier=(Deed(VACUUM, Act.LOCATE),)) == {(VACUUM, "locate", True)}
 
 
+def test_a_light_said_to_have_turned_a_colour_is_judged_by_the_colour_it_shows():
+    # The demo check met "¡Por supuesto! La luz del rincón se ha puesto azul." of a light that had not.
+    assert said("¡Por supuesto! La luz del rincón se ha puesto azul.", "es") == {(CORNER, "blue", False)}
+    assert said("La luz del banco se ha puesto azul.", "es", bench="on (blue)") == set()
+    assert said("La luz del banco se puso roja.", "es") == {(BENCH, "red", False)}
+
+
 def test_a_deed_whose_call_this_decision_refused_is_false_whatever_the_room_shows():
     # Issue #33: after lift_down was refused, the line claims what the refusal stopped.
     assert said("Done, I lowered the lift.", refused=(DOWN,)) == {(LIFT, "close", True)}

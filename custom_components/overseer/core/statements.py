@@ -446,8 +446,10 @@ _ES = _Table(
         Role.PROMISE: "voy a|vamos a|déjame|deja que|acabo de|acabamos de|procedo a|me pongo a",
         Role.AUX: "he|hemos|estoy|estamos",
         Role.PASSIVE: "fue|fueron|ha sido|han sido",
-        # "El ascensor ha subido": the lift went up, a state the room shows or not.
-        Role.COPULA: "está|están|sigue|siguen|queda|quedan|es|son|ha|han",
+        # "El ascensor ha subido": the lift went up, a state the room shows or not. "Se ha puesto
+        # azul": it turned blue (the demo check's held-out draw met it of a light that had not).
+        Role.COPULA: "está|están|sigue|siguen|queda|quedan|es|son|ha|han|se ha puesto|se han puesto"
+        "|se puso|se pusieron|se ha quedado|se quedó|ha quedado|quedó",
         Role.ARTICLE: "el|la|los|las|lo|le|les|un|una|unos|unas|del|de|al|a|mi|mis|tu|tus|su|sus|este|esta"
         "|esto|estos|estas|ese|esa|eso|esos|esas|me|te|se|nos|os|todas las|todos los|de la|de los|de las",
         Role.ADVERB: "ya|ahora|todavía|aún|completamente|del todo|de nuevo|otra vez|ahora mismo|por fin"
