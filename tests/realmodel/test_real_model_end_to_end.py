@@ -192,7 +192,7 @@ def test_a_real_model_triages_an_incident_or_is_rejected_cleanly(
 # guide, one for the overseer, one either could take.
 ORCHESTRATED = (
     "where is rover 2?",
-    "turn the bench light on please",
+    "can you turn the bench light on please?",
     "what does the lift do?",
 )
 PARTICIPANTS = [
