@@ -89,3 +89,21 @@ def options_sections(**overrides):
         else:
             values[section][field] = value
     return values
+
+
+# Each event's (required, optional) fields, as the braces in the contract's Events list them.
+EVENT_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "overseer_action": (frozenset({"arguments", "decision_id", "outcome", "tool"}), frozenset({"reason"})),
+    "overseer_approval": (
+        frozenset({"approval_id", "arguments", "incident_id", "status", "tool"}),
+        frozenset(),
+    ),
+    "overseer_chat_message": (frozenset({"bot", "text", "user"}), frozenset({"room", "ts"})),
+    "overseer_chat_typing": (frozenset({"bot", "typing", "user"}), frozenset({"room"})),
+    "overseer_decision": (frozenset({"decision_id", "latency_ms", "mode", "stale", "trigger"}), frozenset()),
+    "overseer_incident": (frozenset({"asset_id", "incident_id", "status"}), frozenset({"fault", "reason"})),
+    "overseer_pipeline": (
+        frozenset({"iteration", "pipeline_id", "stage"}),
+        frozenset({"bot", "reason", "score"}),
+    ),
+}
