@@ -23,6 +23,10 @@ import random
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
+
+from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
+from langdetect.lang_detect_exception import LangDetectException
 
 # The demo room's devices, by entity id (config/custom_components/overseer_demo). Spelled out
 # here rather than imported: this module stays importable without the demo's package.
@@ -436,4 +440,32 @@ def spoken_language(line: str) -> str | None:
         return "en"
     if spanish > english:
         return "es"
-    return None
+    if len(words) < 2:
+        return None
+    # Words in neither list ("No puedo entender.", "Alex conduce mejor."): a language identifier's
+    # character n-grams, asked only to choose between the two.
+    return _identifier().detect(line)
+
+
+class _Identifier:
+    """langdetect, seeded so the same line reads the same every run, choosing "en" or "es" only."""
+
+    def __init__(self) -> None:
+        self._factory = DetectorFactory()
+        self._factory.load_profile(PROFILES_DIRECTORY)
+        self._factory.seed = 0
+
+    def detect(self, line: str) -> str | None:
+        detector = self._factory.create()
+        detector.set_prior_map({"en": 0.5, "es": 0.5})
+        detector.append(line)
+        try:
+            return detector.detect()
+        except LangDetectException:
+            return None
+
+
+@cache
+def _identifier() -> _Identifier:
+    """Loading the profiles takes a second: once, on the first line that needs them."""
+    return _Identifier()

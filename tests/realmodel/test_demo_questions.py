@@ -240,6 +240,10 @@ def test_spoken_language_on_the_bank():
         ("La luz del banco ya está azul.", "es"),
         ("The bench light is blue now.", "en"),
         ("¡Vale!", "es"),
+        # In neither word list: told by the language identifier.
+        ("No puedo entender.", "es"),
+        ("Alex conduce mejor.", "es"),
+        ("Rover two drives cleaner.", "en"),
         ("", None),
         ("Overseer.", None),
         ("42", None),
