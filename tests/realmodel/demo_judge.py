@@ -326,6 +326,8 @@ class Verdict:
     own_line: bool
     right_language: bool
     stock: list[str]
+    # Lines that answer it as asked: its own words (not the fallback), in its language, true, no stock line.
+    accepted: list[Line]
 
 
 def judge(
@@ -352,10 +354,11 @@ def judge(
         if move.entity_id not in wanted or move.after.state != wanted[move.entity_id].state
     ]
     start = asked.routed_at if asked.routed_at is not None else asked.at
+    contradicting = {id(line): found for line in answers if (found := contradicted(line.text, line.at, room))}
     false_lines = [
-        f"{line.user}: {line.text!r} ({'; '.join(found)})"
+        f"{line.user}: {line.text!r} ({'; '.join(contradicting[id(line)])})"
         for line in answers
-        if (found := contradicted(line.text, line.at, room))
+        if id(line) in contradicting
     ]
     by_bot: dict[str, list[Line]] = {}
     for line in answers:
@@ -385,4 +388,5 @@ def judge(
         own_line=bool(own),
         right_language=bool(language),
         stock=[f"{line.user}: {line.text!r}" for line in answers if stock_phrase(line.text)],
+        accepted=[line for line in language if id(line) not in contradicting and not stock_phrase(line.text)],
     )

@@ -329,7 +329,7 @@ def test_the_demo_as_a_newcomer_meets_it(
         f"{cost_figures(rates, list(watch.decisions.values()))}"
     ]
     for verdict in verdicts:
-        report.append(row(verdict, watch))
+        report.append(row(verdict, watch, rates))
     report.append(f"Moves of the overseer's own moments: {unasked}")
     report.append("Unprompted: " + " | ".join(f"{line.at:.0f}s {line.text[:60]!r}" for line in unprompted))
     report.append(
@@ -374,11 +374,23 @@ def blocked(verdict: Verdict, watch: Watch) -> bool:
     )
 
 
-def row(verdict: Verdict, watch: Watch) -> str:
-    """One question's line in the report: its wait in the queue and to the first accepted line."""
+def row(verdict: Verdict, watch: Watch, rates: Rates | None) -> str:
+    """One question's line in the report: its wait in the queue, and to the first line it accepts.
+
+    The clock stops at the overseer's first accepted line (the fallback, a false or stock line and
+    the guide's scripted one do not stop it), printed beside the floor of the decisions that
+    answered: their new prompt and generated tokens at the server's rates.
+    """
     asked = verdict.asked
     waited = (asked.routed_at - asked.at) if asked.routed_at is not None else None
-    first = next((line.at - asked.at for line in verdict.answers if line.text), None)
+    first = next((line.at - asked.at for line in verdict.accepted if line.user == OVERSEER), None)
+    answering = dict.fromkeys(line.decision_id for line in verdict.answers if line.decision_id)
+    floors = [
+        rates.floor(watch.decisions[decision_id])
+        for decision_id in answering
+        if rates is not None and decision_id in watch.decisions
+    ]
+    floor = f"{sum(f for f in floors if f is not None):.0f} s" if floors else "?"
     marks = [
         "action done" if verdict.done else "action NOT done" if verdict.done is False else "",
         "" if verdict.own_line else "no own line",
@@ -390,8 +402,9 @@ def row(verdict: Verdict, watch: Watch) -> str:
     ]
     return (
         f"  [{asked.question.language} {asked.question.kind.name.lower()}] {asked.question.text!r}: "
-        f"queue {waited if waited is None else round(waited)} s, first line "
-        f"{first if first is None else round(first)} s, route {list(asked.route)}; "
+        f"queue {waited if waited is None else round(waited)} s, first accepted line "
+        f"{first if first is None else round(first)} s (floor of its decisions {floor}), "
+        f"route {list(asked.route)}; "
         f"{[f'{line.user}: {line.text[:70]}' for line in verdict.answers]} {[m for m in marks if m]}"
     )
 
