@@ -21,6 +21,7 @@ from .core.context import (
     ChatLine,
     InputSummary,
     after_calls_cue,
+    asker,
     build_messages,
     closing_cue,
     describe_trigger,
@@ -64,6 +65,10 @@ RESULTS_SHOWN = 8
 # The request after a false line: what it said, what the room shows, what ran; then what to do.
 STATEMENT_CHECK = "statement_check: not so: {said}. The room shows {facts}; this decision ran: {ran}. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
+# The request after an answer that called nothing when the asker's words asked for an offered call.
+CALL_OR_SAY_WHY = (
+    "You called nothing. If you do what {who} asked, call {call} now; if not, say why in one short line."
+)
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -98,6 +103,8 @@ class Cycle:
     language: str = ""
     # The action on a room device the question asks for, if it asks for one.
     asked: Deed | None = None
+    # The offered call that does it, written out in the cue, if it may run now.
+    call: str = ""
     # The lines it posted, in order: the answer Assist returns (at most a few per decision).
     said: list[str] = field(default_factory=list)
 
@@ -167,8 +174,8 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     say_it = say_it_in(cycle.language, room_language)
     # The call that does what was asked, if it may run now: the model still decides whether to.
     suggested = call_for(cycle.asked, cycle.tools.available) if control and cycle.asked else None
-    call = call_text(*suggested) if suggested else ""
-    cue = closing_cue(cycle.trigger, settings.name, can_act=control, say_it_in=say_it, call=call) or ""
+    cycle.call = call_text(*suggested) if suggested else ""
+    cue = closing_cue(cycle.trigger, settings.name, can_act=control, say_it_in=say_it, call=cycle.call) or ""
     messages = build_messages(
         parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools, cue
     )
@@ -270,10 +277,49 @@ async def _async_decide(
     )
     ran = await _async_execute(parts, cycle, decision)
     conversation = messages
+    if control and cycle.call and not cycle.actions:
+        decision, ran, conversation = await _async_call_asked_again(parts, cycle, messages, schemas, check)
+        cycle.decision = decision
     if control and cycle.actions:
-        decision, conversation = await _async_line_after_calls(parts, cycle, messages, check)
+        decision, conversation = await _async_line_after_calls(parts, cycle, conversation, check)
     decision = await _async_true_line(parts, cycle, decision, ran, conversation, check)
     return decision, ran
+
+
+async def _async_call_asked_again(
+    parts: CycleParts,
+    cycle: Cycle,
+    messages: list[dict[str, Any]],
+    schemas: list[dict[str, Any]],
+    check: Callable[..., Decision],
+) -> tuple[Decision, list[AuditRecord], list[dict[str, Any]]]:
+    """Ask once more when the words asked for a call it may make and it made none.
+
+    The bundled 1.5B model, its cue naming the call, answered about two action requests in
+    three with a line and no call ("Ok, I will do that."). Told it called nothing, it may call
+    now or say why not: the model still decides, the policy still judges the call. The request
+    is the first one with two messages more, so a server's prompt cache serves all but those.
+    """
+    first = cycle.decision
+    assert first is not None
+    who = asker(cycle.trigger, parts.settings.name)
+    cue = CALL_OR_SAY_WHY.format(who=who, call=cycle.call) + say_it_in(cycle.language, _room_language(parts))
+    again = [
+        *messages,
+        {"role": "assistant", "content": first.chat or "SKIP"},
+        {"role": "user", "content": cue},
+    ]
+    try:
+        reply = await _async_ask(parts, cycle, again, schemas)
+    except ModelError as err:
+        LOGGER.warning("Model call failed (%s) when asked again for the call; its first answer stands", err)
+        return first, [], messages
+    world = parts.world()
+    decision = check(reply, known_tools=configured_tools(world), shown_tools=cycle.tools.shown, cue=cue)
+    ran = await _async_execute(parts, cycle, decision)
+    # Without a call, its new line says why (the first may have promised what it did not do).
+    line = decision.chat if decision.chat is not None or decision.intents else first.chat
+    return with_line(decision, line, Note.CALL_ASKED_AGAIN), ran, again
 
 
 async def _async_true_line(

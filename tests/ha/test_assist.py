@@ -265,6 +265,7 @@ async def test_assist_never_hears_an_action_claimed_that_did_not_run(
     await setup_overseer(hass, ollama_stub)
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Lift raised.")
+    ollama_stub.reply("Lift raised.")  # told it called nothing, it calls nothing again
     ollama_stub.reply("SKIP")  # told it is not so, with the facts: nothing true to say
     ollama_stub.reply("Lift raised.", call("lift_up"))
 
@@ -272,7 +273,7 @@ async def test_assist_never_hears_an_action_claimed_that_did_not_run(
 
     assert reply == "Lift raised."
     # The claim that did not run was checked, told, and the question asked again.
-    assert len(ollama_stub.decisions) == 3
+    assert len(ollama_stub.decisions) == 4
     assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_up", "executed")]
 
 

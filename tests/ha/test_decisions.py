@@ -553,10 +553,10 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Alex: I'm here, what's up?")
     ollama_stub.reply("Overseer: Alex: I'm here, what's up?")
-    ollama_stub.reply("Blue it is not. Earn it.")
+    ollama_stub.reply("Sloppy lap. Earn the next one.")
     say(hass, "alex", "overseer, you there?")
     await tick(hass, freezer)
-    say(hass, "alex", "overseer make the bench light blue")
+    say(hass, "alex", "overseer rate that last lap")
     await tick(hass, freezer)
     assert [line["text"] for line in bot_lines(chat)] == ["Alex: I'm here, what's up?"]  # the copy dropped
     first = ollama_stub.decisions[1]["messages"]
@@ -564,8 +564,8 @@ async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
     await tick(hass, freezer)
     retry = ollama_stub.decisions[2]["messages"]
     assert [m for m in retry if m["role"] == "assistant"] == []
-    assert "alex: overseer make the bench light blue" in retry[-1]["content"]
-    assert [line["text"] for line in bot_lines(chat)][-1] == "Blue it is not. Earn it."
+    assert "alex: overseer rate that last lap" in retry[-1]["content"]
+    assert [line["text"] for line in bot_lines(chat)][-1] == "Sloppy lap. Earn the next one."
 
 
 async def test_a_line_that_says_someones_chat_line_back_is_no_new_line(hass, freezer, ollama_stub, room):
@@ -589,6 +589,7 @@ async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, free
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Overseer: Lift raised.")
+    ollama_stub.reply("Lift raised.")  # told it called nothing, it calls nothing again
     ollama_stub.reply("Lift raised.")  # told it is not so, it says it again
     ollama_stub.reply("Lift raised.", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
@@ -834,3 +835,57 @@ async def test_the_button_box_counter_moves_within_its_step_and_cooldown(hass, f
         ("counter_adjust", "blocked", "cooldown"),
         ("counter_adjust", "blocked", "invalid_arguments"),
     ]
+
+
+async def test_asked_for_a_call_it_made_none_of_it_is_asked_once_more_to_call_it_or_say_why(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model promised "Ok, I will do that." and called nothing. Told it called
+    # nothing, it may call now (the policy still judges the call) or say why not.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Ok, I will do that.")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("Up it goes, alex.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert len(room["cover.open_cover"]) == 1
+    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes, alex."]
+    first, again = ollama_stub.decisions
+    assert again["messages"][: len(first["messages"])] == first["messages"]  # the same request, continued
+    assert again["messages"][-2] == {"role": "assistant", "content": "Ok, I will do that."}
+    assert "You called nothing" in again["messages"][-1]["content"]
+    assert "call lift_up()" in again["messages"][-1]["content"]
+    assert again["tools"] == first["tools"]
+    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
+    assert "call_asked_again" in status["decision"]["notes"]
+
+
+async def test_asked_again_for_the_call_it_may_say_why_not_and_nothing_moves(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Ok, I will do that.")
+    ollama_stub.reply("The lift stays down. Chaos has standards.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert room["cover.open_cover"] == [] and hass.states.get("cover.lift").state == "closed"
+    # The promise it did not keep is not posted: its reason is.
+    assert [line["text"] for line in bot_lines(chat)] == ["The lift stays down. Chaos has standards."]
+    assert len(ollama_stub.decisions) == 2
+
+
+async def test_nothing_is_asked_again_when_the_words_ask_for_no_call_or_the_call_is_blocked(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("Quiet night.")
+    say(hass, "alex", "overseer how is the room?")
+    await tick(hass, freezer)
+    assert len(ollama_stub.decisions) == 1
+    await set_select(hass, "select.arena_site_mode", "lockdown")
+    ollama_stub.reply("Locked down, alex.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer, seconds=30)
+    assert len(ollama_stub.decisions) == 2

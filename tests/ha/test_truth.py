@@ -97,14 +97,15 @@ async def test_asked_again_with_the_facts_a_true_line_is_posted(hass, freezer, o
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("The bench light is already blue.")
+    ollama_stub.reply("The bench light is already blue.")  # told it called nothing: the same
     ollama_stub.reply("The bench sits dark. Earn the light.")
     say(hass, "alex", "overseer make the bench light blue")
     await tick(hass, freezer)
-    told = ollama_stub.decisions[1]["messages"]
+    told = ollama_stub.decisions[2]["messages"]
     assert told[-2] == {"role": "assistant", "content": "The bench light is already blue."}
     assert "Bench: off" in told[-1]["content"]
     assert bot_texts(chat) == ["The bench sits dark. Earn the light."]
-    assert len(ollama_stub.requests) == 2
+    assert len(ollama_stub.requests) == 3
 
 
 async def test_true_lines_are_posted_as_said(hass, freezer, ollama_stub, room):

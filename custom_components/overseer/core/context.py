@@ -244,6 +244,11 @@ LIVELY = frozenset(
 )
 
 
+def asker(trigger: Trigger, name: str) -> str:
+    """Return how the cues name whoever asked: as the transcript labels them."""
+    return speaker(ChatLine(trigger.detail, "", bot=False, ts=trigger.since), name)
+
+
 def closing_cue(
     trigger: Trigger, name: str, can_act: bool, say_it_in: str = "", call: str = ""
 ) -> str | None:
@@ -263,7 +268,7 @@ def closing_cue(
     if trigger.kind is not TriggerKind.DIRECT_ADDRESS:
         return None
     ask = " (and call a tool if you act)" if can_act else ""
-    who = speaker(ChatLine(trigger.detail, "", bot=False, ts=trigger.since), name)
+    who = asker(trigger, name)
     # Asked what it thinks ("rate that last lap"), the 1.5B model said "I'm sorry, but I can't
     # assist with that." on both tries; told an opinion is an answer, it mostly gives one.
     opinion = "an answer, an opinion or a verdict"
@@ -285,7 +290,7 @@ def after_calls_cue(trigger: Trigger, name: str, ran: bool, say_it_in: str = "")
     if trigger.kind is not TriggerKind.DIRECT_ADDRESS:
         about = "what you just did" if ran else "what you tried, which did not happen"
         return f"Say one short line to the room about {about}, or SKIP.{say_it_in}"
-    who = speaker(ChatLine(trigger.detail, "", bot=False, ts=trigger.since), name)
+    who = asker(trigger, name)
     if ran:
         return f"Answer {who} now in one short line of your own about what you just did for them.{say_it_in}"
     return (

@@ -46,6 +46,8 @@ class Note(StrEnum):
     # A line that stated what the room contradicts: asked again with the facts, or not posted.
     FALSE_STATEMENT_ASKED_AGAIN = "false_statement_asked_again"
     FALSE_STATEMENT_DROPPED = "false_statement_dropped"
+    # Asked for an action it may take, it called nothing: asked once more to call it or say why not.
+    CALL_ASKED_AGAIN = "call_asked_again"
 
 
 class Source(StrEnum):
