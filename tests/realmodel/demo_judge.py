@@ -338,8 +338,13 @@ def judge(
     is_fallback,
     stock_phrase,
     spoken_language,
+    scripted: frozenset[str] = frozenset(),
 ) -> Verdict:
-    """Judge one question from the lines of its pipeline and the moves its decisions made."""
+    """Judge one question from the lines of its pipeline and the moves its decisions made.
+
+    scripted: bots whose lines are canned, not a model's (the demo's Rover guide): they may
+    refine an answer, but none of theirs is one in the model's own words.
+    """
     question = asked.question
     answers = [
         line for line in lines if line.bot and asked.pipeline_id and line.pipeline_id == asked.pipeline_id
@@ -370,7 +375,7 @@ def judge(
             any(move.entity_id == want.entity_id and satisfied(want, move.after) for move in mine)
             for want in question.wants
         )
-    own = [line for line in answers if not is_fallback(line.text)]
+    own = [line for line in answers if not is_fallback(line.text) and line.user not in scripted]
     # A line too short to tell its language by is taken as the asker's.
     language = [
         line

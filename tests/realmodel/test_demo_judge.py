@@ -72,3 +72,31 @@ def test_a_move_is_the_doing_of_the_call_just_before_it_and_judged_against_its_q
     # A move no call explains belongs to no one.
     room.add(BENCH, Reading(500, "off"))
     assert room.moves(calls)[-1].decision_id is None
+
+
+def test_a_scripted_bots_line_is_no_answer_in_the_models_own_words():
+    room = Room()
+    room.add(LIFT, Reading(0, "closed"))
+    rate = Question("hey overseer, rate that last lap", "en", Kind.OPINION, ())
+    asked = Asked(rate, 10, "p1", routed_at=11, finished_at=40)
+    fallback = Line(
+        30, "Overseer", "Sorry robin, I have nothing useful to say to that right now.", True, "d1", "p1"
+    )
+    guide = Line(31, "Rover guide", "To add what the track shows: Rover 1 is on its dock.", True, None, "p1")
+    said = [fallback, guide]
+
+    def judged(scripted):
+        return judge(
+            asked,
+            said,
+            room,
+            [],
+            lambda text: text.startswith("Sorry"),
+            lambda _: None,
+            lambda _: "en",
+            scripted,
+        )
+
+    assert judged(frozenset()).own_line
+    verdict = judged(frozenset({"Rover guide"}))
+    assert not verdict.own_line and verdict.accepted == []

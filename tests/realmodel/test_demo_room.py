@@ -285,7 +285,16 @@ def test_the_demo_as_a_newcomer_meets_it(
     moves = watch.room.moves(watch.calls)
 
     def judged(item: Asked) -> Verdict:
-        return judge(item, watch.lines, watch.room, moves, is_fallback, stock_phrase, spoken_language)
+        return judge(
+            item,
+            watch.lines,
+            watch.room,
+            moves,
+            is_fallback,
+            stock_phrase,
+            spoken_language,
+            frozenset({GUIDE}),
+        )
 
     verdicts = [judged(item) for item in asked]
     ours = {item.pipeline_id for item in asked}
@@ -377,13 +386,13 @@ def blocked(verdict: Verdict, watch: Watch) -> bool:
 def row(verdict: Verdict, watch: Watch, rates: Rates | None) -> str:
     """One question's line in the report: its wait in the queue, and to the first line it accepts.
 
-    The clock stops at the overseer's first accepted line (the fallback, a false or stock line and
-    the guide's scripted one do not stop it), printed beside the floor of the decisions that
+    The clock stops at the first accepted line (the fallback, a false or stock line and the
+    guide's scripted one do not stop it), printed beside the floor of the decisions that
     answered: their new prompt and generated tokens at the server's rates.
     """
     asked = verdict.asked
     waited = (asked.routed_at - asked.at) if asked.routed_at is not None else None
-    first = next((line.at - asked.at for line in verdict.accepted if line.user == OVERSEER), None)
+    first = next((line.at - asked.at for line in verdict.accepted), None)
     answering = dict.fromkeys(line.decision_id for line in verdict.answers if line.decision_id)
     floors = [
         rates.floor(watch.decisions[decision_id])
