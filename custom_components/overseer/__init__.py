@@ -237,10 +237,11 @@ async def async_unload_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> boo
         if unloaded:
             await orchestrator.async_stop()
         return unloaded
-    unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
-    if unloaded:
-        await cast(OverseerRuntimeData, entry.runtime_data).loop.async_stop()
-    return unloaded
+    # The loop stops first: while its calls in flight end (up to their timeout), the selects and
+    # switches are still there, and a lockdown an automation sets meanwhile is in the last write.
+    # Removed first, they let that service call find no entity, and the lockdown was lost.
+    await cast(OverseerRuntimeData, entry.runtime_data).loop.async_stop()
+    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> None:

@@ -13,10 +13,11 @@ from typing import Any
 
 from homeassistant.auth.permissions.const import POLICY_CONTROL
 from homeassistant.core import Context, HomeAssistant, callback
-from homeassistant.exceptions import Unauthorized
+from homeassistant.exceptions import HomeAssistantError, Unauthorized
 from homeassistant.util.ulid import ulid_now
 
 from .authority import async_trusted
+from .const import DOMAIN
 from .core.audit import AuditRecord, Outcome
 from .core.tools import Refusal
 from .core.world import SiteMode
@@ -30,7 +31,7 @@ class ControlPanel:
     """Each change is persisted and shown at once; the executor reads it at every call."""
 
     def __init__(
-        self, hass: HomeAssistant, state: RoomState, changed: Callable[[], None], record: Recorder
+        self, hass: HomeAssistant, state: RoomState, changed: Callable[[], None], record: Recorder, name: str
     ) -> None:
         """Set up the controls over the room's state.
 
@@ -40,6 +41,27 @@ class ControlPanel:
         self._state = state
         self._changed = changed
         self._record = record
+        self._name = name
+        self._closed = False
+
+    @callback
+    def close(self) -> None:
+        """Take no change any more: the room writes its state down for the last time."""
+        self._closed = True
+
+    @callback
+    def _refuse_when_closed(self) -> None:
+        """Raise once the room is stopping: a change then would be lost.
+
+        An automation's lockdown must not be lost to a reload: it fails loudly, and can be sent
+        again to the room that loads next.
+        """
+        if self._closed:
+            raise HomeAssistantError(
+                translation_domain=DOMAIN,
+                translation_key="room_stopping",
+                translation_placeholders={"name": self._name},
+            )
 
     @callback
     def refuse(self, control: str, value: Any, context: Context | None) -> Unauthorized:
@@ -62,6 +84,7 @@ class ControlPanel:
 
         loosens is asked after the caller is known, about the room as it is at that instant.
         """
+        self._refuse_when_closed()
         trusted = await async_trusted(self._hass, context)
         if not trusted and loosens():
             raise self.refuse(control, value, context)
@@ -92,11 +115,13 @@ class ControlPanel:
     @callback
     def write_memory(self, slot: int, text: str) -> None:
         """Replace one memory slot (the service, an administrator's; the model uses memory_write)."""
+        self._refuse_when_closed()
         self._state.memory.write(slot, text)
         self._changed()
 
     @callback
     def clear_memory(self, slot: int | None) -> None:
         """Empty one memory slot, or all three."""
+        self._refuse_when_closed()
         self._state.memory.clear(slot)
         self._changed()
