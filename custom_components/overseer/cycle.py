@@ -151,6 +151,9 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     control = cycle.mode is OverseerMode.CONTROL
     if control:
         cycle.tools = availability(world, state.ledger, settings.limits, started)
+        if cycle.trigger.owed:
+            # A line owed to a quiet room is only a line: nobody asked for anything to be done.
+            cycle.tools = cycle.tools.only(tuple(CHAT_TOOLS))
     cycle.state_update = render_state_update(
         world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )

@@ -173,6 +173,15 @@ def test_a_busy_room_that_has_not_heard_the_overseer_for_its_quiet_limit_is_owed
     assert Gate(GateConfig(quiet_limit=300), now=0).tick(5000) is None
 
 
+def test_a_line_is_owed_once_per_quiet_limit_even_when_none_is_posted():
+    # In dry run nothing is posted: the room was owed a decision every min_gap.
+    gate = Gate(GateConfig(heartbeat=3600, min_gap=15, quiet_limit=300), now=0)
+    for second in range(10, 900, 10):
+        gate.observe_chat("alex", "go go go", bot=False, now=second)
+    owed = [second for second in range(300, 900, 15) if (trigger := gate.tick(second)) and trigger.owed]
+    assert owed == [300, 600]
+
+
 def test_a_moment_of_the_overseers_own_waits_while_the_orchestrator_answers_a_question():
     gate = Gate(GateConfig(heartbeat=30, min_gap=0, quiet_limit=300), now=0)
     gate.note_activity(5)  # a human line the orchestrator routes: the room is busy

@@ -889,3 +889,15 @@ async def test_nothing_is_asked_again_when_the_words_ask_for_no_call_or_the_call
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer, seconds=30)
     assert len(ollama_stub.decisions) == 2
+
+
+async def test_a_line_owed_to_a_quiet_room_is_offered_the_chat_alone(hass, freezer, ollama_stub, room):
+    # Nobody asked for anything: the owed decision may speak, and do nothing else.
+    await setup_overseer(hass, ollama_stub, options={**OPTIONS, "heartbeat": 3600, "quiet_limit": 120})
+    ollama_stub.reply("", call("lift_up"))
+    for _ in range(7):
+        say(hass, "alex", "go go go")
+        await tick(hass, freezer, seconds=20)
+    [owed] = [d for d in ollama_stub.decisions if "has not heard you" in d["messages"][-1]["content"]]
+    assert [tool["function"]["name"] for tool in owed["tools"]] == ["chat_say"]
+    assert room["cover.open_cover"] == []

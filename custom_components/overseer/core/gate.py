@@ -327,6 +327,10 @@ class Gate:
         ):
             return None
         chosen = replace(candidates[kind], owed=owed and kind not in SOLICITED)
+        if chosen.owed:
+            # Owed once per quiet limit, whether or not its line is posted: in dry run nothing is,
+            # and the room was owed a decision every min_gap (57 in 15 minutes).
+            self.last_said = now
         self._pending.clear()
         # The other askers still wait, each for their own decision.
         if kind is TriggerKind.DIRECT_ADDRESS:
