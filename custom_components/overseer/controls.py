@@ -22,6 +22,7 @@ from .core.audit import AuditRecord, Outcome
 from .core.tools import Refusal
 from .core.world import SiteMode
 from .room_state import RoomState
+from .signals import RoomSignals
 
 # The room's audit (the executor's record).
 type Recorder = Callable[..., AuditRecord]
@@ -31,23 +32,19 @@ class ControlPanel:
     """Each change is persisted and shown at once; the executor reads it at every call."""
 
     def __init__(
-        self, hass: HomeAssistant, state: RoomState, changed: Callable[[], None], record: Recorder, name: str
+        self, hass: HomeAssistant, state: RoomState, signals: RoomSignals, record: Recorder, name: str
     ) -> None:
         """Set up the controls over the room's state.
 
-        changed() persists soon and refreshes the entities and the card; record audits a refusal.
+        signals persists a change soon and refreshes the entities and the card, and says when the
+        room has written its state down for the last time; record audits a refusal.
         """
         self._hass = hass
         self._state = state
-        self._changed = changed
+        self._signals = signals
+        self._changed = signals.changed
         self._record = record
         self._name = name
-        self._closed = False
-
-    @callback
-    def close(self) -> None:
-        """Take no change any more: the room writes its state down for the last time."""
-        self._closed = True
 
     @callback
     def _refuse_when_closed(self) -> None:
@@ -56,7 +53,7 @@ class ControlPanel:
         An automation's lockdown must not be lost to a reload: it fails loudly, and can be sent
         again to the room that loads next.
         """
-        if self._closed:
+        if self._signals.closed:
             raise HomeAssistantError(
                 translation_domain=DOMAIN,
                 translation_key="room_stopping",

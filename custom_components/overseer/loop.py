@@ -74,7 +74,7 @@ class OverseerLoop:
         self._incidents = parts.incidents
         self._triage = parts.triage
         self._signals = parts.signals
-        self.controls = ControlPanel(hass, state, parts.signals.changed, self.executor.record, entry.title)
+        self.controls = ControlPanel(hass, state, parts.signals, self.executor.record, entry.title)
         self._parts = CycleParts(
             hass,
             settings,
@@ -140,7 +140,6 @@ class OverseerLoop:
         await self._health.async_shutdown()
         await self.executor.async_close()
         await self._async_cancel_decision()
-        self.controls.close()
         await self._signals.async_close()
         self._signals.notify()
 

@@ -19,6 +19,8 @@ class RoomSignals:
         self._entry_id = entry_id
         self._store = store
         self._state = state
+        # Set once the room writes its state down for the last time: a change after it is lost.
+        self.closed = False
 
     @callback
     def changed(self) -> None:
@@ -33,4 +35,5 @@ class RoomSignals:
 
     async def async_close(self) -> None:
         """Write everything down now, for the last time: the room is stopping and hands it on."""
+        self.closed = True
         await self._store.async_close(self._state)
