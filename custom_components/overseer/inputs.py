@@ -20,7 +20,7 @@ from .events import fire_chat_message
 from .identity import chat_identity
 from .room import build_world
 from .room_state import RoomState
-from .roster import answering, takes_part
+from .roster import answering, note_asked_through_assist, takes_part
 from .settings import Settings
 
 PEOPLE_WINDOW = 300
@@ -132,6 +132,7 @@ class RoomInputs:
         The caller's context goes with it: an orchestrator knows its own questions by it.
         """
         self._assist_lines.append(context.id)
+        note_asked_through_assist(self._hass, context)
         fire_chat_message(
             self._hass, room=self._settings.room, user=user, text=text, bot=False, context=context
         )

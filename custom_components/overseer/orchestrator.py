@@ -57,6 +57,7 @@ from .identity import chat_identity
 from .providers import ModelError, Provider
 from .roster import (
     Asker,
+    asked_through_assist,
     from_dispatch,
     is_overseer_agent,
     note_answering,
@@ -153,7 +154,8 @@ class Orchestrator:
         chat = parse_chat_event(event.data)
         if chat is None or chat.bot or (chat.room is not None and fold(chat.room) != self.settings.room):
             return
-        if from_dispatch(self.hass, event.context):
+        if from_dispatch(self.hass, event.context) or asked_through_assist(self.hass, event.context):
+            # Its own task's line, or a question an overseer answers from Assist: answered once.
             return
         if not self._for_the_bots(chat.text):
             self.ignored += 1

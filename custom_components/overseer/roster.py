@@ -17,6 +17,9 @@ ROSTER: HassKey[dict[str, frozenset[str]]] = HassKey(f"{DOMAIN}_orchestrated_roo
 DISPATCHES: HassKey[OrderedDict[str, Asker]] = HassKey(f"{DOMAIN}_orchestrator_dispatches")
 # Tasks handed out and not yet forgotten: only the newest are kept.
 KEEP_DISPATCHES = 50
+# Context ids of questions asked an overseer through Assist, which it posts on the chat bus: it
+# answers them itself, so no orchestrator routes them to it (or to a bot) again.
+ASKED_THROUGH_ASSIST: HassKey[OrderedDict[str, None]] = HassKey(f"{DOMAIN}_asked_through_assist")
 # The rooms whose orchestrator is working through a question now.
 ANSWERING: HassKey[set[str]] = HassKey(f"{DOMAIN}_orchestrator_answering")
 
@@ -72,6 +75,21 @@ def asked_for(hass: HomeAssistant, context: Context | None) -> Asker | None:
     if context is None or (dispatches := hass.data.get(DISPATCHES)) is None:
         return None
     return dispatches.get(context.id)
+
+
+@callback
+def note_asked_through_assist(hass: HomeAssistant, context: Context) -> None:
+    """Note that the chat line under this context is a question an overseer takes from Assist."""
+    asked = hass.data.setdefault(ASKED_THROUGH_ASSIST, OrderedDict())
+    asked[context.id] = None
+    while len(asked) > KEEP_DISPATCHES:
+        asked.popitem(last=False)
+
+
+@callback
+def asked_through_assist(hass: HomeAssistant, context: Context) -> bool:
+    """Whether the chat line under this context is a question an overseer answers from Assist."""
+    return context.id in hass.data.get(ASKED_THROUGH_ASSIST, ())
 
 
 @callback

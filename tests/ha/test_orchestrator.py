@@ -17,6 +17,7 @@ from custom_components.overseer.diagnostics import async_get_config_entry_diagno
 from ..ollama_stub import Scripted
 from .agents import async_setup_agents
 from .harness import MODEL, say, setup_overseer, tick
+from .test_assist import converse, speech
 
 HELPER, EXPERT = "conversation.helper", "conversation.expert"
 PARTICIPANTS = [
@@ -348,3 +349,25 @@ def test_the_rover_guide_asked_to_refine_adds_only_new_rover_facts_else_says_not
     # Asked first about anything but the rovers, it says nothing rather than the same sentence.
     assert guide_answer(room, "alex asks: what does the lift do?") == ""
     assert guide_answer(room, "alex asks: where is rover 2?") == "Rover 2 is on its dock, charging."
+
+
+async def test_a_question_asked_the_overseer_through_assist_is_answered_once(
+    hass, freezer, agent_flow, ollama_stub, room, hass_admin_user
+):
+    # The overseer posts an Assist question on the room's chat bus: the orchestrator used to
+    # route it back to the overseer, which answered it twice (its line, then the fallback).
+    await setup_overseer(hass, ollama_stub)
+    participants = [
+        {"agent_id": "conversation.arena_agent", "name": "Overseer", "description": "runs the room"},
+        {"agent_id": HELPER, "name": "helper", "description": "small talk"},
+    ]
+    await async_setup_agents(hass, HELPER)
+    model(ollama_stub, ['{"agent_id": "conversation.arena_agent"}'], [judge(0.95, proceed=False)])
+    await setup_orchestrator(hass, ollama_stub, participants=participants)
+    ollama_stub.reply("Calm room, alex.")
+    result = await converse(hass, freezer, "how is the room?", hass_admin_user.id)
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert speech(result) == "Calm room, alex."
+    assert calls(ollama_stub, "agent_id") == 0
+    orchestrator = hass.config_entries.async_get_entry("orch1").runtime_data.orchestrator
+    assert list(orchestrator.recent) == [] and orchestrator.queue.lines == []
