@@ -66,9 +66,8 @@ RESULTS_SHOWN = 8
 STATEMENT_CHECK = "statement_check: not so: {said}. The room shows {facts}; this decision ran: {ran}. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 # The request after an answer that called nothing when the asker's words asked for an offered call.
-CALL_OR_SAY_WHY = (
-    "You called nothing. If you do what {who} asked, call {call} now; if not, say why in one short line."
-)
+# Told "You called nothing." first, the bundled model said "I did not call anything." to the room.
+CALL_OR_SAY_WHY = "If you do what {who} asked, call {call} now; if not, say why in one short line."
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
