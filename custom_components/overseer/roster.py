@@ -15,7 +15,7 @@ from .const import DOMAIN
 ROSTER: HassKey[dict[str, frozenset[str]]] = HassKey(f"{DOMAIN}_orchestrated_rooms")
 # A task's context id -> who asked the question it is about: their name and identity.
 DISPATCHES: HassKey[OrderedDict[str, Asker]] = HassKey(f"{DOMAIN}_orchestrator_dispatches")
-# Tasks handed out and not yet forgotten: only the newest are kept.
+# Tasks handed out (and Assist questions) not yet forgotten: only the newest are kept.
 KEEP_DISPATCHES = 50
 # Context ids of questions asked an overseer through Assist, which it posts on the chat bus: it
 # answers them itself, so no orchestrator routes them to it (or to a bot) again.
@@ -63,10 +63,7 @@ class Asker:
 @callback
 def note_dispatch(hass: HomeAssistant, context: Context, asker: Asker) -> None:
     """Note that the orchestrator hands a task out under this context, for a question this person asked."""
-    dispatches = hass.data.setdefault(DISPATCHES, OrderedDict())
-    dispatches[context.id] = asker
-    while len(dispatches) > KEEP_DISPATCHES:
-        dispatches.popitem(last=False)
+    _keep_newest(hass.data.setdefault(DISPATCHES, OrderedDict()), context.id, asker)
 
 
 @callback
@@ -80,10 +77,14 @@ def asked_for(hass: HomeAssistant, context: Context | None) -> Asker | None:
 @callback
 def note_asked_through_assist(hass: HomeAssistant, context: Context) -> None:
     """Note that the chat line under this context is a question an overseer takes from Assist."""
-    asked = hass.data.setdefault(ASKED_THROUGH_ASSIST, OrderedDict())
-    asked[context.id] = None
-    while len(asked) > KEEP_DISPATCHES:
-        asked.popitem(last=False)
+    _keep_newest(hass.data.setdefault(ASKED_THROUGH_ASSIST, OrderedDict()), context.id, None)
+
+
+def _keep_newest[T](kept: OrderedDict[str, T], context_id: str, value: T) -> None:
+    """Keep the value under the context id, and only the KEEP_DISPATCHES newest."""
+    kept[context_id] = value
+    while len(kept) > KEEP_DISPATCHES:
+        kept.popitem(last=False)
 
 
 @callback
