@@ -37,7 +37,7 @@ from .core.line_rules import Note
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.reply import ModelReply, Spent
-from .core.requests import asked_deed
+from .core.requests import asked_deeds
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.statements import FalseStatement, false_statements
@@ -100,8 +100,9 @@ class Cycle:
     actions: list[AuditRecord] = field(default_factory=list)
     # The language the line is asked in: the asker's, else the room's.
     language: str = ""
-    # The action on a room device the question asks for, if it asks for one.
-    asked: Deed | None = None
+    # In an answer to someone, the acts on a room device their words ask for (none: no act at
+    # all); None when the decision answers nobody.
+    asked: frozenset[Deed] | None = None
     # The offered call that does it, written out in the cue, if it may run now.
     call: str = ""
     # The lines it posted, in order: the answer Assist returns (at most a few per decision).
@@ -167,17 +168,20 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         cycle.language = language_of(cycle.trigger.question, room_language)
     else:
         cycle.language = room_language
-    if cycle.trigger.question and cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+    if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
         # What the words ask for, recognised before the model is asked: the decision may do
-        # that or nothing, never its opposite or something else instead.
+        # that or nothing, never its opposite or something else instead, and nothing to the
+        # room when the words ask for nothing ("roast rover 3" once raised the lift).
         recogniser = await async_recogniser(parts.hass, cycle.language)
         named = (settings.name, *settings.gate.aliases)
-        cycle.asked = asked_deed(cycle.trigger.question, room_devices(world), recogniser, named)
+        cycle.asked = asked_deeds(cycle.trigger.question, room_devices(world), recogniser, named)
     say_it = say_it_in(cycle.language, room_language)
     # The call that does what was asked, if it may run now: the model still decides whether to.
-    suggested = call_for(cycle.asked, cycle.tools.available) if control and cycle.asked else None
+    only = next(iter(cycle.asked)) if cycle.asked and len(cycle.asked) == 1 else None
+    suggested = call_for(only, cycle.tools.available) if control and only else None
     cycle.call = call_text(*suggested) if suggested else ""
-    cue = closing_cue(cycle.trigger, settings.name, can_act=control, say_it_in=say_it, call=cycle.call) or ""
+    may_act = control and cycle.asked != frozenset()
+    cue = closing_cue(cycle.trigger, settings.name, can_act=may_act, say_it_in=say_it, call=cycle.call) or ""
     messages = build_messages(
         parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools, cue
     )

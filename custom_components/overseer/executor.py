@@ -47,8 +47,9 @@ class Caller:
     asker: str = ""
     incident_id: str = ""
     identity: str = ""
-    # The action on a room device the asker's words ask for (core/requests.py), if any.
-    asked: Deed | None = None
+    # In an answer to someone, the acts on a room device their words ask for (core/requests.py);
+    # None when the call answers nobody's words.
+    asked: frozenset[Deed] | None = None
 
     @property
     def requester(self) -> Requester:

@@ -11,11 +11,12 @@ from custom_components.overseer.const import DOMAIN
 from ..ha.harness import OPTIONS, setup_overseer, tick
 from ..ollama_stub import Scripted, call
 
-# What starts a group's cooldown when a case wants one running.
+# What starts a group's cooldown when a case wants one running: a person's words that ask for
+# one of its tools, and the tool.
 PRIMERS = {
-    "lift": ("lift_up", {}),
-    "neato": ("neato_start", {}),
-    "ha": ("ha_set_entity", {"entity_id": "light.bench", "state": "on"}),
+    "lift": ("overseer raise the lift", "lift_up", {}),
+    "neato": ("overseer start neato", "neato_start", {}),
+    "ha": ("overseer turn on the bench light", "ha_set_entity", {"entity_id": "light.bench", "state": "on"}),
 }
 
 
@@ -37,10 +38,10 @@ def entity_id(hass, domain: str, entry_id: str, key: str) -> str:
 
 async def prime_cooldown(hass, freezer, stub, entry_id: str, group: str) -> None:
     """Start a group's cooldown the way it always starts: one of its tools runs."""
-    tool, arguments = PRIMERS[group]
+    words, tool, arguments = PRIMERS[group]
     stub.script.append(Scripted(tool_calls=[call(tool, **arguments)]))
     stub.after_calls("SKIP")  # the primer's line, not the case's model: it calls nothing
-    hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": "overseer go", "room": entry_id})
+    hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": words, "room": entry_id})
     await tick(hass, freezer)
 
 

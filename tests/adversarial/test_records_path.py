@@ -83,9 +83,8 @@ async def retried_after_raising(room: Room) -> int:
 
 async def cancelled_mid_call_then_retried(room: Room) -> int:
     hass = room.hass
-    hass.bus.async_fire(
-        "overseer_chat_message", {"user": "alex", "text": "overseer bench", "room": room.entry_id}
-    )
+    line = {"user": "alex", "text": "overseer turn on the bench light", "room": room.entry_id}
+    hass.bus.async_fire("overseer_chat_message", line)
     async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=5))
     await asyncio.wait_for(room.reached.wait(), 10)
     mode = entity_id(hass, "select", room.entry_id, "mode")

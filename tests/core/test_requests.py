@@ -4,7 +4,7 @@ import pytest
 from home_assistant_intents import get_intents, get_languages
 
 from custom_components.overseer.core.acts import LIFT, VACUUM, Act, Deed, Device, Kind
-from custom_components.overseer.core.requests import asked_deed, fulfils, recogniser_for
+from custom_components.overseer.core.requests import asked_deeds, fulfils, recogniser_for
 
 
 def light(name: str, *aliases: str) -> Device:
@@ -25,6 +25,7 @@ DEVICES = (
 OVERSEER = ("Overseer", "Ovi")
 
 UP, DOWN = Deed(LIFT, Act.OPEN), Deed(LIFT, Act.CLOSE)
+NOTHING: frozenset[Deed] = frozenset()
 START, DOCK = Deed(VACUUM, Act.START), Deed(VACUUM, Act.DOCK)
 
 
@@ -34,6 +35,11 @@ def on(name: str) -> Deed:
 
 def off(name: str) -> Deed:
     return Deed(f"light.{name}", Act.OFF)
+
+
+def named(key: str) -> Deed:
+    """Words no sentence reads that name the device: any act on it may be what they mean."""
+    return Deed(key if key in (LIFT, VACUUM) else f"light.{key}", Act.ANY)
 
 
 def colour(name: str, value: str) -> Deed:
@@ -65,16 +71,15 @@ REQUESTS = {
         ("what do you think of us?", None),
         ("is the lift up?", None),
         ("is the bench light on?", None),
-        ("the lift is down", None),
-        ("don't lower the lift", None),
+        ("the lift is down", named(LIFT)),
+        ("don't lower the lift", named(LIFT)),
         ("can you not lower the lift?", None),
         ("why did you raise the lift?", None),
-        ("I lowered the lift", None),
-        ("lower the bench light", None),
+        ("I lowered the lift", named(LIFT)),
+        ("lower the bench light", named("bench")),
         ("turn on the lights", None),
         ("turn off all the lights", None),
-        ("set the bench light brightness to 50%", None),
-        ("lower the lift and make the bench light blue", None),
+        ("set the bench light brightness to 50%", named("bench")),
         ("overseer", None),
     ],
     "es": [
@@ -91,14 +96,15 @@ REQUESTS = {
         ("pon la luz del banco roja", colour("bench", "red")),
         ("pon la aspiradora", START),
         ("enciende la aspiradora", START),
+        ("oye overseer, pon en marcha la aspiradora", START),
         ("manda la aspiradora a su base", DOCK),
         ("devuelve la aspiradora a la base", DOCK),
         ("¿está encendida la luz del banco?", None),
         ("¿el elevador está arriba?", None),
         ("elige un bando", None),
-        ("no bajes el elevador", None),
-        ("no apagues la luz del banco", None),
-        ("baja la luz del banco", None),
+        ("no bajes el elevador", named(LIFT)),
+        ("no apagues la luz del banco", named("bench")),
+        ("baja la luz del banco", named("bench")),
         ("apaga todas las luces", None),
         ("¿qué opinas de nosotros?", None),
     ],
@@ -113,7 +119,7 @@ REQUESTS = {
         ("starte den Staubsauger", START),
         ("schick den Staubsauger zurück zur Basis", DOCK),
         ("ist der Aufzug oben?", None),
-        ("fahr den Aufzug bloß nicht hoch", None),
+        ("fahr den Aufzug bloß nicht hoch", named(LIFT)),
         ("was hältst du von uns?", None),
     ],
     "fr": [
@@ -126,7 +132,7 @@ REQUESTS = {
         ("démarre l'aspirateur", START),
         ("renvoie l'aspirateur à sa base", DOCK),
         ("l'ascenseur est-il en haut ?", None),
-        ("ne descends pas l'ascenseur", None),
+        ("ne descends pas l'ascenseur", named(LIFT)),
         ("que penses-tu de nous ?", None),
     ],
 }
@@ -141,42 +147,75 @@ def recognisers():
 
 @pytest.mark.parametrize(("language", "text", "deed"), CASES, ids=IDS)
 def test_the_words_ask_for_this_act_or_none(recognisers, language, text, deed):
-    assert asked_deed(text, DEVICES, recognisers[language], OVERSEER) == deed
+    expected = NOTHING if deed is None else {deed}
+    assert asked_deeds(text, DEVICES, recognisers[language], OVERSEER) == expected
 
 
-def test_a_name_two_devices_share_asks_for_neither(recognisers):
+def test_a_name_two_devices_share_asks_for_either(recognisers):
     devices = (*DEVICES[:5], light("Aux1", "aux"), light("Aux2", "aux"))
-    assert asked_deed("turn on the aux light", devices, recognisers["en"]) is None
-    assert asked_deed("turn on aux1", devices, recognisers["en"]) == on("aux1")
+    assert asked_deeds("turn on the aux light", devices, recognisers["en"]) == {on("aux1"), on("aux2")}
+    assert asked_deeds("turn on aux1", devices, recognisers["en"]) == {on("aux1")}
+
+
+@pytest.mark.parametrize(
+    ("text", "deeds"),
+    [
+        ("this is alex: raise the lift", {UP}),
+        ("ok. lower the lift, please!", {DOWN}),
+        ("lower the lift, make the bench light blue", {DOWN, colour("bench", "blue")}),
+        ("raise the lift. no, lower the lift", set()),
+        ("lower the lift, turn on the lights", {DOWN}),
+        ("lower the lift, turn off neato", set()),
+        ("roast rover 3, and the lift is down", {named(LIFT)}),
+        ("lower the lift and make the bench light blue", {named(LIFT), named("bench")}),
+    ],
+)
+def test_words_that_do_not_match_whole_are_read_clause_by_clause(recognisers, text, deeds):
+    assert asked_deeds(text, DEVICES, recognisers["en"], OVERSEER) == deeds
+
+
+@pytest.mark.parametrize(
+    ("text", "deeds"),
+    [
+        ("roast rover 3", set()),
+        ("dock the neato right now", {Deed(VACUUM, Act.ANY)}),
+        ("the lift, lower it", {Deed(LIFT, Act.ANY)}),
+        ("is the lift up or down right now?", set()),
+        ("¿de qué color está la luz del rincón?", set()),
+    ],
+)
+def test_words_no_sentence_reads_may_ask_only_for_the_devices_they_name(recognisers, text, deeds):
+    assert asked_deeds(text, DEVICES, recognisers["en"], OVERSEER) == deeds
+    assert fulfils(frozenset(deeds), UP) is (LIFT in {deed.device for deed in deeds})
 
 
 def test_a_device_is_asked_for_by_its_names_only(recognisers):
-    assert asked_deed("lower the elevator", DEVICES, recognisers["en"]) is None
+    assert asked_deeds("lower the elevator", DEVICES, recognisers["en"]) == NOTHING
     lift = Device(LIFT, Kind.LIFT, ("Lift", "elevator"), "open")
-    assert asked_deed("lower the elevator", (lift,), recognisers["en"]) == DOWN
-    assert asked_deed("lower the lift", (), recognisers["en"]) is None
+    assert asked_deeds("lower the elevator", (lift,), recognisers["en"]) == {DOWN}
+    assert asked_deeds("lower the lift", (), recognisers["en"]) == NOTHING
 
 
 def test_without_the_overseer_named_in_addressed_as_its_name_is_words_like_any_other(recognisers):
-    assert asked_deed("overseer, lower the lift", DEVICES, recognisers["en"]) is None
-    assert asked_deed("Ovi, lower the lift", DEVICES, recognisers["en"], ("ovi",)) == DOWN
+    assert asked_deeds("overseer lower the lift", DEVICES, recognisers["en"]) == {named(LIFT)}
+    assert asked_deeds("Ovi, lower the lift", DEVICES, recognisers["en"], ("ovi",)) == {DOWN}
 
 
 def test_a_long_text_asks_for_nothing(recognisers):
     padding = "please " * 50
-    assert asked_deed(f"{padding}lower the lift", DEVICES, recognisers["en"]) is None
+    assert asked_deeds(f"{padding}lower the lift", DEVICES, recognisers["en"]) == NOTHING
 
 
 def test_a_regional_language_reads_its_language_and_one_without_sentences_reads_nothing():
-    assert asked_deed("baja el elevador", DEVICES, recogniser_for("es-419", get_intents("es"))) == DOWN
-    assert asked_deed("lower the lift", DEVICES, recogniser_for("xx", None)) is None
+    assert asked_deeds("baja el elevador", DEVICES, recogniser_for("es-419", get_intents("es"))) == {DOWN}
+    assert asked_deeds("lower the lift", DEVICES, recogniser_for("xx", None)) == NOTHING
 
 
 def test_every_language_home_assistant_speaks_builds_and_reads_without_failing():
     for language in get_languages():
         recogniser = recogniser_for(language, get_intents(language))
         for text in ("lower the lift", "Neato", "turn on the bench light", "?"):
-            asked_deed(text, DEVICES, recogniser, OVERSEER)
+            asked_deeds(text, DEVICES, recogniser, OVERSEER)
 
 
 @pytest.mark.parametrize(
@@ -199,7 +238,12 @@ def test_every_language_home_assistant_speaks_builds_and_reads_without_failing()
     ],
 )
 def test_fulfils(asked, done, fulfilled):
-    assert fulfils(asked, done) is fulfilled
+    assert fulfils(frozenset({asked}), done) is fulfilled
+
+
+def test_words_that_ask_for_nothing_are_fulfilled_by_no_act():
+    assert not fulfils(NOTHING, DOWN)
+    assert fulfils(frozenset({on("aux1"), on("aux2")}), on("aux2"))
 
 
 def test_sentences_that_read_what_we_lack_or_name_no_device_of_ours_ask_for_nothing():
@@ -217,7 +261,7 @@ def test_sentences_that_read_what_we_lack_or_name_no_device_of_ours_ask_for_noth
         "lists": {"spot": {"values": ["everything"]}},
     }
     recogniser = recogniser_for("en", intents)
-    assert asked_deed("hoist lift", DEVICES, recogniser) == UP
-    assert asked_deed("heave lift", DEVICES, recogniser) is None
-    assert asked_deed("raise everything", DEVICES, recogniser) is None
-    assert asked_deed("raise lift", DEVICES, recogniser) == UP
+    assert asked_deeds("hoist lift", DEVICES, recogniser) == {UP}
+    assert asked_deeds("heave lift", DEVICES, recogniser) == {named(LIFT)}
+    assert asked_deeds("raise everything", DEVICES, recogniser) == NOTHING
+    assert asked_deeds("raise lift", DEVICES, recogniser) == {UP}

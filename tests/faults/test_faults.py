@@ -135,7 +135,7 @@ async def test_huge_outputs_are_bounded(hass, hass_ws_client, freezer, ollama_st
     ollama_stub.reply(
         "blah " * 200_000, *[call("ha_set_entity", entity_id="light.bench", state="on")] * 5_000
     )
-    say(hass, "alex", "overseer talk a lot")
+    say(hass, "alex", "overseer turn on the bench light")
     await tick(hass, freezer)
     [line] = [e.data["text"] for e in chat if e.data.get("bot")]
     assert line.startswith("blah blah") and len(line) <= 280
@@ -163,7 +163,7 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
     )
     # Ten minutes, asked once a minute: each answer wants lift_up first (one call per decision).
     for minute in range(10):
-        say(hass, "alex", f"overseer again {minute}")
+        say(hass, "alex", f"overseer, raise the lift, {minute}")
         for _ in range(30):
             await tick(hass, freezer)
     assert len(ollama_stub.requests) >= 10

@@ -59,13 +59,22 @@ async def test_something_else_instead_is_refused_and_the_asked_for_action_runs(
     assert [c.data for c in room["light.turn_on"]] == [{"entity_id": "light.bench", "color_name": "blue"}]
 
 
-async def test_nobody_asked_for_anything_the_overseer_may_still_act(hass, freezer, ollama_stub, room):
+async def test_words_that_ask_for_no_act_are_answered_without_touching_the_room(
+    hass, freezer, ollama_stub, room
+):
+    # Asked to "roast rover 3", the demo's model raised the lift: nobody had asked for that.
     await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Chaos has standards.", call("lift_up"))
+    ollama_stub.after_calls("Chaos has standards.")
     say(hass, "alex", "overseer, what do you think of us?")
     await tick(hass, freezer)
-    assert outcomes(actions) == [("lift_up", "executed", None)]
+    assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
+    assert room["cover.open_cover"] == [] and room["cover.close_cover"] == []
+    # Its cue asks for a line, and does not invite a call.
+    assert "call a tool" not in ollama_stub.decisions[0]["messages"][-1]["content"]
+    assert bot_texts(chat) == ["Chaos has standards."]
 
 
 async def test_a_spanish_request_is_held_to_its_action_and_answered_in_spanish(

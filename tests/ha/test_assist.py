@@ -98,11 +98,12 @@ async def test_an_action_without_a_line_is_told_in_plain_words(
 ):
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("lift_up"))
-    assert speech(await converse(hass, freezer, "lift please", hass_admin_user.id)) == "Done: raise the lift."
+    reply = speech(await converse(hass, freezer, "raise the lift please", hass_admin_user.id))
+    assert reply == "Done: raise the lift."
 
     # Inside the cooldown, the refusal and the seconds left come from the audit.
     ollama_stub.reply("", call("lift_up"))
-    reply = speech(await converse(hass, freezer, "again!", hass_admin_user.id))
+    reply = speech(await converse(hass, freezer, "raise the lift!", hass_admin_user.id))
     # Told the refusal, the model said nothing: the asker hears why, with the seconds left.
     said = re.fullmatch(r"Mock User, I tried to raise the lift, but it is cooling down for (\d+) s\.", reply)
     assert said is not None and int(said[1]) > 0, reply

@@ -198,7 +198,7 @@ async def test_a_grant_is_its_identitys_own_not_its_names(
     assert [e.data["status"] for e in approvals][-1] == "pending"
     # alex again, through the same bridge: the grant covers it.
     freezer.tick(121)
-    await relayed("overseer raise the lift again")
+    await relayed("overseer, once more, raise the lift")
     assert len(room["cover.open_cover"]) == 2
 
 

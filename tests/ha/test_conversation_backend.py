@@ -36,7 +36,7 @@ async def test_json_decision_goes_through_the_same_guardrails(hass, freezer, roo
         '{"name": "ha_set_entity", "arguments": {"entity_id": "light.bench", "state": "on"}},'
         '{"name": "ha_set_entity", "arguments": {"entity_id": "lock.front_door", "state": "off"}}]}\n```'
     )
-    say(hass, "alex", "overseer lights")
+    say(hass, "alex", "overseer turn on the bench light")
     await tick(hass, freezer)
     asked, results = agent.inputs
     assert asked.conversation_id is None  # a fresh conversation every time
@@ -45,7 +45,7 @@ async def test_json_decision_goes_through_the_same_guardrails(hass, freezer, roo
     assert asked.extra_system_prompt.startswith("You are Overseer,")
     assert "Answer with one JSON object" in asked.extra_system_prompt
     assert asked.text.startswith("STATE_UPDATE")
-    assert "alex: overseer lights" in asked.text
+    assert "alex: overseer turn on the bench light" in asked.text
     assert [(e.data["tool"], e.data["outcome"], e.data.get("reason")) for e in actions] == [
         ("ha_set_entity", "blocked", "not_allowlisted"),
         ("ha_set_entity", "executed", None),

@@ -60,25 +60,25 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
 ):
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("neato_start"))
-    say(hass, "alex", "overseer start the vacuum")
+    say(hass, "alex", "overseer start neato")
     await tick(hass, freezer)
-    say(hass, "sam", "overseer again!")
+    # Asked for what cools down: no call is offered for it, but an act is asked for.
+    say(hass, "sam", "overseer start neato, again!")
     await tick(hass, freezer)  # the line after alex's deed (SKIP), tried again after sam's turn
     await tick(hass, freezer)
 
     second = ollama_stub.decisions[2]
     assert second["messages"][-1]["content"].endswith(
-        "sam: overseer again!\nAnswer sam now, in one short line of your own: an answer, an opinion or a"
-        " verdict (and call a tool if you act)"
-        "."
+        "sam: overseer start neato, again!\nAnswer sam now, in one short line of your own: an answer, an"
+        " opinion or a verdict (and call a tool if you act)."
     )
     roles = [m["role"] for m in second["messages"]]
     assert roles == ["system", "user", "user", "user", "user", "user"]
     assert second["messages"][0]["content"].startswith("You are Overseer,")
     assert second["messages"][1]["content"].startswith("STATE_UPDATE\n")
     assert "cooldowns: lift=ready, neato=116s, ha=ready" in second["messages"][1]["content"]
-    assert second["messages"][2]["content"] == "alex: overseer start the vacuum"
-    assert second["messages"][3]["content"] == "sam: overseer again!"
+    assert second["messages"][2]["content"] == "alex: overseer start neato"
+    assert second["messages"][3]["content"] == "sam: overseer start neato, again!"
     offered = {tool["function"]["name"] for tool in second["tools"]}
     assert offered == {"chat_say", "lift_up", "lift_down", "ha_set_entity", "memory_read", "memory_write"}
     assert "- neato_start() reason=cooldown remaining=116s" in second["messages"][-1]["content"]
@@ -146,7 +146,7 @@ async def test_a_lock_that_flips_while_the_model_thinks_blocks_the_call(
     chat = async_capture_events(hass, "overseer_chat_message")
     action_events = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Up.", call("lift_up"), before=lambda: flip(hass))
-    say(hass, "alex", "overseer lift!")
+    say(hass, "alex", "overseer, raise the lift!")
     await tick(hass, freezer)
     assert room["cover.open_cover"] == []
     assert actions(action_events) == [("lift_up", "blocked", reason)]
@@ -168,10 +168,10 @@ async def test_execution_time_codes_for_what_the_model_should_not_have_called(
         call("ha_set_entity", entity_id="lock.front_door", state="off"),
         call("ha_set_entity", entity_id="light.shelf", state="plaid"),
     )
-    say(hass, "alex", "overseer chaos")
+    say(hass, "alex", "overseer chaos: raise the lift")
     await tick(hass, freezer)
     ollama_stub.reply("", call("lift_down"))  # not offered: it is cooling down
-    say(hass, "alex", "overseer down")
+    say(hass, "alex", "overseer lower the lift")
     await tick(hass, freezer)
     assert actions(action_events) == [
         ("lift_down", "blocked", "max_tool_calls"),
@@ -188,13 +188,13 @@ async def test_budget_counts_executions_and_then_rate_limits(hass, freezer, olla
     options = {**OPTIONS, "action_budget": 2, "cooldown_lift": 0, "cooldown_ha": 0, "min_gap": 0}
     await setup_overseer(hass, ollama_stub, options=options)
     action_events = async_capture_events(hass, "overseer_action")
-    for tool in (
-        call("lift_up"),
-        call("ha_set_entity", entity_id="light.bench", state="red"),
-        call("lift_down"),
+    for words, tool in (
+        ("overseer raise the lift", call("lift_up")),
+        ("overseer make the bench light red", call("ha_set_entity", entity_id="light.bench", state="red")),
+        ("overseer lower the lift", call("lift_down")),
     ):
         ollama_stub.reply("", tool)
-        say(hass, "alex", "overseer go")
+        say(hass, "alex", words)
         await tick(hass, freezer)
     assert actions(action_events)[:2] == [("lift_up", "executed", None), ("ha_set_entity", "executed", None)]
     assert actions(action_events)[2] == ("lift_down", "blocked", "rate_limit")
@@ -217,27 +217,40 @@ async def test_tools_map_to_the_contract_services(hass, freezer, ollama_stub, ro
     for script in ("script.lift_up", "script.lift_down", "script.neato_clear"):
         hass.states.async_set(script, "off")
     await setup_overseer(hass, ollama_stub, options={k: v for k, v in options.items() if v is not None})
+    # The words that ask for each call; None: no words can (locate, clear errors), so the decision
+    # is started by the manual trigger, which answers nobody's words.
     plan = [
-        (call("lift_up"), "script.turn_on", {"entity_id": "script.lift_up"}),
-        (call("neato_start"), "vacuum.start", {"entity_id": "vacuum.neato"}),
-        (call("neato_send_home"), "vacuum.return_to_base", {"entity_id": "vacuum.neato"}),
-        (call("neato_locate"), "vacuum.locate", {"entity_id": "vacuum.neato"}),
-        (call("neato_clear_errors"), "script.turn_on", {"entity_id": "script.neato_clear"}),
+        # A lift run by scripts is named by them ("lift up", "lift down").
+        ("overseer raise the lift up", call("lift_up"), "script.turn_on", {"entity_id": "script.lift_up"}),
+        ("overseer start neato", call("neato_start"), "vacuum.start", {"entity_id": "vacuum.neato"}),
         (
+            "overseer send neato home",
+            call("neato_send_home"),
+            "vacuum.return_to_base",
+            {"entity_id": "vacuum.neato"},
+        ),
+        (None, call("neato_locate"), "vacuum.locate", {"entity_id": "vacuum.neato"}),
+        (None, call("neato_clear_errors"), "script.turn_on", {"entity_id": "script.neato_clear"}),
+        (
+            "overseer turn on the fan",
             call("ha_set_entity", entity_id="input_boolean.fan", state="on"),
             "input_boolean.turn_on",
             {"entity_id": "input_boolean.fan"},
         ),
         (
+            "overseer turn off the shelf light",
             call("ha_set_entity", entity_id="light.shelf", state="off"),
             "light.turn_off",
             {"entity_id": "light.shelf"},
         ),
     ]
-    for tool, service, data in plan:
+    for words, tool, service, data in plan:
         before = len(room[service])
         ollama_stub.reply("", tool)
-        say(hass, "alex", "overseer next")
+        if words is None:
+            await hass.services.async_call("overseer", "trigger", {}, blocking=True)
+        else:
+            say(hass, "alex", words)
         await tick(hass, freezer, seconds=61)
         assert len(room[service]) == before + 1, tool
         assert room[service][-1].data == data
@@ -249,7 +262,7 @@ async def test_dry_run_records_but_never_executes_or_posts(hass, freezer, ollama
     chat = async_capture_events(hass, "overseer_chat_message")
     action_events = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Watch this.", call("lift_up"), call("memory_write", slot=1, text="alex asked"))
-    say(hass, "alex", "overseer lift")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     assert actions(action_events) == [
         ("memory_write", "blocked", "max_tool_calls"),
@@ -462,7 +475,7 @@ async def test_approval_tools_are_never_executed_directly(hass, freezer, ollama_
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "approval_tools": ["lift_up"]})
     action_events = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("", call("lift_up"))
-    say(hass, "alex", "overseer lift")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     # Asked of a person (tests/ha/test_approvals_from_every_caller.py follows it there).
     assert actions(action_events) == [("lift_up", "awaiting_approval", "needs_approval")]
@@ -518,7 +531,8 @@ async def test_a_failing_service_is_audited_as_failed_and_starts_its_cooldown(
     await setup_overseer(hass, ollama_stub)
     action_events = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("", call("neato_locate"))
-    say(hass, "alex", "overseer where is the vacuum")
+    # No words ask for locate: an answer to someone may not call it, a manual trigger's may.
+    await hass.services.async_call("overseer", "trigger", {}, blocking=True)
     await tick(hass, freezer)
     assert actions(action_events) == [("neato_locate", "failed", "error")]
     assert ready_in(hass, "sensor.arena_vacuum_cooldown") == 120

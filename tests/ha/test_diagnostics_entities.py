@@ -75,7 +75,7 @@ async def test_metrics_sensors_follow_decisions(hass, freezer, ollama_stub, room
     assert hass.states.get("sensor.arena_model_latency").state == "unknown"  # nothing measured yet
     # The model takes 1.5 s to answer (on the test's clock) and emits two calls; one may run.
     ollama_stub.reply("", call("lift_up"), call("neato_start"), before=lambda: freezer.tick(1.5))
-    say(hass, "alex", "overseer both")
+    say(hass, "alex", "overseer, raise the lift, start neato")
     await tick(hass, freezer)
     assert float(hass.states.get("sensor.arena_model_calls_per_minute").state) == 1.0
     assert float(hass.states.get("sensor.arena_blocked_tool_calls").state) == 50.0

@@ -146,7 +146,7 @@ async def test_hallucinated_and_looping_tool_calls_are_refused_and_audited(hass,
     await setup_overseer(hass, ollama_stub)
     events = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("", *[call("lift_up")] * 100, call("open_pod_bay_doors"))
-    say(hass, "alex", "overseer loop")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     outcomes = [(e.data["tool"], e.data["outcome"], e.data.get("reason")) for e in events]
     assert outcomes.count(("lift_up", "executed", None)) == 1

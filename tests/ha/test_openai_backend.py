@@ -80,7 +80,7 @@ async def test_decisions_use_the_same_tools_normaliser_and_metrics(hass, freezer
     ollama_stub.reply(
         "Lights for the brave.", call("ha_set_entity", entity_id="light.bench", state="gold"), call("lift_up")
     )
-    say(hass, "alex", "overseer lights")
+    say(hass, "alex", "overseer, turn on the bench light, raise the lift")
     await tick(hass, freezer)
     request = ollama_stub.requests[0]
     assert {tool["function"]["name"] for tool in request["tools"]} == {

@@ -21,7 +21,7 @@ def document(data: dict) -> dict:
 async def test_memory_audit_cooldowns_and_controls_survive_a_reload(hass, freezer, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("lift_up"))
-    say(hass, "alex", "overseer lift")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     await hass.services.async_call(
         "overseer", "memory_write", {"slot": 1, "text": "alex likes the lift"}, blocking=True
@@ -94,7 +94,7 @@ async def test_what_guards_the_room_is_written_within_a_second_and_the_history_w
 ):
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("lift_up"))
-    say(hass, "alex", "overseer lift")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     await tick(hass, freezer, 1)  # the critical document's delay
     # A crash now keeps the cooldown and the budget: the lift cannot be raised again at once.
@@ -152,7 +152,7 @@ async def test_cooldown_sensor_says_when_the_group_is_ready_without_ticking(hass
     await setup_overseer(hass, ollama_stub)
     assert hass.states.get("sensor.arena_lights_cooldown").state == "unknown"  # never used yet
     ollama_stub.reply("", call("ha_set_entity", entity_id="light.bench", state="on"))
-    say(hass, "alex", "overseer light")
+    say(hass, "alex", "overseer turn on the bench light")
     await tick(hass, freezer)
     state = hass.states.get("sensor.arena_lights_cooldown")
     assert state.attributes["device_class"] == "timestamp"

@@ -18,7 +18,7 @@ PHASES = ["idle", "gate_check", "awaiting_model", "tool_exec", "posted", "failed
 async def test_control_status_has_everything_the_debug_card_shows(hass, freezer, ollama_stub, room):
     entry = await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("Up.", call("lift_up"), call("self_destruct"))
-    say(hass, "alex", "overseer lift")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     status = build_status(entry.runtime_data)
     assert status["schema"] == "overseer.v2"

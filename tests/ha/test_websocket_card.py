@@ -61,7 +61,7 @@ async def test_subscription_pushes_every_change_and_survives_a_reload(
     assert first["model"]["health_text"] is None  # it answers: no banner
 
     ollama_stub.reply("Up.", call("lift_up"))
-    say(hass, "alex", "overseer lift")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     phases = []
     while True:

@@ -30,7 +30,7 @@ async def remembered(hass, hass_ws_client, freezer, stub):
     # After the setup: the debug card's static path cannot be added once the server runs.
     client = await hass_ws_client(hass)
     stub.reply("Up.", call("lift_up"))
-    say(hass, "alex", "overseer lift")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     await hass.services.async_call(
         "overseer", "memory_write", {"slot": 3, "text": "alex lifts"}, blocking=True
@@ -42,7 +42,7 @@ async def remembered(hass, hass_ws_client, freezer, stub):
     return entry, client, before
 
 
-async def start_held_decision(hass, freezer, stub, text="overseer lower it"):
+async def start_held_decision(hass, freezer, stub, text="overseer lower the lift"):
     """A decision that is waiting for the model when the test acts."""
     entered, release = asyncio.Event(), asyncio.Event()
 

@@ -44,6 +44,9 @@ class Act(StrEnum):
     DOCK = "dock"
     LOCATE = "locate"
     CLEAR = "clear"
+    # Only in what words ask for: they name the device, in words no sentence reads, so any act
+    # on it may be what they mean (core/requests.py).
+    ANY = "any"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,9 @@ def room_devices(world: World) -> tuple[Device, ...]:
             )
         else:
             scripts = [entity for entity in (lift.up_script, lift.down_script) if entity is not None]
-            names = tuple(name for script in scripts for name in _names(script))
+            # Run by scripts ("Lift up", "Lift down"), it has no name of its own: it is the lift,
+            # as its tools call it, or "raise the lift" would ask for nothing.
+            names = ("Lift", *(name for script in scripts for name in _names(script)))
             devices.append(Device(LIFT, Kind.LIFT, names, "unknown", known=False))
     if world.vacuum is not None:
         vacuum = world.vacuum

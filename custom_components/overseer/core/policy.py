@@ -265,14 +265,15 @@ def check_call(
     now: float,
     claimed: Safety = Safety.READ,
     approved: bool = False,
-    asked: Deed | None = None,
+    asked: frozenset[Deed] | None = None,
 ) -> Verdict:
     """Decide one call against the state of this instant; never raises.
 
     A consequential call (by the policy's class, or because whoever proposed it said so: a
     claim can raise the class, never lower it) runs only once a person has approved it.
-    asked: the action on a room device the asker's words ask for; a room call that is not
-    that action (the opposite, or anything instead of it) is refused.
+    asked: in an answer to someone, the acts on a room device their words ask for (None: nobody
+    is answered); an act on a room device that is none of them (the opposite, anything instead,
+    any act at all when the words asked for none) is refused.
     """
     if not isinstance(name, str) or name not in configured_tools(world, triage=True):
         return Verdict({}, Block(Refusal.NOT_ALLOWLISTED))
@@ -283,7 +284,9 @@ def check_call(
         return Verdict({}, Block(err.reason))
     if asked is not None and spec.group is not None:
         done = spec.deed(clean) if spec.deed is not None else None
-        if done is None or not fulfils(asked, done):
+        # A call on an entity the words cannot name (a configured state entity) is not held
+        # to them, unless they asked for an act on a room device: then it is something else.
+        if (done is None and asked) or (done is not None and not fulfils(asked, done)):
             return Verdict(clean, Block(Refusal.NOT_WHAT_WAS_ASKED))
     block = tool_block(name, world, ledger, limits, now)
     if block is not None:

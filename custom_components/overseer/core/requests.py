@@ -26,6 +26,10 @@ from .text import fold, strip_invisible
 MAX_REQUEST_CHARS = 300
 # Matches compared before the words are called ambiguous: a request matches a handful at most.
 _MAX_MATCHES = 16
+# Words are read clause by clause when they do not match whole; a long list is read in part.
+_CLAUSE = re.compile(r"[,;:.!?]+")
+_MAX_CLAUSES = 4
+_QUESTION = re.compile(r"[?¿？]")
 
 # Home Assistant's intent, then the device's kind, give the act the words ask for.
 _ACTS: Mapping[str, Mapping[Kind, Act]] = {
@@ -151,6 +155,7 @@ _OUR_SENTENCES: Mapping[str, Mapping[str, Any]] = {
                     "sentences": [
                         "(pon|poné|ponga|poner|arranca|arrancá|arranque|arrancar|lanza|lanzá|lance|lanzar) "
                         "<our_name> [<our_a_limpiar>]",
+                        "(pon|poné|ponga|poner) (en marcha|a funcionar|a limpiar) <our_name>",
                         "(<our_prende>|inicia|iniciá|inicie|activa|activá|active) <our_name> <our_a_limpiar>",
                     ],
                     "requires_context": {"domain": "vacuum"},
@@ -301,7 +306,7 @@ _OUR_SENTENCES: Mapping[str, Mapping[str, Any]] = {
 _GREETINGS = frozenset({"hey", "hi", "hello", "ok", "okay", "oye", "hola", "hallo", "he", "salut", "dis"})
 _WORD = re.compile(r"\w+")
 _NOWHERE = TextSlotList(name=None, values=[])
-# The lists asked_deed fills: the room's names, and no areas or floors.
+# The lists asked_deeds fills: the room's names, and no areas or floors.
 _FILLED = ("name", "area", "floor")
 # A template's "{list}" or "{list:slot}", and its "<rule>".
 _LIST_REF = re.compile(r"\{([^{}:]+)(?::[^{}]*)?\}")
@@ -347,37 +352,88 @@ def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recognis
     return Recogniser(Intents.from_dict(_bare_data(data)))
 
 
-def asked_deed(
+def asked_deeds(
     text: str, devices: Sequence[Device], recogniser: Recogniser, addressed_as: Sequence[str] = ()
-) -> Deed | None:
-    """Return the act on a room device the words ask for, or None when they ask for none.
+) -> frozenset[Deed]:
+    """Return the acts on a room device the words ask for: one, several that fit, or none.
 
-    None for a question, an opinion, a question about a state, and for words that could ask for
-    more than one thing (two devices of one name, the lights with no light named).
+    Several when one name fits more than one device ("the aux light", two aux lights), or when
+    separate clauses each ask for one ("this is alex: raise the lift, and the bench light
+    blue"): any of them is what was asked. Act.ANY on each device named by words no sentence
+    reads ("dock the neato right now"). None (the empty set) for a question no sentence reads,
+    an opinion naming no device, an act with no single device ("the lights"), two acts on one
+    device, and words this recogniser cannot read (too long, a language Home Assistant has no
+    sentences for): an answer to them may not act on the room.
     addressed_as: the overseer's name and aliases, which may open or close the words.
     """
     if recogniser.intents is None or len(text) > MAX_REQUEST_CHARS:
-        return None
+        return frozenset()
     words = _unaddressed(_bare(unicodedata.normalize("NFKC", strip_invisible(text))), addressed_as)
     names = _name_list(devices)
     if not words or names is None:
-        return None
+        return frozenset()
+    by_key = {device.key: device for device in devices}
+    whole = _read(words, recogniser.intents, names, by_key)
+    if whole is not None:
+        return whole
+    # Home Assistant's sentences match whole words only: read each clause on its own.
+    clauses = [clause for part in _CLAUSE.split(words)[:_MAX_CLAUSES] if (clause := part.strip())]
+    several = len(clauses) > 1
+    read = [_read(clause, recogniser.intents, names, by_key) for clause in clauses] if several else []
+    if any(found is not None for found in read):
+        deeds = frozenset(deed for found in read if found is not None for deed in found)
+        if any(found == frozenset() for found in read) or len({deed.device for deed in deeds}) < len(deeds):
+            return frozenset()
+        return deeds
+    # No sentence reads them ("dock the vacuum now"): any act on a device they name may be what
+    # they mean, none on a device they do not name ("roast rover 3" once raised the lift). A
+    # question no sentence reads as a request ("is the lift up?") asks for none.
+    if _QUESTION.search(words):
+        return frozenset()
+    said = _WORD.findall(fold(words))
+    return frozenset(Deed(device.key, Act.ANY) for device in devices if _named(said, device))
+
+
+def _named(said: Sequence[str], device: Device) -> bool:
+    """Return whether the words (folded) name the device by one of its names."""
+    for name in device.names:
+        wanted = _WORD.findall(fold(name))
+        if wanted and any(
+            said[start : start + len(wanted)] == wanted for start in range(len(said) - len(wanted) + 1)
+        ):
+            return True
+    return False
+
+
+def _read(
+    words: str, intents: Intents, names: SlotList, devices: Mapping[str, Device]
+) -> frozenset[Deed] | None:
+    """Return the acts the words ask for, none when they are unclear, or None when none matched.
+
+    Unclear: one reading asks for nothing of ours ("turn off" a vacuum), or two acts on one device.
+    """
     # The room has no areas or floors: words that name one ask for no device of ours.
     lists: dict[str, SlotList] = {"name": names, "area": _NOWHERE, "floor": _NOWHERE}
-    results = recognize_all(words, recogniser.intents, slot_lists=lists)
-    by_key = {device.key: device for device in devices}
-    found = {_deed(result, by_key) for result in itertools.islice(results, _MAX_MATCHES)}
-    return found.pop() if len(found) == 1 else None
+    results = recognize_all(words, intents, slot_lists=lists)
+    found = {_deed(result, devices) for result in itertools.islice(results, _MAX_MATCHES)}
+    if not found:
+        return None
+    deeds = frozenset(deed for deed in found if deed is not None)
+    if None in found or len({deed.device for deed in deeds}) < len(deeds):
+        return frozenset()
+    return deeds
 
 
-def fulfils(asked: Deed, done: Deed) -> bool:
-    """Return whether a call's deed is the act the words asked for.
+def fulfils(asked: frozenset[Deed], done: Deed) -> bool:
+    """Return whether a call's deed is one of the acts the words asked for (none: it is not).
 
     A light asked to go on is on when a call sets its colour too; a colour asked for is that colour only.
     """
-    if done.device != asked.device:
-        return False
-    return done == asked or (asked.act is Act.ON and done.act is Act.COLOUR)
+    return any(
+        done.device == deed.device
+        and (done == deed or deed.act is Act.ANY or (deed.act is Act.ON and done.act is Act.COLOUR))
+        for deed in asked
+    )
 
 
 def _asking(
