@@ -62,8 +62,10 @@ QUIET_LINE_TURN = 60.0
 ASKER = "[user]"
 # Results a decision's model reads back at most (max_tool_calls is at most 5; the rest are refusals).
 RESULTS_SHOWN = 8
-# The request after a false line: what it said, what the room shows, what ran; then what to do.
-STATEMENT_CHECK = "statement_check: not so: {said}. The room shows {facts}; this decision ran: {ran}. "
+# The request after a false line: that it is not so, what the room shows, what ran; then what to
+# do. The false line is its answer just before, and is not quoted again: quoted last, the bundled
+# model said it back word for word ("The shelf light is purple." to a shelf light that was off).
+STATEMENT_CHECK = "statement_check: that is not so. The room shows {facts}; this decision ran: {ran}. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 # The request after an answer that called nothing when the asker's words asked for an offered call.
 # Told "You called nothing." first, the bundled model said "I did not call anything." to the room.
@@ -372,7 +374,6 @@ async def _async_true_line(
         {
             "role": "user",
             "content": STATEMENT_CHECK.format(
-                said="; ".join(item.clause for item in false),
                 facts=facts,
                 ran=", ".join(record.tool for record in ran if _deed(record)) or "nothing",
             )

@@ -165,7 +165,7 @@ def test_a_name_two_devices_share_asks_for_either(recognisers):
         ("lower the lift, make the bench light blue", {DOWN, colour("bench", "blue")}),
         ("raise the lift. no, lower the lift", set()),
         ("lower the lift, turn on the lights", {DOWN}),
-        ("lower the lift, turn off neato", set()),
+        ("lower the lift, no, raise the lift", set()),
         ("roast rover 3, and the lift is down", {named(LIFT)}),
         ("lower the lift and make the bench light blue", {named(LIFT), named("bench")}),
     ],

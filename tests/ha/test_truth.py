@@ -62,7 +62,8 @@ async def test_a_state_the_room_contradicts_is_never_posted(hass, freezer, ollam
     assert line not in bot_texts(chat)
     # Asked once more, with the facts; its SKIP is no line either.
     told = ollama_stub.decisions[1]["messages"][-1]["content"]
-    assert told.startswith("statement_check: not so:") and "this decision ran: nothing" in told
+    assert told.startswith("statement_check: that is not so.") and "this decision ran: nothing" in told
+    assert line not in told  # quoted again, the bundled model said it back
     assert metrics(hass)["false_statements"] == 1
 
 
