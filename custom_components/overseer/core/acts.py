@@ -82,21 +82,24 @@ def _names(entity: Entity, *extra: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in (entity.name, *entity.aliases, *extra) if name))
 
 
+LIFT_NAME = "Lift"
+
+
 def room_devices(world: World) -> tuple[Device, ...]:
     """Return the devices a line may state something about, from the room as it is."""
     devices: list[Device] = []
     lift = world.lift
     if lift is not None:
+        # Whatever its entity is called ("Slow lift", scripts "Lift up"/"Lift down"), it is the
+        # room's lift, as its tools call it: "raise the lift" asks for it.
         if lift.cover is not None:
             cover = lift.cover
-            devices.append(
-                Device(LIFT, Kind.LIFT, _names(cover), cover.state, known=cover.state not in MISSING_STATES)
-            )
+            names = tuple(dict.fromkeys((*_names(cover), LIFT_NAME)))
+            known = cover.state not in MISSING_STATES
+            devices.append(Device(LIFT, Kind.LIFT, names, cover.state, known=known))
         else:
             scripts = [entity for entity in (lift.up_script, lift.down_script) if entity is not None]
-            # Run by scripts ("Lift up", "Lift down"), it has no name of its own: it is the lift,
-            # as its tools call it, or "raise the lift" would ask for nothing.
-            names = ("Lift", *(name for script in scripts for name in _names(script)))
+            names = (LIFT_NAME, *(name for script in scripts for name in _names(script)))
             devices.append(Device(LIFT, Kind.LIFT, names, "unknown", known=False))
     if world.vacuum is not None:
         vacuum = world.vacuum
