@@ -93,6 +93,15 @@ def configure_overseer(
     )
     done = flow_step(ha, f"/api/config/config_entries/options/flow/{result['flow_id']}", form)
     assert done["type"] == "create_entry", done
+    if form["room"].get("light_entities"):
+        # The options reload the entry after the flow has answered, and until then the loop of
+        # the entry as created (no lights, but idle) would read a first question and be unloaded
+        # under it: wait for the reloaded room, the one with lights to set.
+        status = {"type": "overseer/status", "entry_id": entry_id}
+        ha.wait_for(
+            lambda: "ha_set_entity" in ha.websocket(status).get("tools", {}),
+            what="the overseer reloaded with its room's options",
+        )
     return entry_id
 
 
