@@ -20,6 +20,7 @@ from hassil.recognize import RecognizeResult, recognize_all
 from hassil.util import remove_punctuation
 
 from .acts import Act, Deed, Device, Kind
+from .statements import negates, negations
 from .text import fold, strip_invisible
 
 # Longer text is a story or a paste, not a request; matching it would cost more than it tells.
@@ -318,9 +319,11 @@ class Recogniser:
     """The sentences that ask a room device for an act, in one language; built once per language.
 
     intents is None when Home Assistant has no sentences for the language: nothing is recognised.
+    denying: the language's words that deny ("not", "don't", "no", "nunca", "nicht", "pas").
     """
 
     intents: Intents | None = None
+    denying: frozenset[str] = frozenset()
 
 
 def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recogniser:
@@ -349,7 +352,7 @@ def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recognis
         "lists": lists,
         "intents": {intent: {"data": data} for intent, data in entries.items() if data},
     }
-    return Recogniser(Intents.from_dict(_bare_data(data)))
+    return Recogniser(Intents.from_dict(_bare_data(data)), negations(language))
 
 
 def asked_deeds(
@@ -360,17 +363,20 @@ def asked_deeds(
     Several when one name fits more than one device ("the aux light", two aux lights), or when
     separate clauses each ask for one ("this is alex: raise the lift, and the bench light
     blue"): any of them is what was asked. Act.ANY on each device named by words no sentence
-    reads ("dock the neato right now"). None (the empty set) for a question no sentence reads,
-    an opinion naming no device, an act with no single device ("the lights"), two acts on one
-    device, and words this recogniser cannot read (too long, a language Home Assistant has no
-    sentences for): an answer to them may not act on the room.
+    reads ("dock the neato right now"). None (the empty set) for words that deny anywhere
+    ("don't lower the lift", "roast rover 3, leave the lift alone... no"), a question no sentence
+    reads, an opinion naming no device, an act with no single device ("the lights"), two acts
+    on one device, and words this recogniser cannot read (too long, a language Home Assistant
+    has no sentences for): an answer to them may not act on the room.
     addressed_as: the overseer's name and aliases, which may open or close the words.
     """
     if recogniser.intents is None or len(text) > MAX_REQUEST_CHARS:
         return frozenset()
     words = _unaddressed(_bare(unicodedata.normalize("NFKC", strip_invisible(text))), addressed_as)
     names = _name_list(devices)
-    if not words or names is None:
+    # A denial reverses what a sentence reads ("do not: lower the lift") and makes a named
+    # device what is not wanted ("roast rover 3, don't touch the lift"): it asks for nothing.
+    if not words or names is None or negates(words, recogniser.denying):
         return frozenset()
     by_key = {device.key: device for device in devices}
     whole = _read(words, recogniser.intents, names, by_key)

@@ -302,7 +302,8 @@ class _Table:
 
 _EN = _Table(
     roles={
-        Role.NEGATION: "not|never|no|nope|cannot|nor|neither|nothing|without|nobody|none",
+        Role.NEGATION: "not|never|no|nope|cannot|nor|neither|nothing|without|nobody|none|don't|doesn't|didn't"
+        "|won't|can't|isn't|aren't|wasn't|weren't|haven't|hasn't|hadn't|dont|doesnt|didnt|cant|isnt",
         Role.QUESTION: "should|shall|do|does|did|want|wanna|is|are|am|can|could|would|will|what|who|how|why"
         "|when|where|which|may|might|must|have|has|need|shouldn't",
         Role.LEAD: "ok|okay|sure|done|so|then|yes|yeah|yep|alright|all right|right|there|here|well|great|good"
@@ -808,6 +809,23 @@ def words_for(language: str, intents: Mapping[str, Any] | None) -> Words:
             lexicon.pop(phrase, None)
     lexicon.update(own)
     return Words(language, MappingProxyType(lexicon), max(map(len, lexicon), default=1))
+
+
+def negations(language: str) -> frozenset[str]:
+    """Return the words (folded) that deny in a language, and English's, as people mix them in."""
+    base = language.replace("_", "-").partition("-")[0].casefold()
+    tables = (_EN, *((_TABLES[base],) if base in _TABLES and base != "en" else ()))
+    return frozenset(
+        phrase[0]
+        for table in tables
+        for text in expand(table.roles[Role.NEGATION])
+        if len(phrase := _words(text)) == 1
+    )
+
+
+def negates(text: str, denying: frozenset[str]) -> bool:
+    """Return whether a word of the text is one of the denying words ("don't lower the lift")."""
+    return any(word in denying for word in _words(unicodedata.normalize("NFC", text)))
 
 
 def _add(
