@@ -181,7 +181,7 @@ def test_words_that_do_not_match_whole_are_read_clause_by_clause(recognisers, te
     ("text", "deeds"),
     [
         ("roast rover 3", set()),
-        ("dock the neato right now", {Deed(VACUUM, Act.ANY)}),
+        ("the neato needs its dock", {Deed(VACUUM, Act.ANY)}),
         ("the lift, lower it", {Deed(LIFT, Act.ANY)}),
         ("is the lift up or down right now?", set()),
         ("¿de qué color está la luz del rincón?", set()),
@@ -190,6 +190,29 @@ def test_words_that_do_not_match_whole_are_read_clause_by_clause(recognisers, te
 def test_words_no_sentence_reads_may_ask_only_for_the_devices_they_name(recognisers, text, deeds):
     assert asked_deeds(text, DEVICES, recognisers["en"], OVERSEER) == deeds
     assert fulfils(frozenset(deeds), UP) is (LIFT in {deed.device for deed in deeds})
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "deeds"),
+    [
+        ("en", "dock the neato right now", {DOCK}),
+        ("en", "lower the lift for us, please", {DOWN}),
+        ("es", "baja el elevador del todo", {DOWN}),
+        ("es", "arranca la aspiradora para que limpie", {START}),
+        # A condition makes the order wait: any act on the lift may be meant, none is read.
+        ("en", "raise the lift if sam wins", {named(LIFT)}),
+        ("es", "sube el elevador cuando gane sam", {named(LIFT)}),
+        # Too many words after it: the order is not read off them.
+        ("en", "lower the lift so the crowd can see it", {named(LIFT)}),
+        # No act sentence opens a question about a state.
+        ("en", "is the lift up right now?", set()),
+        # Words after it that name a device or say a deed are a second order, not read off.
+        ("en", "turn on the bench and the shelf", {named("bench"), named("shelf")}),
+        ("en", "lower the lift or raise it", {named(LIFT)}),
+    ],
+)
+def test_a_few_words_after_an_order_are_read_off_it(recognisers, language, text, deeds):
+    assert asked_deeds(text, DEVICES, recognisers[language], OVERSEER) == deeds
 
 
 def test_a_device_is_asked_for_by_its_names_only(recognisers):

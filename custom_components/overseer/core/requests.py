@@ -20,7 +20,7 @@ from hassil.recognize import RecognizeResult, recognize_all
 from hassil.util import remove_punctuation
 
 from .acts import Act, Deed, Device, Kind
-from .statements import negates, negations
+from .statements import Role, deed_phrases, role_phrases, says
 from .text import fold, strip_invisible
 
 # Longer text is a story or a paste, not a request; matching it would cost more than it tells.
@@ -31,6 +31,8 @@ _MAX_MATCHES = 16
 _CLAUSE = re.compile(r"[,;:.!?]+")
 _MAX_CLAUSES = 4
 _QUESTION = re.compile(r"[?¿？]")
+# Words after an order that are read off its end, at most: "now", "for us", "del todo".
+_MAX_TRAILING = 3
 
 # Home Assistant's intent, then the device's kind, give the act the words ask for.
 _ACTS: Mapping[str, Mapping[Kind, Act]] = {
@@ -320,10 +322,14 @@ class Recogniser:
 
     intents is None when Home Assistant has no sentences for the language: nothing is recognised.
     denying: the language's words that deny ("not", "don't", "no", "nunca", "nicht", "pas").
+    conditions: its words that make an order wait for something ("if", "as soon as", "cuando").
+    deeds: its words that say a deed ("raise", "lower", "bajar"): a second order.
     """
 
     intents: Intents | None = None
-    denying: frozenset[str] = frozenset()
+    denying: frozenset[tuple[str, ...]] = frozenset()
+    conditions: frozenset[tuple[str, ...]] = frozenset()
+    deeds: frozenset[tuple[str, ...]] = frozenset()
 
 
 def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recogniser:
@@ -352,7 +358,12 @@ def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recognis
         "lists": lists,
         "intents": {intent: {"data": data} for intent, data in entries.items() if data},
     }
-    return Recogniser(Intents.from_dict(_bare_data(data)), negations(language))
+    return Recogniser(
+        Intents.from_dict(_bare_data(data)),
+        role_phrases(language, Role.NEGATION),
+        role_phrases(language, Role.CONDITION),
+        deed_phrases(language),
+    )
 
 
 def asked_deeds(
@@ -376,16 +387,16 @@ def asked_deeds(
     names = _name_list(devices)
     # A denial reverses what a sentence reads ("do not: lower the lift") and makes a named
     # device what is not wanted ("roast rover 3, don't touch the lift"): it asks for nothing.
-    if not words or names is None or negates(words, recogniser.denying):
+    if not words or names is None or says(words, recogniser.denying):
         return frozenset()
     by_key = {device.key: device for device in devices}
-    whole = _read(words, recogniser.intents, names, by_key)
+    whole = _read_order(words, recogniser, names, by_key)
     if whole is not None:
         return whole
     # Home Assistant's sentences match whole words only: read each clause on its own.
     clauses = [clause for part in _CLAUSE.split(words)[:_MAX_CLAUSES] if (clause := part.strip())]
     several = len(clauses) > 1
-    read = [_read(clause, recogniser.intents, names, by_key) for clause in clauses] if several else []
+    read = [_read_order(clause, recogniser, names, by_key) for clause in clauses] if several else []
     if any(found is not None for found in read):
         deeds = frozenset(deed for found in read if found is not None for deed in found)
         if any(found == frozenset() for found in read) or len({deed.device for deed in deeds}) < len(deeds):
@@ -409,6 +420,33 @@ def _named(said: Sequence[str], device: Device) -> bool:
         ):
             return True
     return False
+
+
+def _read_order(
+    words: str, recogniser: Recogniser, names: SlotList, devices: Mapping[str, Device]
+) -> frozenset[Deed] | None:
+    """Return what the words ask for (see _read), with a few words after the order let go.
+
+    An order opens with its verb and Home Assistant's sentences end with its device; what
+    follows ("dock the vacuum now", "baja el ascensor del todo") is read off the end, unless it
+    is a condition ("raise the lift if sam wins" waits for something), names a device ("turn
+    on the bench and the shelf") or says a deed ("lower the lift or raise it").
+    """
+    assert recogniser.intents is not None
+    spans = list(_WORD.finditer(words))
+    for dropped in range(min(_MAX_TRAILING, len(spans) - 1) + 1):
+        head = words[: spans[-1 - dropped].end()] if dropped else words
+        tail = words[len(head) :]
+        if dropped and (
+            says(tail, recogniser.conditions)
+            or says(tail, recogniser.deeds)
+            or any(_named(_WORD.findall(fold(tail)), device) for device in devices.values())
+        ):
+            return None
+        found = _read(head, recogniser.intents, names, devices)
+        if found is not None:
+            return found
+    return None
 
 
 def _read(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Flag, auto
 from itertools import permutations
@@ -811,21 +811,36 @@ def words_for(language: str, intents: Mapping[str, Any] | None) -> Words:
     return Words(language, MappingProxyType(lexicon), max(map(len, lexicon), default=1))
 
 
-def negations(language: str) -> frozenset[str]:
-    """Return the words (folded) that deny in a language, and English's, as people mix them in."""
+def role_phrases(language: str, role: Role) -> frozenset[tuple[str, ...]]:
+    """Return a language's phrases (folded words) in a role, and English's, as people mix them in."""
+    return _phrases(table.roles.get(role, "") for table in _tables_with_english(language))
+
+
+def deed_phrases(language: str) -> frozenset[tuple[str, ...]]:
+    """Return a language's phrases (folded words) that say a deed, and English's: "raise", "bajar"."""
+    return _phrases(template for table in _tables_with_english(language) for *_, template in table.deeds)
+
+
+def _tables_with_english(language: str) -> tuple[_Table, ...]:
     base = language.replace("_", "-").partition("-")[0].casefold()
-    tables = (_EN, *((_TABLES[base],) if base in _TABLES and base != "en" else ()))
+    return (_EN, *((_TABLES[base],) if base in _TABLES and base != "en" else ()))
+
+
+def _phrases(templates: Iterable[str]) -> frozenset[tuple[str, ...]]:
     return frozenset(
-        phrase[0]
-        for table in tables
-        for text in expand(table.roles[Role.NEGATION])
-        if len(phrase := _words(text)) == 1
+        phrase for template in templates for text in expand(template) if (phrase := _words(text))
     )
 
 
-def negates(text: str, denying: frozenset[str]) -> bool:
-    """Return whether a word of the text is one of the denying words ("don't lower the lift")."""
-    return any(word in denying for word in _words(unicodedata.normalize("NFC", text)))
+def says(text: str, phrases: frozenset[tuple[str, ...]]) -> bool:
+    """Return whether the text holds one of the phrases, word for word ("don't", "as soon as")."""
+    said = _words(unicodedata.normalize("NFC", text))
+    lengths = {len(phrase) for phrase in phrases}
+    return any(
+        said[start : start + length] in phrases
+        for length in lengths
+        for start in range(len(said) - length + 1)
+    )
 
 
 def _add(
