@@ -374,8 +374,8 @@ def asked_deeds(
     Several when one name fits more than one device ("the aux light", two aux lights), or when
     separate clauses each ask for one ("this is alex: raise the lift, and the bench light
     blue"): any of them is what was asked. Act.ANY on each device named by words no sentence
-    reads ("dock the neato right now"). None (the empty set) for words that deny anywhere
-    ("don't lower the lift", "roast rover 3, leave the lift alone... no"), a question no sentence
+    reads ("the neato needs its dock"). None (the empty set) for words that deny anywhere
+    ("don't lower the lift", "roast rover 3, don't touch the lift"), a question no sentence
     reads, an opinion naming no device, an act with no single device ("the lights"), two acts
     on one device, and words this recogniser cannot read (too long, a language Home Assistant
     has no sentences for): an answer to them may not act on the room.
@@ -437,10 +437,11 @@ def _read_order(
     for dropped in range(min(_MAX_TRAILING, len(spans) - 1) + 1):
         head = words[: spans[-1 - dropped].end()] if dropped else words
         tail = words[len(head) :]
+        after = _WORD.findall(fold(tail))
         if dropped and (
             says(tail, recogniser.conditions)
             or says(tail, recogniser.deeds)
-            or any(_named(_WORD.findall(fold(tail)), device) for device in devices.values())
+            or any(_named(after, device) for device in devices.values())
         ):
             return None
         found = _read(head, recogniser.intents, names, devices)

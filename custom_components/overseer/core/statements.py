@@ -795,7 +795,7 @@ def words_for(language: str, intents: Mapping[str, Any] | None) -> Words:
     A language's own words win over the English ones underneath: "on" is "we" in French,
     "an" is "on" in German.
     """
-    base = language.replace("_", "-").partition("-")[0].casefold()
+    base = _base_language(language)
     own: dict[tuple[str, ...], Meaning] = {}
     table = _TABLES.get(base)
     if table is not None:
@@ -821,8 +821,12 @@ def deed_phrases(language: str) -> frozenset[tuple[str, ...]]:
     return _phrases(template for table in _tables_with_english(language) for *_, template in table.deeds)
 
 
+def _base_language(language: str) -> str:
+    return language.replace("_", "-").partition("-")[0].casefold()
+
+
 def _tables_with_english(language: str) -> tuple[_Table, ...]:
-    base = language.replace("_", "-").partition("-")[0].casefold()
+    base = _base_language(language)
     return (_EN, *((_TABLES[base],) if base in _TABLES and base != "en" else ()))
 
 
