@@ -55,7 +55,7 @@ def reasoning(
 
 def is_triage(payload: dict[str, Any]) -> bool:
     """A triage request asks for JSON in a schema and offers no tools."""
-    return "format" in payload or "response_format" in payload
+    return ("format" in payload or "response_format" in payload) and not payload.get("tools")
 
 
 def is_follow_up(payload: dict[str, Any]) -> bool:

@@ -307,6 +307,8 @@ async def _async_call_asked_again(
     three with a line and no call ("Ok, I will do that."). Told it called nothing, it may call
     now or say why not: the model still decides, the policy still judges the call. The request
     is the first one with two messages more, so a server's prompt cache serves all but those.
+    Its answer must be a call (chat_say says the why): asked in words again, the same model
+    promised again or said it could not, in one answer out of two.
     """
     first = cycle.decision
     assert first is not None
@@ -318,7 +320,7 @@ async def _async_call_asked_again(
         {"role": "user", "content": cue},
     ]
     try:
-        reply = await _async_ask(parts, cycle, again, schemas)
+        reply = await _async_ask(parts, cycle, again, schemas, must_call=True)
     except ModelError as err:
         LOGGER.warning("Model call failed (%s) when asked again for the call; its first answer stands", err)
         return first, [], messages
@@ -438,13 +440,18 @@ def _deed(record: AuditRecord, outcomes: frozenset[Outcome] = RAN) -> Deed | Non
 
 
 async def _async_ask(
-    parts: CycleParts, cycle: Cycle, messages: list[dict[str, Any]], schemas: list[dict[str, Any]]
+    parts: CycleParts,
+    cycle: Cycle,
+    messages: list[dict[str, Any]],
+    schemas: list[dict[str, Any]],
+    *,
+    must_call: bool = False,
 ) -> ModelReply:
     """Ask the model once; its time adds to the decision's."""
     parts.set_phase(Phase.AWAITING_MODEL)
     clock = time.monotonic()
     try:
-        reply = await parts.provider.async_decide(messages, schemas)
+        reply = await parts.provider.async_decide(messages, schemas, must_call=must_call)
     finally:
         cycle.latency = (cycle.latency or 0.0) + time.monotonic() - clock
     cycle.spent = cycle.spent.add(reply)

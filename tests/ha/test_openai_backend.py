@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from homeassistant import config_entries
 from homeassistant.data_entry_flow import FlowResultType
@@ -143,3 +145,34 @@ async def test_wrong_key_missing_model_and_dead_server(hass, ollama_stub):
         await OpenAIProvider(hass, "http://127.0.0.1:9/v1", MODEL, "", 5).async_decide(
             [{"role": "user", "content": "hi"}], []
         )
+
+
+async def test_asked_again_for_the_call_its_answer_must_be_a_call(hass, freezer, ollama_stub, room):
+    # The bundled model, asked again in words, promised again or wrote on to the token limit; held
+    # to a call of one of its tools, it calls the lift or says its why through chat_say.
+    await setup_overseer(hass, ollama_stub, data={"backend": "openai", "url": f"{ollama_stub.url}/v1"})
+    ollama_stub.reply("Ok, I will do that.")
+    ollama_stub.reply(json.dumps({"name": "lift_up", "arguments": {}}))
+    ollama_stub.after_calls("Up it goes.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert len(room["cover.open_cover"]) == 1
+    first, again = ollama_stub.decisions
+    assert first["tool_choice"] == "auto" and "response_format" not in first
+    assert again["tool_choice"] == "required"
+    schema = again["response_format"]["json_schema"]["schema"]
+    offered = [tool["function"]["name"] for tool in again["tools"]]
+    assert [call["properties"]["name"]["const"] for call in schema["anyOf"]] == offered
+    assert again["tools"] == first["tools"]  # the same prompt: the server's cache serves it
+
+
+async def test_a_server_that_refuses_the_call_format_is_asked_with_tool_choice_alone(hass, ollama_stub):
+    provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
+    ollama_stub.script.append(Scripted(body='{"error": "response_format is not supported"}', status=400))
+    ollama_stub.reply("", call("lift_up"))
+    tools = [{"type": "function", "function": {"name": "lift_up", "parameters": {"type": "object"}}}]
+    reply = await provider.async_decide([{"role": "user", "content": "up"}], tools, must_call=True)
+    assert [tool_call.name for tool_call in reply.tool_calls] == ["lift_up"]
+    refused, asked = ollama_stub.requests
+    assert "response_format" in refused and "response_format" not in asked
+    assert asked["tool_choice"] == "required"

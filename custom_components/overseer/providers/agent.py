@@ -60,9 +60,12 @@ class AgentProvider:
             raise CannotConnect(f"conversation agent {self._agent_id} is not loaded")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], *, must_call: bool = False
     ) -> ModelReply:
-        """One fresh conversation per decision, so nothing accumulates in the agent."""
+        """One fresh conversation per decision, so nothing accumulates in the agent.
+
+        An agent answers in words: must_call cannot be held.
+        """
         system, text = render_text(messages, tools, JSON_INSTRUCTIONS)
         speech = await self._async_ask(text, system)
         return json_decision_reply(speech)

@@ -60,9 +60,12 @@ class OllamaProvider:
             raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], *, must_call: bool = False
     ) -> ModelReply:
-        """One chat request, no streaming; every failure becomes a typed ModelError."""
+        """One chat request, no streaming; every failure becomes a typed ModelError.
+
+        Ollama's API has no tool_choice: must_call cannot be held.
+        """
         response = await self._async_chat(messages, tools=list(tools) or None, num_predict=MAX_OUTPUT_TOKENS)
         message = response.message
         calls = [

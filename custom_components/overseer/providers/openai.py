@@ -103,11 +103,46 @@ class OpenAIProvider:
             raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], *, must_call: bool = False
     ) -> ModelReply:
-        """Ask for one chat completion; every failure becomes a typed ModelError."""
+        """Ask for one chat completion; every failure becomes a typed ModelError.
+
+        must_call asks in both ways a server may hold an answer to a call: tool_choice "required"
+        (OpenAI), and a response format that is one of the tools' calls as JSON, the way a small
+        model writes its calls in its text (llama.cpp's server ignored "required" for the bundled
+        model's template and let it write on to the token limit). A server that refuses the
+        format is asked once more with tool_choice alone.
+        """
         extra: dict[str, Any] = {"tools": list(tools), "tool_choice": "auto"} if tools else {}
-        response = await self._async_complete(messages, MAX_OUTPUT_TOKENS, **extra)
+        if must_call and tools:
+            extra["tool_choice"] = "required"
+            try:
+                return self._reply(
+                    await self._async_complete(
+                        messages, MAX_OUTPUT_TOKENS, response_format=self._call_format(tools), **extra
+                    )
+                )
+            except BadResponse as err:
+                if not FORMAT_REFUSED.search(err.detail):
+                    raise
+        return self._reply(await self._async_complete(messages, MAX_OUTPUT_TOKENS, **extra))
+
+    def _call_format(self, tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Return a response format for one call of one of the tools, in this server's schema spelling."""
+        calls = [
+            {
+                "type": "object",
+                "properties": {"name": {"const": function["name"]}, "arguments": function["parameters"]},
+                "required": ["name", "arguments"],
+            }
+            for tool in tools
+            if (function := tool.get("function"))
+        ]
+        return (self._spelling or SCHEMA_SPELLINGS[0])({"anyOf": calls})
+
+    @staticmethod
+    def _reply(response: ChatCompletion) -> ModelReply:
+        """Return the typed reply of a chat completion with tools."""
         message = response.choices[0].message
         # Arguments arrive as a JSON string; the wire reader parses them, the normaliser checks them.
         calls = [
