@@ -12,7 +12,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
-from .core.accounts import Phrase, describe_actions, refusal_answer
+from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer
 from .core.acts import Deed, Device, expected_state, room_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
@@ -579,7 +579,9 @@ def _answer_the_question(
         return False
     # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of
     # it; asked again, the model would only try the same call on the same guardrail.
-    why = refusal_answer(cycle.actions, trigger.detail, phrase)
+    why = refusal_answer(cycle.actions, trigger.detail, phrase) or blocked_answer(
+        cycle.asked, cycle.tools.blocked, trigger.detail, phrase
+    )
     if why is None and trigger.attempt < ASKS_PER_QUESTION - 1:
         parts.metrics.record_address(finished, AddressOutcome.ASKED_AGAIN)
         parts.ask_again(trigger)

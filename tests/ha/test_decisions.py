@@ -64,24 +64,26 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     await tick(hass, freezer)
     # Asked for what cools down: no call is offered for it, but an act is asked for.
     say(hass, "sam", "overseer start neato, again!")
-    await tick(hass, freezer)  # the line after alex's deed (SKIP), tried again after sam's turn
-    await tick(hass, freezer)
+    await tick(hass, freezer)  # the line after alex's deed (SKIP), then sam's turn
 
-    second = ollama_stub.decisions[2]
+    second = ollama_stub.decisions[-1]
     assert second["messages"][-1]["content"].endswith(
         "sam: overseer start neato, again!\nAnswer sam now, in one short line of your own: an answer, an"
         " opinion or a verdict (and call a tool if you act)."
     )
+    # The seed's order: the system prompt, STATE_UPDATE, the transcript with the overseer's own
+    # last line as its turn, then the tool blocks with the question again.
     roles = [m["role"] for m in second["messages"]]
-    assert roles == ["system", "user", "user", "user", "user", "user"]
+    assert roles == ["system", "user", "user", "assistant", "user", "user", "user"]
     assert second["messages"][0]["content"].startswith("You are Overseer,")
     assert second["messages"][1]["content"].startswith("STATE_UPDATE\n")
-    assert "cooldowns: lift=ready, neato=116s, ha=ready" in second["messages"][1]["content"]
+    assert re.search(r"cooldowns: lift=ready, neato=1\d\ds, ha=ready", second["messages"][1]["content"])
     assert second["messages"][2]["content"] == "alex: overseer start neato"
-    assert second["messages"][3]["content"] == "sam: overseer start neato, again!"
+    assert second["messages"][3]["content"] == "Overseer: Done: start the vacuum."
+    assert second["messages"][4]["content"] == "sam: overseer start neato, again!"
     offered = {tool["function"]["name"] for tool in second["tools"]}
     assert offered == {"chat_say", "lift_up", "lift_down", "ha_set_entity", "memory_read", "memory_write"}
-    assert "- neato_start() reason=cooldown remaining=116s" in second["messages"][-1]["content"]
+    assert re.search(r"- neato_start\(\) reason=cooldown remaining=1\d\ds", second["messages"][-1]["content"])
     assert second["options"]["num_ctx"] == 8192 and second["keep_alive"] == -1
     assert second["stream"] is False
 
@@ -806,6 +808,27 @@ async def test_an_asked_for_action_a_guardrail_stops_is_answered_with_why(hass, 
     assert re.fullmatch(r"alex, I tried to lower the lift, but it is cooling down for \d+ s\.", answer), (
         answer
     )
+
+
+async def test_an_asked_for_action_shown_as_blocked_is_answered_with_why(hass, freezer, ollama_stub, room):
+    # Shown the call as blocked, the bundled model called nothing and claimed the deed ("The window
+    # light is now on."); told that was not so, it said the machinery back. The asker got the
+    # fallback after asking twice; the guardrail is the answer, and nothing is asked again.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Up.", call("lift_up"))
+    say(hass, "sam", "overseer raise the lift")
+    await tick(hass, freezer)
+    ollama_stub.reply("I lowered the lift.")
+    ollama_stub.reply("The room shows Lift: closed.")
+    say(hass, "alex", "overseer lower the lift please")
+    await tick(hass, freezer)
+    assert "lift_down() reason=cooldown" in ollama_stub.decisions[-2]["messages"][-1]["content"]
+    assert len(room["cover.close_cover"]) == 0
+    [_, answer] = [line["text"] for line in bot_lines(chat)]
+    assert re.fullmatch(r"alex, I can't lower the lift yet: it is cooling down for \d+ s\.", answer), answer
+    await tick(hass, freezer)
+    assert len(ollama_stub.decisions) == 3  # the first question, and the second's answer and its check
 
 
 async def test_a_manual_trigger_may_end_in_silence(hass, freezer, ollama_stub, room):

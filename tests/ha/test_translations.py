@@ -106,6 +106,9 @@ def test_the_overseer_s_own_lines_read_as_spanish_sentences() -> None:
     assert phrase("answer_refused", user="alex", deed="bajar el elevador", reason=reason) == (
         "alex, ahora no puedo bajar el elevador: se está enfriando 40 s más."
     )
+    assert phrase("answer_blocked", user="alex", deed="bajar el elevador", reason=reason) == (
+        "alex, todavía no puedo bajar el elevador: se está enfriando 40 s más."
+    )
     assert (
         phrase("no_answer", user="[user]")
         == "Lo siento, [user]: ahora mismo no tengo nada útil que decir a eso."

@@ -1,7 +1,7 @@
 """Plain words for what a decision did, in the overseer's own sentences.
 
 For someone who asked through Assist and got no line, for the room when a call waits for a
-person, and for someone whose asked-for call a guardrail stopped.
+person, and for someone whose asked-for call a guardrail stopped or holds back.
 """
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .acts import Deed
 from .audit import AuditRecord, Outcome
-from .tools import Refusal, deed_text
+from .policy import Block
+from .tools import Refusal, call_for, deed_text
 
 # A phrase by translation key, with its placeholders filled in.
 Phrase = Callable[..., str]
@@ -70,6 +72,27 @@ def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -
         return None
     deed = told_deed(refused.tool, refused.arguments, phrase)
     return phrase("answer_refused", user=asker, deed=deed, reason=_because(refused, phrase))
+
+
+def blocked_answer(
+    asked: frozenset[Deed] | None, blocked: Iterable[tuple[str, Block]], asker: str, phrase: Phrase
+) -> str | None:
+    """Why the one act asker's words ask for cannot run now, or None.
+
+    "robin, I can't raise the lift yet: it is cooling down for 40 s.": the call was shown to the
+    model as blocked, so it made none, and claimed the deed instead ("The window light is now
+    on.") or said the machinery back; asked again, it would meet the same guardrail.
+    """
+    if asked is None or len(asked) != 1:
+        return None
+    held = dict(blocked)
+    found = call_for(next(iter(asked)), held)
+    if found is None or held[found[0]].reason not in _GUARDRAILS:
+        return None
+    tool, arguments = found
+    block = held[tool]
+    reason = phrase(reason_key(block.reason), seconds=block.remaining or 0)
+    return phrase("answer_blocked", user=asker, deed=told_deed(tool, arguments, phrase), reason=reason)
 
 
 def told_deed(tool: str, arguments: Mapping[str, Any], phrase: Phrase) -> str:
