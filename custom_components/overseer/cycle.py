@@ -159,7 +159,16 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.state_update = render_state_update(
         world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
     )
-    lines = select_transcript(transcript, started, settings.bounds)
+    seen = transcript
+    if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+        # Others' later lines wait for their own turn: shown them, the bundled model answered a
+        # question put to it after the one it was asked (an orchestrator's refinement answered the
+        # next asker's "is the bench light on?"), then took that one for answered and said SKIP.
+        trigger = cycle.trigger
+        seen = [
+            line for line in transcript if line.ts <= trigger.since or line.own or line.user == trigger.detail
+        ]
+    lines = select_transcript(seen, started, settings.bounds)
     if cycle.trigger.attempt:
         # Asked again, the first answer was unusable, most often a copy of an earlier line: a small
         # model copies what its context holds, so this time it reads only the people.

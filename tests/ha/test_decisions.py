@@ -350,6 +350,32 @@ async def test_single_flight_and_an_address_while_busy_is_answered_next(hass, fr
     assert transcript == ["alex: overseer one", "sam: overseer two", "Overseer: First."]
 
 
+async def test_an_answer_reads_the_chat_up_to_its_question_others_later_lines_wait_their_turn(
+    hass, freezer, ollama_stub, room
+):
+    # Answering one question, the bundled model answered a later one put to it ("is the bench light
+    # on?") and then took that one for answered: SKIP, and the fallback to its asker.
+    await setup_overseer(hass, ollama_stub)
+    entered, release = held_reply(ollama_stub, "First.")
+    ollama_stub.reply("One.")
+    ollama_stub.reply("Two.")
+    say(hass, "kim", "overseer zero")
+    fire_tick(hass, freezer)
+    await entered.wait()
+    say(hass, "alex", "overseer one")
+    freezer.tick(1)
+    say(hass, "sam", "overseer two")
+    release.set()
+    await hass.async_block_till_done(wait_background_tasks=True)
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    alex, sam = (
+        [m["content"] for m in decision["messages"][2:-2]] for decision in ollama_stub.decisions[1:3]
+    )
+    assert alex == ["kim: overseer zero", "alex: overseer one", "Overseer: First."]
+    assert sam[-3:] == ["sam: overseer two", "Overseer: First.", "Overseer: One."]
+
+
 async def test_a_late_reply_to_a_question_is_posted_a_late_comment_is_not(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "stale_after": 30})
     chat = async_capture_events(hass, "overseer_chat_message")
