@@ -12,7 +12,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
-from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer
+from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer, state_answer
 from .core.acts import Deed, Device, expected_state, room_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
@@ -37,7 +37,7 @@ from .core.line_rules import Note
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
 from .core.reply import ModelReply, Spent
-from .core.requests import asked_deeds
+from .core.requests import asked_deeds, named_devices
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.statements import FalseStatement, false_statements
@@ -45,7 +45,7 @@ from .core.tools import CHAT_TOOLS, TOOLS, call_for, call_text
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
 from .executor import OWN, Caller, Executor
-from .phrases import async_phrases
+from .phrases import async_phrases, async_state_words
 from .providers import ModelError, Provider
 from .recognition import async_recogniser
 from .room_state import RoomState
@@ -233,7 +233,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         posted = True
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
-        posted = _answer_the_question(parts, cycle, posted, finished, phrase) or posted
+        posted = await _async_answer_the_question(parts, cycle, posted, finished, phrase) or posted
     elif (
         cycle.trigger.kind in LIVELY
         and not cycle.trigger.attempt
@@ -566,7 +566,7 @@ async def _async_phrase_in(parts: CycleParts, language: str) -> Phrase:
     return await async_phrases(parts.hass, language)
 
 
-def _answer_the_question(
+async def _async_answer_the_question(
     parts: CycleParts, cycle: Cycle, posted: bool, finished: float, phrase: Phrase
 ) -> bool:
     """Someone asked: a line, or the asked-for action, answers; otherwise ask again, then fall back.
@@ -595,6 +595,11 @@ def _answer_the_question(
         parts.metrics.record_address(finished, AddressOutcome.ASKED_AGAIN)
         parts.ask_again(trigger)
         return False
+    if why is None and cycle.asked == frozenset():
+        # Words that ask for no act and name a device: what the room shows of it answers them.
+        named = named_devices(trigger.question, room_devices(parts.world()))
+        words = await async_state_words(parts.hass, cycle.language) if named else {}
+        why = state_answer(named, trigger.detail, words, phrase)
     parts.metrics.record_address(finished, AddressOutcome.FALLBACK)
     fallback = parts.settings.fallback_line
     if phrase is not parts.phrase and fallback == parts.phrase("no_answer", user=ASKER):

@@ -8,7 +8,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers.translation import async_get_translations
 
 from .const import DOMAIN
-from .core.accounts import Phrase
+from .core.accounts import STATE_DOMAINS, Phrase
 
 
 async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrase:
@@ -25,3 +25,18 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrase:
         return text
 
     return phrase
+
+
+async def async_state_words(hass: HomeAssistant, language: str) -> dict[str, str]:
+    """Return Home Assistant's own words for the room devices' states ("cover.closed": "Cerrado")."""
+    domains = set(STATE_DOMAINS.values())
+    found = await async_get_translations(hass, language, "entity_component", domains)
+    words: dict[str, str] = {}
+    for domain in domains:
+        prefix = f"component.{domain}.entity_component._.state."
+        words |= {
+            f"{domain}.{key.removeprefix(prefix)}": text
+            for key, text in found.items()
+            if key.startswith(prefix)
+        }
+    return words

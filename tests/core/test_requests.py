@@ -4,7 +4,7 @@ import pytest
 from home_assistant_intents import get_intents, get_languages
 
 from custom_components.overseer.core.acts import LIFT, VACUUM, Act, Deed, Device, Kind
-from custom_components.overseer.core.requests import asked_deeds, fulfils, recogniser_for
+from custom_components.overseer.core.requests import asked_deeds, fulfils, named_devices, recogniser_for
 
 
 def light(name: str, *aliases: str) -> Device:
@@ -291,3 +291,17 @@ def test_sentences_that_read_what_we_lack_or_name_no_device_of_ours_ask_for_noth
     assert asked_deeds("heave lift", DEVICES, recogniser) == {named(LIFT)}
     assert asked_deeds("raise everything", DEVICES, recogniser) == NOTHING
     assert asked_deeds("raise lift", DEVICES, recogniser) == {UP}
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("@overseer ¿el elevador está arriba o abajo?", [(LIFT, "elevador")]),
+        ("overseer, is the bench light on?", [("light.bench", "Bench")]),
+        ("¿la luz del rincón está apagada?", [("light.corner", "rincón")]),
+        ("overseer, who drives better, alex or jo?", []),
+        ("is the lift up and the neato docked?", [(LIFT, "Lift"), (VACUUM, "Neato")]),
+    ],
+)
+def test_the_devices_words_name_come_with_the_name_they_use(text, named):
+    assert [(device.key, name) for device, name in named_devices(text, DEVICES)] == named

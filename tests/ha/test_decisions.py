@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from homeassistant.helpers import entity_registry as er
 from pytest_homeassistant_custom_component.common import (
     async_capture_events,
     async_fire_time_changed,
@@ -855,6 +856,34 @@ async def test_an_asked_for_action_shown_as_blocked_is_answered_with_why(hass, f
     assert re.fullmatch(r"alex, I can't lower the lift yet: it is cooling down for \d+ s\.", answer), answer
     await tick(hass, freezer)
     assert len(ollama_stub.decisions) == 3  # the first question, and the second's answer and its check
+
+
+async def test_a_question_about_a_device_the_model_does_not_answer_is_answered_with_its_state(
+    hass, freezer, ollama_stub, room
+):
+    # Asked whether the lift was up or down, the bundled model said SKIP on both tries and the
+    # asker got "nothing useful to say"; what the room shows of the device they named answers,
+    # in Home Assistant's own words for its states, in the asker's language.
+    await setup_overseer(hass, ollama_stub)
+    # The lift's registry entry, with the Spanish name the household gave it as an alias.
+    registry = er.async_get(hass)
+    hass.states.async_remove("cover.lift")
+    lift = registry.async_get_or_create("cover", "test", "lift", suggested_object_id="lift")
+    registry.async_update_entity(lift.entity_id, aliases={"elevador"})
+    hass.states.async_set("cover.lift", "closed", {"friendly_name": "Lift"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("SKIP")
+    ollama_stub.reply("SKIP")
+    say(hass, "alex", "overseer, ¿el elevador está arriba o abajo?")
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["alex, así está la sala: elevador: Cerrado."]
+    ollama_stub.reply("SKIP")
+    ollama_stub.reply("SKIP")
+    say(hass, "sam", "overseer, who drives better?")
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    assert bot_lines(chat)[-1]["text"] == "Sorry sam, I have nothing useful to say to that right now."
 
 
 async def test_a_manual_trigger_may_end_in_silence(hass, freezer, ollama_stub, room):

@@ -6,16 +6,18 @@ person, and for someone whose asked-for call a guardrail stopped or holds back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .acts import Deed
+from .acts import Deed, Device, Kind
 from .audit import AuditRecord, Outcome
 from .policy import Block
 from .tools import Refusal, call_for, deed_text
 
 # A phrase by translation key, with its placeholders filled in.
 Phrase = Callable[..., str]
+# The Home Assistant domain whose state words a kind of device's states are.
+STATE_DOMAINS = {Kind.LIGHT: "light", Kind.LIFT: "cover", Kind.VACUUM: "vacuum"}
 
 
 def reason_key(reason: str | None) -> str:
@@ -93,6 +95,23 @@ def blocked_answer(
     block = held[tool]
     reason = phrase(reason_key(block.reason), seconds=block.remaining or 0)
     return phrase("answer_blocked", user=asker, deed=told_deed(tool, arguments, phrase), reason=reason)
+
+
+def state_answer(
+    named: Sequence[tuple[Device, str]], asker: str, state_words: Mapping[str, str], phrase: Phrase
+) -> str | None:
+    """Return what the room shows of the devices the asker named; None when it can read none of them.
+
+    "robin, as the room stands: elevador: Cerrado.": asked how a device is, the bundled model
+    answered SKIP twice, and the asker got the fallback. state_words: Home Assistant's own words
+    for a domain's states ("cover.closed": "Cerrado"), in the asker's language.
+    """
+    shown = [
+        f"{name}: {state_words.get(f'{STATE_DOMAINS[device.kind]}.{device.state}', device.state)}"
+        for device, name in named
+        if device.known
+    ]
+    return phrase("answer_state", user=asker, states="; ".join(shown)) if shown else None
 
 
 def told_deed(tool: str, arguments: Mapping[str, Any], phrase: Phrase) -> str:

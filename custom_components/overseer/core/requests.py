@@ -411,15 +411,28 @@ def asked_deeds(
     return frozenset(Deed(device.key, Act.ANY) for device in devices if _named(said, device))
 
 
+def named_devices(text: str, devices: Sequence[Device]) -> tuple[tuple[Device, str], ...]:
+    """Return the devices the words name, each with the name they use ("el elevador" names the lift)."""
+    if len(text) > MAX_REQUEST_CHARS:
+        return ()
+    said = _WORD.findall(fold(text))
+    return tuple((device, name) for device in devices if (name := _name_said(said, device)) is not None)
+
+
 def _named(said: Sequence[str], device: Device) -> bool:
     """Return whether the words (folded) name the device by one of its names."""
+    return _name_said(said, device) is not None
+
+
+def _name_said(said: Sequence[str], device: Device) -> str | None:
+    """Return the first of the device's names the words (folded) use, or None."""
     for name in device.names:
         wanted = _WORD.findall(fold(name))
         if wanted and any(
             said[start : start + len(wanted)] == wanted for start in range(len(said) - len(wanted) + 1)
         ):
-            return True
-    return False
+            return name
+    return None
 
 
 def _read_order(
