@@ -11,7 +11,8 @@ pipeline.
 Asserted per run: no wrong action (another device moved, or the opposite of what was asked); no
 line the room contradicts; no bot answering one question twice (or the fallback and a line);
 at least ACTIONS_DONE of the action requests no guardrail blocked end with the action done;
-at least OWN_LINE_SHARE answered in a line of their own (not the fallback), in the asker's
+at least OWN_LINE_SHARE answered in a line of their own (not the fallback nor another of the
+overseer's own sentences said for the model: a guardrail's why, a state, an account), in the asker's
 language; no help-desk stock line; the overseer heard
 unprompted at least once in every UNPROMPTED_EVERY seconds of the busy room. Printed: those
 figures, the share of lines in the seed's voice, each question's wait in the orchestrator's
@@ -114,16 +115,32 @@ def demo(tmp_path_factory, model_server: ModelEndpoint) -> Iterator[HomeAssistan
         (OUTPUT / "demo_room-home-assistant.log").write_text(process.log_tail(2000))
 
 
+# The overseer's own sentences, said where the model gave no usable line: none is the model's.
+OWN_SENTENCES = (
+    "no_answer",
+    "answer_refused",
+    "answer_blocked",
+    "answer_state",
+    "reply_executed",
+    "reply_dry_run",
+    "reply_refused",
+    "reply_awaiting_approval",
+)
+
+
 def fallback_pattern() -> re.Pattern[str]:
-    """The overseer's own sentences for an asker the model did not answer, as the translations give them."""
+    """The overseer's own sentences for an asker the model did not answer, as the translations give them.
+
+    One line may hold several ("Done: raise the lift. Done: start the vacuum.").
+    """
     found = []
     for language in ("en", "es"):
         phrases = json.loads((REPO / f"custom_components/overseer/translations/{language}.json").read_text())
         found += [
             ".*".join(map(re.escape, re.split(r"\{\w+\}", phrases["exceptions"][key]["message"])))
-            for key in ("no_answer", "answer_refused")
+            for key in OWN_SENTENCES
         ]
-    return re.compile("|".join(found))
+    return re.compile(f"(?:{'|'.join(found)})(?: (?:{'|'.join(found)}))*")
 
 
 def the_draw() -> tuple[int, list[Question], str]:
