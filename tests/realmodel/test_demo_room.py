@@ -167,9 +167,20 @@ class Watch:
         self.calls: list[Call] = []
         # Pipelines by id: their question and asker, and when the status first showed them running.
         self.pipelines: dict[str, dict[str, Any]] = {}
+        # Each cooldown sensor as it changed: (when, until when its group cools down).
+        self.cooldowns: dict[str, list[tuple[float, float]]] = {}
+        for sensor in set(COOLDOWN_OF.values()):
+            self.cool(sensor, 0.0, (ha.state(sensor) or {}).get("state", ""))
+        budget = ha.websocket({"type": "overseer/status", "entry_id": OVERSEER_ENTRY})["budget"]
+        self.budget: tuple[int, float] = (budget["limit"], budget["window_s"])
 
     def now(self) -> float:
         return time.time() - self.began
+
+    def cool(self, sensor: str, at: float, state: str) -> None:
+        """Note a cooldown sensor's state: the time its group is ready again (else ready now)."""
+        ready = datetime.fromisoformat(state).timestamp() - self.began if state[:1].isdigit() else at
+        self.cooldowns.setdefault(sensor, []).append((at, ready))
 
     def take(self) -> None:
         """Read what the bus heard since the last look, and the orchestrator's pipelines."""
@@ -181,6 +192,12 @@ class Watch:
             if kind == "state_changed" and data["entity_id"] in DEVICES and data.get("new_state"):
                 new = data["new_state"]
                 self.room.add(data["entity_id"], Reading(at, new["state"], new["attributes"]))
+            elif (
+                kind == "state_changed"
+                and data["entity_id"] in COOLDOWN_OF.values()
+                and data.get("new_state")
+            ):
+                self.cool(data["entity_id"], at, data["new_state"]["state"])
             elif kind == "overseer_chat_message":
                 self.lines.append(
                     Line(
@@ -385,19 +402,50 @@ def test_the_demo_as_a_newcomer_meets_it(
     )
 
 
+# The overseer's cooldown sensor for each device's group (the demo's entry: sensor.arena_*_cooldown).
+COOLDOWN_OF = {
+    LIFT: "sensor.arena_lift_cooldown",
+    VACUUM: "sensor.arena_vacuum_cooldown",
+    **dict.fromkeys(LIGHTS, "sensor.arena_lights_cooldown"),
+}
 # What a guardrail refuses whatever the model does: a cooldown, a lock, the budget, a person's approval.
 GUARDRAILS = re.compile(r"cooldown|busy|rate_limit|policy_lock:.*|needs_approval")
 
 
 def blocked(verdict: Verdict, watch: Watch) -> bool:
-    """A guardrail refused a call of the decision answering it: the persona may say so instead."""
+    """A guardrail held the asked-for act back: the persona may say so instead.
+
+    A call of a decision answering it was refused by one; or, when such a decision began, the
+    room showed one: the device's cooldown sensor in the future, or the overseer's action budget
+    spent (its executed and failed calls in the window, the limit and window its status shows).
+    Shown the call as blocked, the model calls nothing, so no refusal is on the bus.
+    """
     decisions = {line.decision_id for line in verdict.answers if line.decision_id}
-    return any(
+    if any(
         call.decision_id in decisions
         and call.outcome == "blocked"
         and GUARDRAILS.fullmatch(call.reason or "")
         for call in watch.calls
-    )
+    ):
+        return True
+    limit, window = watch.budget
+    for decision_id in decisions:
+        decision = watch.decisions.get(decision_id)
+        if decision is None:
+            continue
+        began = decision["at"] - decision["latency_ms"] / 1000
+        spent = [
+            c for c in watch.calls if c.outcome in ("executed", "failed") and began - window < c.at < began
+        ]
+        if len(spent) >= limit:
+            return True
+        for want in verdict.asked.question.wants:
+            shown = [
+                ready for at, ready in watch.cooldowns.get(COOLDOWN_OF[want.entity_id], []) if at <= began
+            ]
+            if shown and shown[-1] > began:
+                return True
+    return False
 
 
 def row(verdict: Verdict, watch: Watch, rates: Rates | None) -> str:
