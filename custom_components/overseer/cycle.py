@@ -31,7 +31,7 @@ from .core.context import (
     tool_turn,
 )
 from .core.decision import Decision, backed, normalise, with_line
-from .core.gate import SOLICITED, Trigger, TriggerKind
+from .core.gate import ASKER_CHARS, SOLICITED, Trigger, TriggerKind
 from .core.language import base_language, language_of, say_it_in
 from .core.line_rules import Note
 from .core.metrics import AddressOutcome, Metrics
@@ -41,6 +41,7 @@ from .core.requests import asked_deeds, named_devices
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
 from .core.statements import FalseStatement, false_statements
+from .core.text import one_line
 from .core.tools import CHAT_TOOLS, TOOLS, call_for, call_text
 from .core.world import World
 from .events import fire_chat_message, fire_chat_typing, fire_decision
@@ -105,8 +106,9 @@ class Cycle:
     # In an answer to someone, the acts on a room device their words ask for (none: no act at
     # all); None when the decision answers nobody.
     asked: frozenset[Deed] | None = None
-    # The offered call that does it, written out in the cue, if it may run now.
+    # The offered call that does it, written out in the cue, if it may run now, and its tool.
     call: str = ""
+    call_name: str = ""
     # The lines it posted, in order: the answer Assist returns (at most a few per decision).
     said: list[str] = field(default_factory=list)
 
@@ -166,7 +168,9 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         # next asker's "is the bench light on?"), then took that one for answered and said SKIP.
         trigger = cycle.trigger
         seen = [
-            line for line in transcript if line.ts <= trigger.since or line.own or line.user == trigger.detail
+            line
+            for line in transcript
+            if line.ts <= trigger.since or line.own or one_line(line.user, ASKER_CHARS) == trigger.detail
         ]
     lines = select_transcript(seen, started, settings.bounds)
     if cycle.trigger.attempt:
@@ -191,6 +195,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     only = next(iter(cycle.asked)) if cycle.asked and len(cycle.asked) == 1 else None
     suggested = call_for(only, cycle.tools.available) if control and only else None
     cycle.call = call_text(*suggested) if suggested else ""
+    cycle.call_name = suggested[0] if suggested else ""
     may_act = control and cycle.asked != frozenset()
     cue = closing_cue(cycle.trigger, settings.name, can_act=may_act, say_it_in=say_it, call=cycle.call) or ""
     messages = build_messages(
@@ -329,7 +334,9 @@ async def _async_call_asked_again(
         {"role": "user", "content": cue},
     ]
     try:
-        reply = await _async_ask(parts, cycle, again, schemas, must_call=True)
+        # Its answer is the asked call or a line: another tool (memory_write needs no asking) may not
+        # stand in for what the asker is waiting for.
+        reply = await _async_ask(parts, cycle, again, schemas, must_call=(cycle.call_name, *CHAT_TOOLS))
     except ModelError as err:
         LOGGER.warning("Model call failed (%s) when asked again for the call; its first answer stands", err)
         return first, [], messages
@@ -454,7 +461,7 @@ async def _async_ask(
     messages: list[dict[str, Any]],
     schemas: list[dict[str, Any]],
     *,
-    must_call: bool = False,
+    must_call: tuple[str, ...] = (),
 ) -> ModelReply:
     """Ask the model once; its time adds to the decision's."""
     parts.set_phase(Phase.AWAITING_MODEL)

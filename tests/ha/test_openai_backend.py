@@ -160,19 +160,34 @@ async def test_asked_again_for_the_call_its_answer_must_be_a_call(hass, freezer,
     first, again = ollama_stub.decisions
     assert first["tool_choice"] == "auto" and "response_format" not in first
     assert again["tool_choice"] == "required"
+    # The asked call or a line: no other tool (memory_write needs no asking) stands in for it.
     schema = again["response_format"]["json_schema"]["schema"]
-    offered = [tool["function"]["name"] for tool in again["tools"]]
-    assert [call["properties"]["name"]["const"] for call in schema["anyOf"]] == offered
+    assert sorted(call["properties"]["name"]["const"] for call in schema["anyOf"]) == ["chat_say", "lift_up"]
     assert again["tools"] == first["tools"]  # the same prompt: the server's cache serves it
 
 
-async def test_a_server_that_refuses_the_call_format_is_asked_with_tool_choice_alone(hass, ollama_stub):
+async def test_a_server_that_refuses_a_request_held_to_a_call_is_asked_as_usual_from_then_on(
+    hass, ollama_stub
+):
     provider = OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5)
-    ollama_stub.script.append(Scripted(body='{"error": "response_format is not supported"}', status=400))
+    refusal = '{"error": "Cannot use custom grammar constraints with tools."}'
+    ollama_stub.script.append(Scripted(body=refusal, status=400))
+    ollama_stub.reply("", call("lift_up"))
     ollama_stub.reply("", call("lift_up"))
     tools = [{"type": "function", "function": {"name": "lift_up", "parameters": {"type": "object"}}}]
-    reply = await provider.async_decide([{"role": "user", "content": "up"}], tools, must_call=True)
-    assert [tool_call.name for tool_call in reply.tool_calls] == ["lift_up"]
-    refused, asked = ollama_stub.requests
-    assert "response_format" in refused and "response_format" not in asked
-    assert asked["tool_choice"] == "required"
+    for _ in range(2):
+        reply = await provider.async_decide(
+            [{"role": "user", "content": "up"}], tools, must_call=("lift_up",)
+        )
+        assert [tool_call.name for tool_call in reply.tool_calls] == ["lift_up"]
+    refused, *asked = ollama_stub.requests
+    assert refused["tool_choice"] == "required" and "response_format" in refused
+    assert [(request["tool_choice"], "response_format" in request) for request in asked] == [
+        ("auto", False)
+    ] * 2
+    # A busy server is no reason to ask differently for good.
+    ollama_stub.script.append(Scripted(status=503))
+    with pytest.raises(BadResponse):
+        await OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5).async_decide(
+            [{"role": "user", "content": "up"}], tools, must_call=("lift_up",)
+        )

@@ -66,12 +66,16 @@ class Provider(Protocol):
     """A backend that turns the decision messages into a typed reply."""
 
     async def async_decide(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], *, must_call: bool = False
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        *,
+        must_call: Sequence[str] = (),
     ) -> ModelReply:
         """Ask once; raise a ModelError on any failure.
 
-        must_call: the answer must be a call of one of the tools (chat_say among them says a line);
-        a backend whose server cannot hold an answer to that asks as usual.
+        must_call: the tools, of those offered, one of which the answer must call (chat_say says a
+        line); a backend whose server cannot hold an answer to that asks as usual.
         """
 
     async def async_reason(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any]) -> str:

@@ -60,7 +60,11 @@ class AgentProvider:
             raise CannotConnect(f"conversation agent {self._agent_id} is not loaded")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], *, must_call: bool = False
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        *,
+        must_call: Sequence[str] = (),
     ) -> ModelReply:
         """One fresh conversation per decision, so nothing accumulates in the agent.
 

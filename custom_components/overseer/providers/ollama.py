@@ -60,7 +60,11 @@ class OllamaProvider:
             raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], *, must_call: bool = False
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        *,
+        must_call: Sequence[str] = (),
     ) -> ModelReply:
         """One chat request, no streaming; every failure becomes a typed ModelError.
 

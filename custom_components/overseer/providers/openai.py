@@ -31,6 +31,8 @@ LIST_TIMEOUT = 10
 type SchemaSpelling = Callable[[dict[str, Any]], dict[str, Any]]
 # How servers say they do not take a response_format spelling (llama-cpp-python: a validation error).
 FORMAT_REFUSED = re.compile(r"response_format|json_schema|schema|validation", re.IGNORECASE)
+# How a refused request's error reads (a 400 or a 422): the server will not take what was asked.
+REFUSED_REQUEST = ("HTTP 400", "HTTP 422")
 # OpenAI's (also vLLM, LM Studio, llama.cpp's server), then llama-cpp-python's.
 SCHEMA_SPELLINGS: tuple[SchemaSpelling, ...] = (
     lambda schema: {"type": "json_schema", "json_schema": {"name": "reasoning_response", "schema": schema}},
@@ -96,6 +98,8 @@ class OpenAIProvider:
         self._client = make_client(hass, url, api_key, timeout)
         # How this server wants a JSON schema asked for, once known.
         self._spelling: SchemaSpelling | None = None
+        # The server refused a request held to a call (tool_choice "required" or the format).
+        self._refuses_must_call = False
 
     async def async_check(self) -> None:
         """Check that the server answers and lists the configured model."""
@@ -103,32 +107,40 @@ class OpenAIProvider:
             raise ModelNotFound(f"{self._model} is not on the server")
 
     async def async_decide(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]], *, must_call: bool = False
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        *,
+        must_call: Sequence[str] = (),
     ) -> ModelReply:
         """Ask for one chat completion; every failure becomes a typed ModelError.
 
         must_call asks in both ways a server may hold an answer to a call: tool_choice "required"
-        (OpenAI), and a response format that is one of the tools' calls as JSON, the way a small
-        model writes its calls in its text (llama.cpp's server ignored "required" for the bundled
-        model's template and let it write on to the token limit). A server that refuses the
-        format is asked once more with tool_choice alone.
+        (OpenAI), and a response format that is a call of one of those tools as JSON, the way a
+        small model writes its calls in its text (llama.cpp's server ignored "required" for the
+        bundled model's template and let it write on to the token limit). The tools offered stay
+        the same, so the prompt does too. A server that refuses such a request is asked as usual,
+        now and from then on.
         """
         extra: dict[str, Any] = {"tools": list(tools), "tool_choice": "auto"} if tools else {}
-        if must_call and tools:
-            extra["tool_choice"] = "required"
+        held = self._call_format(tools, must_call) if must_call and not self._refuses_must_call else None
+        if held is not None:
             try:
                 return self._reply(
                     await self._async_complete(
-                        messages, MAX_OUTPUT_TOKENS, response_format=self._call_format(tools), **extra
+                        messages,
+                        MAX_OUTPUT_TOKENS,
+                        **extra | {"tool_choice": "required", "response_format": held},
                     )
                 )
             except BadResponse as err:
-                if not FORMAT_REFUSED.search(err.detail):
-                    raise
+                if not err.detail.startswith(REFUSED_REQUEST):
+                    raise  # a busy or broken server: not a reason to ask differently for good
+                self._refuses_must_call = True
         return self._reply(await self._async_complete(messages, MAX_OUTPUT_TOKENS, **extra))
 
-    def _call_format(self, tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """Return a response format for one call of one of the tools, in this server's schema spelling."""
+    def _call_format(self, tools: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any] | None:
+        """Return a response format for one call of one of the named tools, or None when none is offered."""
         calls = [
             {
                 "type": "object",
@@ -136,9 +148,9 @@ class OpenAIProvider:
                 "required": ["name", "arguments"],
             }
             for tool in tools
-            if (function := tool.get("function"))
+            if (function := tool.get("function")) and function["name"] in names
         ]
-        return (self._spelling or SCHEMA_SPELLINGS[0])({"anyOf": calls})
+        return (self._spelling or SCHEMA_SPELLINGS[0])({"anyOf": calls}) if calls else None
 
     @staticmethod
     def _reply(response: ChatCompletion) -> ModelReply:
