@@ -14,6 +14,7 @@ from homeassistant import loader
 from homeassistant.config_entries import ConfigEntry, ConfigEntryState
 from homeassistant.const import __version__ as HA_VERSION
 from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
 from homeassistant.util import dt as dt_util
@@ -178,3 +179,13 @@ def count_setups(entry: ConfigEntry) -> list[ConfigEntryState]:
     states: list[ConfigEntryState] = []
     entry.async_on_state_change(lambda: states.append(entry.state))
     return states
+
+
+def name_the_lift(hass: HomeAssistant, state: str, *aliases: str) -> None:
+    """Give cover.lift a registry entry with the names the household gave it as aliases."""
+    registry = er.async_get(hass)
+    hass.states.async_remove("cover.lift")
+    lift = registry.async_get_or_create("cover", "test", "lift", suggested_object_id="lift")
+    assert lift.entity_id == "cover.lift"
+    registry.async_update_entity(lift.entity_id, aliases=set(aliases))
+    hass.states.async_set("cover.lift", state, {"friendly_name": "Lift"})

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 
-from homeassistant.helpers import entity_registry as er
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from ..ollama_stub import call
-from .harness import OPTIONS, say, setup_overseer, tick
+from .harness import OPTIONS, name_the_lift, say, setup_overseer, tick
 
 
 def bot_texts(events) -> list[str]:
@@ -81,13 +80,8 @@ async def test_a_spanish_request_is_held_to_its_action_and_answered_in_spanish(
     hass, freezer, ollama_stub, room
 ):
     await setup_overseer(hass, ollama_stub)
-    registry = er.async_get(hass)
     # The lift's registry entry, with the Spanish name the household gave it, as an alias.
-    hass.states.async_remove("cover.lift")
-    lift = registry.async_get_or_create("cover", "test", "lift", suggested_object_id="lift")
-    assert lift.entity_id == "cover.lift"
-    registry.async_update_entity(lift.entity_id, aliases={"elevador"})
-    hass.states.async_set("cover.lift", "open", {"friendly_name": "Lift"})
+    name_the_lift(hass, "open", "elevador")
     chat = async_capture_events(hass, "overseer_chat_message")
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("", call("lift_up"))

@@ -7,7 +7,6 @@ import json
 import re
 
 import pytest
-from homeassistant.helpers import entity_registry as er
 from pytest_homeassistant_custom_component.common import (
     async_capture_events,
     async_fire_time_changed,
@@ -18,7 +17,7 @@ from custom_components.overseer.status import build_status
 
 from ..core.test_topics import DINNER, RACE
 from ..ollama_stub import call
-from .harness import CONFIG, OPTIONS, ready_in, say, set_select, setup_overseer, tick
+from .harness import CONFIG, OPTIONS, name_the_lift, ready_in, say, set_select, setup_overseer, tick
 
 
 def actions(events):
@@ -865,12 +864,7 @@ async def test_a_question_about_a_device_the_model_does_not_answer_is_answered_w
     # asker got "nothing useful to say"; what the room shows of the device they named answers,
     # in Home Assistant's own words for its states, in the asker's language.
     await setup_overseer(hass, ollama_stub)
-    # The lift's registry entry, with the Spanish name the household gave it as an alias.
-    registry = er.async_get(hass)
-    hass.states.async_remove("cover.lift")
-    lift = registry.async_get_or_create("cover", "test", "lift", suggested_object_id="lift")
-    registry.async_update_entity(lift.entity_id, aliases={"elevador"})
-    hass.states.async_set("cover.lift", "closed", {"friendly_name": "Lift"})
+    name_the_lift(hass, "closed", "elevador")
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("SKIP")
     ollama_stub.reply("SKIP")

@@ -89,10 +89,12 @@ def blocked_answer(
         return None
     held = dict(blocked)
     found = call_for(next(iter(asked)), held)
-    if found is None or held[found[0]].reason not in _GUARDRAILS:
+    if found is None:
         return None
     tool, arguments = found
     block = held[tool]
+    if block.reason not in _GUARDRAILS:
+        return None
     reason = phrase(reason_key(block.reason), seconds=block.remaining or 0)
     return phrase("answer_blocked", user=asker, deed=told_deed(tool, arguments, phrase), reason=reason)
 
