@@ -63,6 +63,17 @@ def is_follow_up(payload: dict[str, Any]) -> bool:
     return any(message.get("role") == "tool" for message in payload.get("messages", []))
 
 
+# What the request that asks an answer with no line (or a line in another language) for its line
+# says last (cycle.py LINE_OWED, LINE_IN_LANGUAGE).
+LINE_OWED_CUES = (" is waiting for your answer: ", ": say your line again, in ")
+
+
+def is_line_owed(payload: dict[str, Any]) -> bool:
+    """Whether a request asks for the line an answer to someone did not have."""
+    last = (payload.get("messages") or [{}])[-1]
+    return last.get("role") == "user" and any(cue in str(last.get("content")) for cue in LINE_OWED_CUES)
+
+
 class OllamaStub:
     """Scripted Ollama server; records every chat request it receives."""
 
@@ -72,6 +83,8 @@ class OllamaStub:
         # Answers to the requests after a decision's calls (its tool results), apart from the
         # decisions' own script: "SKIP" (the default) when none is queued.
         self.after_calls_script: deque[Scripted] = deque()
+        # Answers to the requests for an answer's missing line: "SKIP" (the default) when none is queued.
+        self.line_owed_script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         # When each chat request arrived, in wall-clock seconds (a frozen clock's, under freezer).
         self.request_times: list[float] = []
@@ -101,6 +114,10 @@ class OllamaStub:
         """Queue one answer to a request that carries a decision's tool results."""
         self.after_calls_script.append(Scripted(content=content, tool_calls=list(calls), **kwargs))
 
+    def line_owed(self, content: str = "", *calls: dict[str, Any], **kwargs: Any) -> None:
+        """Queue one answer to a request for the line an answer to someone did not have."""
+        self.line_owed_script.append(Scripted(content=content, tool_calls=list(calls), **kwargs))
+
     def triage(self, *contents: str, **kwargs: Any) -> None:
         """Answer triage requests with these texts in turn (the last again once spent); chat apart.
 
@@ -110,13 +127,22 @@ class OllamaStub:
 
     @property
     def decisions(self) -> list[dict[str, Any]]:
-        """The requests that open a decision: not triage, and not the one after its calls."""
-        return [payload for payload in self.requests if not is_triage(payload) and not is_follow_up(payload)]
+        """The requests that open a decision: not triage, not the one after its calls, not one for its line."""
+        return [
+            payload
+            for payload in self.requests
+            if not is_triage(payload) and not is_follow_up(payload) and not is_line_owed(payload)
+        ]
+
+    @property
+    def lines_owed(self) -> list[dict[str, Any]]:
+        """The requests for the line an answer to someone did not have."""
+        return [payload for payload in self.requests if is_line_owed(payload)]
 
     @property
     def follow_ups(self) -> list[dict[str, Any]]:
         """The requests after a decision's calls, their results in tool messages."""
-        return [payload for payload in self.requests if is_follow_up(payload)]
+        return [payload for payload in self.requests if is_follow_up(payload) and not is_line_owed(payload)]
 
     @property
     def triage_requests(self) -> list[dict[str, Any]]:
@@ -183,9 +209,11 @@ class OllamaStub:
         if self.triage_answers and is_triage(payload):
             answers = self.triage_answers
             scripted = answers.popleft() if len(answers) > 1 else answers[0]
+        elif is_line_owed(payload) and self.line_owed_script:
+            scripted = self.line_owed_script.popleft()
         elif is_follow_up(payload) and self.after_calls_script:
             scripted = self.after_calls_script.popleft()
-        elif self.script and not is_follow_up(payload):
+        elif self.script and not is_follow_up(payload) and not is_line_owed(payload):
             scripted = self.script.popleft()
         else:
             scripted = (self.responder(payload) if self.responder else None) or self.default

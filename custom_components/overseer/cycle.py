@@ -32,7 +32,7 @@ from .core.context import (
 )
 from .core.decision import Decision, backed, normalise, with_line
 from .core.gate import ASKER_CHARS, SOLICITED, Trigger, TriggerKind
-from .core.language import base_language, language_of, say_it_in
+from .core.language import LANGUAGE_NAMES, base_language, language_of, say_it_in
 from .core.line_rules import Note
 from .core.metrics import AddressOutcome, Metrics
 from .core.policy import Availability, availability, configured_tools, tool_schemas, vocabulary
@@ -71,6 +71,9 @@ TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 # The request after an answer that called nothing when the asker's words asked for an offered call.
 # Told "You called nothing." first, the bundled model said "I did not call anything." to the room.
 CALL_OR_SAY_WHY = "If you do what {who} asked, call {call} now; if not, say why in one short line."
+# The request after an answer to someone that has no line, or one in another language than theirs.
+LINE_OWED = "{who} is waiting for your answer: say it in one short line of your own."
+LINE_IN_LANGUAGE = "{who} asked in {language}: say your line again, in {language}."
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -304,6 +307,8 @@ async def _async_decide(
         cycle.decision = decision
     if control and cycle.actions:
         decision, conversation = await _async_line_after_calls(parts, cycle, conversation, check)
+    if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+        decision, conversation = await _async_line_owed(parts, cycle, decision, conversation, schemas, check)
     decision = await _async_true_line(parts, cycle, decision, ran, conversation, check)
     return decision, ran
 
@@ -346,6 +351,54 @@ async def _async_call_asked_again(
     # Without a call, its new line says why (the first may have promised what it did not do).
     line = decision.chat if decision.chat is not None or decision.intents else first.chat
     return with_line(decision, line, Note.CALL_ASKED_AGAIN), ran, again
+
+
+async def _async_line_owed(
+    parts: CycleParts,
+    cycle: Cycle,
+    decision: Decision,
+    conversation: list[dict[str, Any]],
+    schemas: list[dict[str, Any]],
+    check: Callable[..., Decision],
+) -> tuple[Decision, list[dict[str, Any]]]:
+    """Ask once more, held to a line, when someone asked and the answer has none or is in another language.
+
+    Addressed by name, the bundled 1.5B model said SKIP to about one question in six (mostly
+    about the room's state), on both of the decisions a question gets, and answered Spanish
+    questions in English now and then ("Lift down."): the asker then heard the overseer's own
+    sentence, or words they did not ask in. Told so, with its answer before it, it says its line
+    (or says it again, in their language). The request is the conversation so far and two
+    messages more, with the same tools, so a server's prompt cache serves all but those.
+    """
+    chat = decision.chat
+    who = asker(cycle.trigger, parts.settings.name)
+    asked_in = base_language(cycle.language)
+    if chat is None:
+        cue = LINE_OWED.format(who=who) + say_it_in(cycle.language, _room_language(parts))
+    elif asked_in in LANGUAGE_NAMES and language_of(chat, asked_in) != asked_in:
+        cue = LINE_IN_LANGUAGE.format(who=who, language=LANGUAGE_NAMES[asked_in])
+    else:
+        return decision, conversation
+    world = parts.world()
+    # The tools the conversation's last request offered: after calls, only the chat.
+    offered = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits) if cycle.tool_results else schemas
+    again = [
+        *conversation,
+        {"role": "assistant", "content": chat or "SKIP"},
+        {"role": "user", "content": cue},
+    ]
+    try:
+        reply = await _async_ask(parts, cycle, again, offered, must_call=tuple(CHAT_TOOLS))
+    except ModelError as err:
+        LOGGER.warning("Model call failed (%s) when asked for its line; its answer stands", err)
+        return decision, conversation
+    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
+    for rejection in line.rejections:
+        # Held to a line, it called a room tool: refused and recorded, like any call.
+        cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+    if line.chat is None:
+        return decision, conversation
+    return with_line(decision, line.chat, Note.LINE_ASKED_FOR, *line.notes), again
 
 
 async def _async_true_line(

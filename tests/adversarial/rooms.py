@@ -41,6 +41,7 @@ async def prime_cooldown(hass, freezer, stub, entry_id: str, group: str) -> None
     words, tool, arguments = PRIMERS[group]
     stub.script.append(Scripted(tool_calls=[call(tool, **arguments)]))
     stub.after_calls("SKIP")  # the primer's line, not the case's model: it calls nothing
+    stub.line_owed("SKIP")  # and asked for its line, still nothing
     hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": words, "room": entry_id})
     await tick(hass, freezer)
 

@@ -110,3 +110,30 @@ async def test_the_rooms_language_option_answers_a_line_it_cannot_place_in_that_
     say(hass, "sam", "overseer, what do you think of the lift?")
     await tick(hass, freezer, seconds=20)
     assert ollama_stub.decisions[2]["messages"][-1]["content"].endswith("Say it in English.")
+
+
+async def test_an_answer_in_another_language_than_the_askers_is_asked_for_in_theirs(
+    hass, freezer, ollama_stub, room
+):
+    # Asked in Spanish, the bundled model answered in English now and then ("Lift down.").
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("The dark side, always.")
+    ollama_stub.line_owed("El lado oscuro, siempre.")
+    say(hass, "alex", "overseer, ¿de qué lado estás?")
+    await tick(hass, freezer)
+    assert bot_texts(chat) == ["El lado oscuro, siempre."]
+    [owed] = ollama_stub.lines_owed
+    assert owed["messages"][-2:] == [
+        {"role": "assistant", "content": "The dark side, always."},
+        {"role": "user", "content": "alex asked in Spanish: say your line again, in Spanish."},
+    ]
+    # Answered in the asker's language, or where a line's language cannot be told: asked nothing more.
+    ollama_stub.reply("Con nadie. Yo vigilo.")
+    say(hass, "sam", "overseer, ¿con quién vas?")
+    await tick(hass, freezer, seconds=20)
+    ollama_stub.reply("Ja.")
+    say(hass, "kim", "overseer, ¿te ríes?")
+    await tick(hass, freezer, seconds=20)
+    assert bot_texts(chat)[1:] == ["Con nadie. Yo vigilo.", "Ja."]
+    assert len(ollama_stub.lines_owed) == 1

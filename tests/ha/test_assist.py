@@ -145,7 +145,7 @@ async def test_a_model_that_says_nothing_twice_gets_the_fallback_line(
     reply = speech(await converse(hass, freezer, "anyone there?", hass_admin_user.id))
 
     assert reply == "Sorry Mock User, I have nothing useful to say to that right now."
-    assert len(ollama_stub.requests) == 2
+    assert (len(ollama_stub.decisions), len(ollama_stub.lines_owed)) == (2, 2)
 
 
 async def test_a_slow_model_gets_a_still_thinking_reply_and_the_answer_later(

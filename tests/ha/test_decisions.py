@@ -402,7 +402,7 @@ async def test_bot_lines_never_trigger_and_other_rooms_are_ignored(hass, freezer
     assert ollama_stub.requests == []
     say(hass, "alex", "overseer in the arena", room="ARENA")
     await tick(hass, freezer)
-    assert len(ollama_stub.requests) == 1
+    assert len(ollama_stub.decisions) == 1
 
 
 async def test_world_events_trigger_and_the_heartbeat_needs_people(hass, freezer, ollama_stub, room):
@@ -684,7 +684,8 @@ async def test_silence_after_the_deed_is_told_in_the_overseers_own_words(hass, f
     await tick(hass, freezer, seconds=10)
     # The light answered alex, and the overseer says what it did: no fallback, nothing asked again.
     assert [line["text"] for line in bot_lines(chat)] == ["Done: set a room light (light.bench, blue)."]
-    assert len(ollama_stub.requests) == 2
+    # Asked once for the line it did not say (still SKIP), then answered in its own words.
+    assert (len(ollama_stub.decisions), len(ollama_stub.follow_ups), len(ollama_stub.lines_owed)) == (1, 1, 1)
 
 
 async def test_the_line_after_a_call_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):
@@ -796,9 +797,10 @@ async def test_nothing_usable_twice_gets_the_fallback_line(hass, freezer, ollama
     assert bot_lines(chat) == []  # a SKIP to someone who asked is a miss: asked again
     await tick(hass, freezer)
     assert [line["text"] for line in bot_lines(chat)] == ["Give me a second, alex."]
-    assert len(ollama_stub.requests) == 2
+    # Each decision asked once more for its line, within it.
+    assert (len(ollama_stub.decisions), len(ollama_stub.lines_owed)) == (2, 2)
     await tick(hass, freezer, seconds=10)
-    assert len(ollama_stub.requests) == 2  # bounded: the question is answered, not asked forever
+    assert len(ollama_stub.requests) == 4  # bounded: the question is answered, not asked forever
     metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
     assert metrics["addressed"] == {"asked_again": 1, "fallback": 1}
     assert metrics["addressed_answered_by_model"] == 0.0
@@ -986,3 +988,51 @@ async def test_a_line_owed_to_a_quiet_room_is_offered_the_chat_alone(hass, freez
     [owed] = [d for d in ollama_stub.decisions if "has not heard you" in d["messages"][-1]["content"]]
     assert [tool["function"]["name"] for tool in owed["tools"]] == ["chat_say"]
     assert room["cover.open_cover"] == []
+
+
+async def test_a_skip_to_someone_who_asked_is_asked_once_more_for_its_line_within_the_decision(
+    hass, freezer, ollama_stub, room
+):
+    # Addressed by name, the bundled model said SKIP to about one question in six, on both of a
+    # question's decisions: told the asker is waiting, with its SKIP before it, it answers.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("SKIP")
+    ollama_stub.line_owed("The dark side. Always.")
+    say(hass, "alex", "overseer, pick a side")
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == ["The dark side. Always."]
+    [decision] = ollama_stub.decisions
+    [owed] = ollama_stub.lines_owed
+    assert (
+        owed["messages"][: len(decision["messages"])] == decision["messages"]
+    )  # the same request, continued
+    assert owed["messages"][-2:] == [
+        {"role": "assistant", "content": "SKIP"},
+        {"role": "user", "content": "alex is waiting for your answer: say it in one short line of your own."},
+    ]
+    assert owed["tools"] == decision["tools"]  # the same prompt: a server's cache serves it
+    await tick(hass, freezer, seconds=10)
+    assert len(ollama_stub.requests) == 2  # answered: no second decision
+    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
+    assert "line_asked_for" in status["decision"]["notes"]
+    assert status["metrics"]["addressed"] == {"model_line": 1}
+
+
+async def test_silence_after_a_deed_is_asked_once_more_for_the_line_with_the_results_in_view(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("SKIP")
+    ollama_stub.line_owed("Up it goes. Mind your heads.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert len(room["cover.open_cover"]) == 1
+    # Its own line, not the overseer's account of the deed.
+    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes. Mind your heads."]
+    [follow_up] = ollama_stub.follow_ups
+    [owed] = ollama_stub.lines_owed
+    assert owed["messages"][: len(follow_up["messages"])] == follow_up["messages"]
+    assert [tool["function"]["name"] for tool in owed["tools"]] == ["chat_say"]

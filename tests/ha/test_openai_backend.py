@@ -191,3 +191,18 @@ async def test_a_server_that_refuses_a_request_held_to_a_call_is_asked_as_usual_
         await OpenAIProvider(hass, f"{ollama_stub.url}/v1", MODEL, "", timeout=5).async_decide(
             [{"role": "user", "content": "up"}], tools, must_call=("lift_up",)
         )
+
+
+async def test_asked_for_the_line_its_answer_must_be_a_line(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub, data={"backend": "openai", "url": f"{ollama_stub.url}/v1"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("SKIP")
+    ollama_stub.line_owed(json.dumps({"name": "chat_say", "arguments": {"text": "The dark side. Always."}}))
+    say(hass, "alex", "overseer, pick a side")
+    await tick(hass, freezer)
+    assert [event.data["text"] for event in chat if event.data.get("bot")] == ["The dark side. Always."]
+    first, owed = ollama_stub.requests
+    assert owed["tool_choice"] == "required"
+    schema = owed["response_format"]["json_schema"]["schema"]
+    assert [call["properties"]["name"]["const"] for call in schema["anyOf"]] == ["chat_say"]
+    assert owed["tools"] == first["tools"]

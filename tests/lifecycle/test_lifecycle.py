@@ -125,4 +125,4 @@ async def test_reload_many_times_leaves_one_timer_and_one_listener(hass, freezer
     await hass.async_block_till_done()
     say(hass, "alex", "overseer, how many of you are there?")
     await tick(hass, freezer)
-    assert len(ollama_stub.requests) == 1  # one loop listening, one gate ticking
+    assert len(ollama_stub.decisions) == 1  # one loop listening, one gate ticking

@@ -48,6 +48,8 @@ class Note(StrEnum):
     FALSE_STATEMENT_DROPPED = "false_statement_dropped"
     # Asked for an action it may take, it called nothing: asked once more to call it or say why not.
     CALL_ASKED_AGAIN = "call_asked_again"
+    # Someone asked and it gave no line, or one in another language: asked once more for its line.
+    LINE_ASKED_FOR = "line_asked_for"
 
 
 class Source(StrEnum):
