@@ -127,7 +127,7 @@ class OllamaStub:
 
     @property
     def decisions(self) -> list[dict[str, Any]]:
-        """The requests that open a decision: not triage, not the one after its calls, not one for its line."""
+        """The requests that open a decision: not triage, not the one after its calls, nor for its line."""
         return [
             payload
             for payload in self.requests
