@@ -72,7 +72,11 @@ TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 # Told "You called nothing." first, the bundled model said "I did not call anything." to the room.
 CALL_OR_SAY_WHY = "If you do what {who} asked, call {call} now; if not, say why in one short line."
 # The request after an answer to someone that has no line, or one in another language than theirs.
-LINE_OWED = "{who} is waiting for your answer: say it in one short line of your own."
+# Told "alex is waiting for your answer", the bundled model said "I'm waiting for your answer.".
+LINE_OWED = (
+    "Not SKIP: {who} asked you. Answer {who} in one short line of your own: an answer, an opinion or a"
+    " verdict."
+)
 LINE_IN_LANGUAGE = "{who} asked in {language}: say your line again, in {language}."
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20

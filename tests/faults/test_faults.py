@@ -181,9 +181,11 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
     # Asked every 60 s for 600 s, the budget (3 per 300 s) is what limits it: exactly 6.
     assert len(executed) == 2 * limits["action_budget"], times
     blocked = Counter(e.data["reason"] for e in actions if e.data["outcome"] == "blocked")
-    # The request with a decision's results offers no tool to act with: its calls are all refused.
+    # The requests with a decision's results, and for the line it did not say, offer no tool to act
+    # with: their calls are all refused.
     follow_ups = ollama_stub.follow_ups
-    assert follow_ups and blocked["not_available"] == len(tools) * len(follow_ups)
+    asked_for_line = ollama_stub.lines_owed
+    assert follow_ups and blocked["not_available"] == len(tools) * (len(follow_ups) + len(asked_for_line))
     assert blocked["rate_limit"] >= 1
     assert blocked["max_tool_calls"] == 4 * len(ollama_stub.decisions)
 

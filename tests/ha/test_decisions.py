@@ -1009,7 +1009,11 @@ async def test_a_skip_to_someone_who_asked_is_asked_once_more_for_its_line_withi
     )  # the same request, continued
     assert owed["messages"][-2:] == [
         {"role": "assistant", "content": "SKIP"},
-        {"role": "user", "content": "alex is waiting for your answer: say it in one short line of your own."},
+        {
+            "role": "user",
+            "content": "Not SKIP: alex asked you. Answer alex in one short line of your own: an answer,"
+            " an opinion or a verdict.",
+        },
     ]
     assert owed["tools"] == decision["tools"]  # the same prompt: a server's cache serves it
     await tick(hass, freezer, seconds=10)

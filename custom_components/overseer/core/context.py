@@ -11,7 +11,7 @@ from typing import Any
 
 from .gate import Trigger, TriggerKind
 from .policy import Availability, Ledger, Limits, configured_groups
-from .text import cut, fold, one_line, quote_chat
+from .text import BOT_TAG, HUMAN_TAG, cut, fold, one_line, quote_chat
 from .tools import TOOLS
 from .world import Entity, RoverField, World
 
@@ -93,8 +93,8 @@ def speaker(line: ChatLine, name: str) -> str:
     # A colon in a name could pass for the end of the speaker label.
     label = quote_chat(line.user.replace(":", " "), 32) or "someone"
     if line.bot:
-        return f"{label} (bot)"
-    return f"{label} (human)" if fold(label) == fold(name) else label
+        return f"{label}{BOT_TAG}"
+    return f"{label}{HUMAN_TAG}" if fold(label) == fold(name) else label
 
 
 def transcript_messages(lines: Iterable[ChatLine], name: str) -> list[dict[str, str]]:

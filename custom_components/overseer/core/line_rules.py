@@ -19,7 +19,7 @@ from types import MappingProxyType
 from .acts import Deed, Device
 from .claims import unbacked_claims
 from .statements import Words, false_statements
-from .text import SPEAKER_LABEL, fold, without_addressee
+from .text import BOT_TAG, HUMAN_TAG, SPEAKER_LABEL, fold, without_addressee
 from .tools import TOOLS
 
 # Shorter lines of the cue's words ("Your call.") may well be meant.
@@ -41,6 +41,8 @@ class Note(StrEnum):
     UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
     # A line of someone's the overseer read, said back ("jo: go go go" after jo said it).
     CHAT_SAID_BACK = "chat_said_back"
+    # A line written as another bot's (or as a person's named as the overseer) in the transcript.
+    ANOTHERS_LINE_DROPPED = "anothers_line_dropped"
     QUESTION_SAID_BACK = "question_said_back"
     CUE_SAID_BACK = "cue_said_back"
     # A line that stated what the room contradicts: asked again with the facts, or not posted.
@@ -267,6 +269,15 @@ def _label_only(line: str, seen: LineContext) -> bool:
     return _LABEL_ONLY.fullmatch(line) is not None
 
 
+# A transcript's label of another bot's line, or of a person's named as the overseer.
+_OTHERS_LABEL = re.compile(rf"[^:\n]{{1,40}}(?:{re.escape(BOT_TAG)}|{re.escape(HUMAN_TAG)}):")
+
+
+def _in_anothers_name(line: str, seen: LineContext) -> bool:
+    """Return whether the line opens with the label the transcript gives another speaker's lines."""
+    return _OTHERS_LABEL.match(line) is not None
+
+
 def _unbacked_claim(line: str, seen: LineContext) -> bool:
     """Return whether the line claims an action (writing memory) that no tool that ran backs."""
     return bool(unbacked_claims(line, seen.tools_ran))
@@ -381,6 +392,16 @@ LINE_RULES: tuple[LineRule, ...] = (
         languages=None,
         keeps=("alex: Lift up.", "Raise: the lift"),
         drops_examples=("alex:", "Sam:"),
+    ),
+    # The bundled model, reading the Rover guide's lines, went on with the transcript as it:
+    # "Rover guide (bot): Sube el ascensor." is another's line, not the overseer's.
+    LineRule(
+        note=Note.ANOTHERS_LINE_DROPPED,
+        drops="a line written as another speaker's, under the label the transcript gives their lines",
+        test=_in_anothers_name,
+        languages=None,
+        keeps=("alex: Lift up.", "Rover guide: a bot (bot) of few words.", "Bots (bots): none."),
+        drops_examples=("Rover guide (bot): Sube el ascensor.", "overseer (human): raise the lift"),
     ),
     # The echoes measure the line as it would be posted, cut to its bound.
     LineRule(

@@ -31,6 +31,8 @@ _WHITESPACE = re.compile(r"\s+")
 # One word and a colon, as a transcript labels whom a line is from or for ("alex:").
 SPEAKER_LABEL = r"[^\s:{}]{1,32}:"
 _ADDRESSEE = re.compile(rf"^{SPEAKER_LABEL}\s*")
+# What a transcript adds to the label of another bot's line, and of a person named as the overseer.
+BOT_TAG, HUMAN_TAG = " (bot)", " (human)"
 # Braces become their full-width forms so pasted tool-call JSON can no longer parse
 # as JSON anywhere downstream, while a reader (or a model) still sees the braces.
 _BRACES = str.maketrans({"{": "｛", "}": "｝"})
