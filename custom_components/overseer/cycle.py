@@ -299,6 +299,7 @@ async def _async_decide(
     )
     cycle.decision = decision = check(
         reply,
+        facts=_shown(messages),
         known_tools=configured_tools(world) if control else (),
         shown_tools=cycle.tools.shown,
         # Its instruction, not the question quoted above it (an answer may use the asker's words).
@@ -350,7 +351,13 @@ async def _async_call_asked_again(
         LOGGER.warning("Model call failed (%s) when asked again for the call; its first answer stands", err)
         return first, [], messages
     world = parts.world()
-    decision = check(reply, known_tools=configured_tools(world), shown_tools=cycle.tools.shown, cue=cue)
+    decision = check(
+        reply,
+        known_tools=configured_tools(world),
+        shown_tools=cycle.tools.shown,
+        cue=cue,
+        facts=_shown(again),
+    )
     ran = await _async_execute(parts, cycle, decision)
     # Without a call, its new line says why (the first may have promised what it did not do).
     line = decision.chat if decision.chat is not None or decision.intents else first.chat
@@ -396,7 +403,9 @@ async def _async_line_owed(
     except ModelError as err:
         LOGGER.warning("Model call failed (%s) when asked for its line; its answer stands", err)
         return decision, conversation
-    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
+    line = check(
+        reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue, facts=_shown(again)
+    )
     for rejection in line.rejections:
         # Held to a line, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
@@ -466,7 +475,9 @@ async def _async_true_line(
         return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED)
     # The facts it was told are its cue too: "The room shows Lift: open." only says them back.
     cue = told[-1]["content"]
-    again = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
+    again = check(
+        reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue, facts=_shown(told)
+    )
     for rejection in again.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
@@ -560,7 +571,9 @@ async def _async_line_after_calls(
         LOGGER.warning("Model call failed (%s) after the decision's calls; answered without it", err)
         return with_line(first, first.chat if ran else None), follow
     cycle.line_reply = reply
-    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
+    line = check(
+        reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue, facts=_shown(follow)
+    )
     for rejection in line.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
@@ -569,6 +582,18 @@ async def _async_line_after_calls(
     # said before the results, it may announce what a guardrail or a person has not let happen.
     chat = line.chat if line.chat is not None else (first.chat if ran else None)
     return with_line(first, chat, *line.notes), follow
+
+
+def _shown(messages: Sequence[dict[str, Any]]) -> tuple[str, ...]:
+    """Return what a request showed the model of the room, the chat and its calls' results.
+
+    Its own earlier answers are not among them: a number it made up does not back itself.
+    """
+    return tuple(
+        message["content"]
+        for message in messages
+        if message.get("role") in ("user", "tool") and isinstance(message.get("content"), str)
+    )
 
 
 def _sent(arguments: Any) -> dict[str, Any]:

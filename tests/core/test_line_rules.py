@@ -33,6 +33,8 @@ def said(line: str, rule: LineRule) -> Decision:
             after = {"question": rule.after}
         case Source.CUE:
             after = {"cue": rule.after}
+        case Source.FACTS:
+            after = {"facts": (rule.after,)}
         case None:
             after = {}
     decision = normalise(

@@ -43,6 +43,8 @@ class Note(StrEnum):
     CHAT_SAID_BACK = "chat_said_back"
     # A line written as another bot's (or as a person's named as the overseer) in the transcript.
     ANOTHERS_LINE_DROPPED = "anothers_line_dropped"
+    # A number nothing the request showed holds: a score, a temperature, a bet made up.
+    UNSHOWN_NUMBER_DROPPED = "unshown_number_dropped"
     QUESTION_SAID_BACK = "question_said_back"
     CUE_SAID_BACK = "cue_said_back"
     # A line that stated what the room contradicts: asked again with the facts, or not posted.
@@ -65,6 +67,8 @@ class Source(StrEnum):
     QUESTION = "question"
     # What the request's last words asked for.
     CUE = "cue"
+    # What the request showed of the room and the chat: the only numbers a line may state.
+    FACTS = "facts"
 
 
 class Likeness(Enum):
@@ -143,8 +147,38 @@ class LineRule:
 
     @property
     def source(self) -> Source | None:
-        """Return the source an echo holds the line against; None for a rule of the line alone."""
-        return self.test.source if isinstance(self.test, Echo) else None
+        """Return the source the rule holds the line against; None for a rule of the line alone."""
+        return self.test.source if isinstance(self.test, Echo | NumbersShown) else None
+
+
+# A number as a line or a state writes it: "20", "0/3", "21.5", "06:27".
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class NumbersShown:
+    """The test that a line states a number the request never showed: a fact it made up.
+
+    Asked for a score, the weather or a bet, the bundled model answered "The temperature is 20
+    degrees." and "Jo apostó $100.": the room holds none of them. Held to the numbers it was
+    shown (a rover's number, a cooldown's seconds, the budget), such a line is not posted.
+    """
+
+    source: Source = Source.FACTS
+
+    def __call__(self, line: str, seen: LineContext) -> bool:
+        """Return whether the line holds a number that none of the source's texts holds."""
+        texts = seen.sources.get(self.source, ())
+        if not texts:
+            return False
+        shown = {_number(text) for text in texts for text in (*_NUMBER.findall(text), *_DIGITS.findall(text))}
+        return any(_number(number) not in shown for number in _NUMBER.findall(line))
+
+
+def _number(text: str) -> str:
+    """Return a number as compared: without leading zeros in its parts ("06:05" reads "6:5")."""
+    return re.sub(r"\b0+(?=\d)", "", text)
 
 
 def echoes(line: str, texts: Iterable[str], likeness: Likeness, threshold: float) -> bool:
@@ -454,6 +488,21 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Answer sam now, in one short line of your own: an answer, an opinion or a verdict"
             " (and call a tool if you act)."
         ),
+    ),
+    # A made-up fact with a number in it: a score, a temperature, a sum of money.
+    LineRule(
+        note=Note.UNSHOWN_NUMBER_DROPPED,
+        drops="a number that nothing the request showed holds: a score, a temperature, a bet made up",
+        test=NumbersShown(),
+        languages=None,
+        keeps=("Rover 3 is mine.", "Three laps, no more.", "Cooling down for 40 s.", "0/3 spent. Ask away."),
+        drops_examples=(
+            "It is 20 degrees outside.",
+            "The score is 10-8.",
+            "Jo apostó $100.",
+            "Rover 3 won 2 laps.",
+        ),
+        after="Rover 3: idle; actions: 0/3 used in 300s; lift_up() reason=cooldown remaining=40s",
     ),
     # Read after the calls: what the line says was done is held to what ran.
     LineRule(
