@@ -352,6 +352,10 @@ def test_a_line_that_says_a_persons_line_back_is_dropped_and_noted_apart_from_a_
         # The same words in another order answer a yes-or-no question.
         ("The vacuum is running.", "overseer is the vacuum running?", False),
         ("Is the vacuum running?", "overseer is the vacuum running?", True),
+        # Spanish asks yes or no, or this or that, in the answer's order: a statement answers.
+        ("La luz del banco está encendida.", "oye overseer, ¿la luz del banco está encendida?", False),
+        ("El ascensor está arriba.", "overseer, ¿el ascensor está arriba o abajo?", False),
+        ("¿La luz del banco está encendida?", "oye overseer, ¿la luz del banco está encendida?", True),
         # Short answers in the question's words (an independent review's cases).
         ("alex: Blue.", "overseer, red or blue?", False),
         ("Yes.", "overseer, yes or no?", False),

@@ -115,14 +115,23 @@ class LineContext:
 
 @dataclass(frozen=True, slots=True)
 class Echo:
-    """The test that a line only says back a text of one source, held against it by one likeness."""
+    """The test that a line only says back a text of one source, held against it by one likeness.
+
+    statement_answers: a statement (no question mark) in a question's words answers it rather
+    than saying it back: Spanish asks yes or no in the answer's own order ("¿la luz del banco
+    está encendida?": "La luz del banco está encendida.").
+    """
 
     source: Source
     likeness: Likeness
+    statement_answers: bool = False
 
     def __call__(self, line: str, seen: LineContext) -> bool:
         """Return whether the line is a copy of one of the source's texts."""
-        return echoes(line, seen.sources.get(self.source, ()), self.likeness, seen.repeat_threshold)
+        texts = seen.sources.get(self.source, ())
+        if self.statement_answers and "?" not in line:
+            texts = tuple(text for text in texts if "?" not in text)
+        return echoes(line, texts, self.likeness, seen.repeat_threshold)
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,8 +471,9 @@ LINE_RULES: tuple[LineRule, ...] = (
     ),
     LineRule(
         note=Note.QUESTION_SAID_BACK,
-        drops="the question said back: most of its words, in its order, and no others",
-        test=Echo(Source.QUESTION, Likeness.IN_ORDER),
+        drops="the question said back: most of its words, in its order, and no others (a statement in"
+        " the words of a question answers it)",
+        test=Echo(Source.QUESTION, Likeness.IN_ORDER, statement_answers=True),
         languages=None,
         keeps=("Pick a side? I pick chaos.", "Alex: Chaos."),
         drops_examples=("Overseer: Alex: Pick a side.", "Pick a side!"),
