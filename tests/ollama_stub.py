@@ -65,7 +65,7 @@ def is_follow_up(payload: dict[str, Any]) -> bool:
 
 # What the request that asks an answer with no line (or a line in another language) for its line
 # says last (cycle.py LINE_OWED, LINE_IN_LANGUAGE).
-LINE_OWED_CUES = ("Not SKIP: ", ": say your line again, in ")
+LINE_OWED_CUES = ("Not SKIP: ", "Translate your line into ")
 
 
 def is_line_owed(payload: dict[str, Any]) -> bool:

@@ -77,7 +77,9 @@ LINE_OWED = (
     "Not SKIP: {who} asked you. Answer {who} in one short line of your own: an answer, an opinion or a"
     " verdict."
 )
-LINE_IN_LANGUAGE = "{who} asked in {language}: say your line again, in {language}."
+# Told "alex asked in Spanish: say your line again, in Spanish.", it said the same English line
+# again or the question back; asked to translate it, it did (6 of 6, a tuning-part lab replay).
+LINE_IN_LANGUAGE = "Translate your line into {language} for {who}."
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -378,7 +380,7 @@ async def _async_line_owed(
     about the room's state), on both of the decisions a question gets, and answered Spanish
     questions in English now and then ("Lift down."): the asker then heard the overseer's own
     sentence, or words they did not ask in. Told so, with its answer before it, it says its line
-    (or says it again, in their language). The request is the conversation so far and two
+    (or translates it into their language). The request is the conversation so far and two
     messages more, with the same tools, so a server's prompt cache serves all but those.
     """
     chat = decision.chat

@@ -126,7 +126,7 @@ async def test_an_answer_in_another_language_than_the_askers_is_asked_for_in_the
     [owed] = ollama_stub.lines_owed
     assert owed["messages"][-2:] == [
         {"role": "assistant", "content": "The dark side, always."},
-        {"role": "user", "content": "alex asked in Spanish: say your line again, in Spanish."},
+        {"role": "user", "content": "Translate your line into Spanish for alex."},
     ]
     # Answered in the asker's language, or where a line's language cannot be told: asked nothing more.
     ollama_stub.reply("Con nadie. Yo vigilo.")
