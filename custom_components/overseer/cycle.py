@@ -73,6 +73,12 @@ TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 CALL_OR_SAY_WHY = "If you do what {who} asked, call {call} now; if not, say why in one short line."
 # The request after an answer to someone that has no line, or one in another language than theirs.
 # Told "alex is waiting for your answer", the bundled model said "I'm waiting for your answer.".
+# After a number it made up, told to answer, it made up another; told it does not know what it was
+# not shown, it said so in 2 of 4 tuning-part replays (0 of 3 before).
+LINE_NOT_SHOWN = (
+    "Not SKIP: {who} asked you. What you were not shown, you do not know: say so to {who} in one"
+    " short line of your own."
+)
 LINE_OWED = (
     "Not SKIP: {who} asked you. Answer {who} in one short line of your own: an answer, an opinion or a"
     " verdict."
@@ -387,7 +393,8 @@ async def _async_line_owed(
     who = asker(cycle.trigger, parts.settings.name)
     asked_in = base_language(cycle.language)
     if chat is None:
-        cue = LINE_OWED.format(who=who) + say_it_in(cycle.language, _room_language(parts))
+        owed = LINE_NOT_SHOWN if Note.UNSHOWN_NUMBER_DROPPED in decision.notes else LINE_OWED
+        cue = owed.format(who=who) + say_it_in(cycle.language, _room_language(parts))
     elif asked_in in LANGUAGE_NAMES and language_of(chat, asked_in) != asked_in:
         cue = LINE_IN_LANGUAGE.format(who=who, language=LANGUAGE_NAMES[asked_in])
     else:

@@ -1040,3 +1040,25 @@ async def test_silence_after_a_deed_is_asked_once_more_for_the_line_with_the_res
     [owed] = ollama_stub.lines_owed
     assert owed["messages"][: len(follow_up["messages"])] == follow_up["messages"]
     assert [tool["function"]["name"] for tool in owed["tools"]] == ["chat_say"]
+
+
+async def test_a_number_nobody_showed_it_is_not_posted_and_it_is_told_it_does_not_know(
+    hass, freezer, ollama_stub, room
+):
+    # Asked for the weather, the bundled model said "The temperature is 20 degrees.": the room
+    # holds no such thing.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("It is 20 degrees outside.")
+    ollama_stub.line_owed("No window on the weather here, alex. Only the arena.")
+    say(hass, "alex", "overseer, how hot is it outside?")
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == [
+        "No window on the weather here, alex. Only the arena."
+    ]
+    [owed] = ollama_stub.lines_owed
+    assert owed["messages"][-1]["content"].startswith(
+        "Not SKIP: alex asked you. What you were not shown, you do not"
+    )
+    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
+    assert "unshown_number_dropped" in status["decision"]["notes"]

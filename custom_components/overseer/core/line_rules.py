@@ -264,9 +264,10 @@ _STOCK_REFUSAL = re.compile(
     r"(?:[^:,]{1,32}[:,]\s*)?(?:i'?m\s+|i am\s+|i\s+)?(?:so\s+|very\s+)?(?:sorry|apologi[sz]e)\b"
     r"(?:.{0,40}?\b(?:can ?not|can'?t|unable to|not able to)\s+(?:assist|help)(?: you)?"
     r"(?: with (?:that|this)[^.!]*)?"
-    # The apology comes straight before "I can't": a reason or a name between them is in character.
-    r"|,?\s+(?:but\s+)?i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+[^.!?]{1,60}?\s"
-    r"(?:right now|at the moment|at this time))[.!]?"
+    # The apology comes straight before "I can't": a reason or a name between them is in character,
+    # and so is a reason after it ("…: the lift is cooling down.", "… because …").
+    r"|,?\s+(?:but\s+)?i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+"
+    r"(?:(?!because\b)[^.!?:;,]){1,60}?(?:\s(?:right now|at the moment|at this time))?)[.!]?"
     # An assistant's sign-off after it: "Please try again (later).", "Please let me know if you
     # have any other questions."
     r"(?:\s+please (?:try again(?: later)?|let me know if you have any other questions)[.!]?)?",
@@ -373,7 +374,7 @@ LINE_RULES: tuple[LineRule, ...] = (
     # everything (0.6.0's and 0.7.0's demo checks). Asked again, it does what was asked.
     LineRule(
         note=Note.STOCK_REFUSAL_DROPPED,
-        drops="a chat assistant's stock refusal, or its apology for anything 'right now', as the whole line",
+        drops="a chat assistant's stock refusal, or its apology for anything with no reason, as the line",
         test=_stock_refusal,
         languages=frozenset({"en"}),
         keeps=(
@@ -381,6 +382,8 @@ LINE_RULES: tuple[LineRule, ...] = (
             "I can't help it.",
             "I'm sorry, alex. I can't let you do that.",
             "Sorry sam, the lift is on cooldown, I can't raise it right now.",
+            "I'm sorry, but I can't: the lift is cooling down.",
+            "Sorry, I can't lower it because the budget is spent.",
             "Lo siento, pero no puedo ayudar con eso.",
         ),
         drops_examples=(
@@ -389,6 +392,7 @@ LINE_RULES: tuple[LineRule, ...] = (
             "I\u2019m sorry, I\u2019m unable to assist with that command.",
             "Alex: I'm sorry, but I can't raise the lift right now.",
             "I'm sorry, but I can't lower the lift right now. Please try again later.",
+            "I'm sorry, but I can't paint the bench light.",
             "I'm sorry, but I can't assist with that. Please let me know if you have any other questions.",
         ),
     ),
