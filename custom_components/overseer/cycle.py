@@ -73,12 +73,6 @@ TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 CALL_OR_SAY_WHY = "If you do what {who} asked, call {call} now; if not, say why in one short line."
 # The request after an answer to someone that has no line, or one in another language than theirs.
 # Told "alex is waiting for your answer", the bundled model said "I'm waiting for your answer.".
-# After a number it made up, told to answer, it made up another; told it does not know what it was
-# not shown, it said so in 2 of 4 tuning-part replays (0 of 3 before).
-LINE_NOT_SHOWN = (
-    "Not SKIP: {who} asked you. What you were not shown, you do not know: say so to {who} in one"
-    " short line of your own."
-)
 LINE_OWED = (
     "Not SKIP: {who} asked you. Answer {who} in one short line of your own: an answer, an opinion or a"
     " verdict."
@@ -307,7 +301,6 @@ async def _async_decide(
     )
     cycle.decision = decision = check(
         reply,
-        facts=_shown(messages),
         known_tools=configured_tools(world) if control else (),
         shown_tools=cycle.tools.shown,
         # Its instruction, not the question quoted above it (an answer may use the asker's words).
@@ -359,13 +352,7 @@ async def _async_call_asked_again(
         LOGGER.warning("Model call failed (%s) when asked again for the call; its first answer stands", err)
         return first, [], messages
     world = parts.world()
-    decision = check(
-        reply,
-        known_tools=configured_tools(world),
-        shown_tools=cycle.tools.shown,
-        cue=cue,
-        facts=_shown(again),
-    )
+    decision = check(reply, known_tools=configured_tools(world), shown_tools=cycle.tools.shown, cue=cue)
     ran = await _async_execute(parts, cycle, decision)
     # Without a call, its new line says why (the first may have promised what it did not do).
     line = decision.chat if decision.chat is not None or decision.intents else first.chat
@@ -393,8 +380,7 @@ async def _async_line_owed(
     who = asker(cycle.trigger, parts.settings.name)
     asked_in = base_language(cycle.language)
     if chat is None:
-        owed = LINE_NOT_SHOWN if Note.UNSHOWN_NUMBER_DROPPED in decision.notes else LINE_OWED
-        cue = owed.format(who=who) + say_it_in(cycle.language, _room_language(parts))
+        cue = LINE_OWED.format(who=who) + say_it_in(cycle.language, _room_language(parts))
     elif asked_in in LANGUAGE_NAMES and language_of(chat, asked_in) != asked_in:
         cue = LINE_IN_LANGUAGE.format(who=who, language=LANGUAGE_NAMES[asked_in])
     else:
@@ -412,14 +398,15 @@ async def _async_line_owed(
     except ModelError as err:
         LOGGER.warning("Model call failed (%s) when asked for its line; its answer stands", err)
         return decision, conversation
-    line = check(
-        reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue, facts=_shown(again)
-    )
+    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
     for rejection in line.rejections:
-        # Held to a line, it called a room tool: refused and recorded, like any call.
-        cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+        # Held to a line, it called a room tool (a server that cannot hold it to one): refused and
+        # audited, but no act of this decision's: Assist answers from those ("couldn't raise the lift").
+        parts.executor.record_rejection(cycle.decision_id, rejection)
     if line.chat is None:
         return decision, conversation
+    # Said with the calls' results in view, it announces nothing they did not do.
+    cycle.line_knew = cycle.line_knew or bool(cycle.tool_results)
     return with_line(decision, line.chat, Note.LINE_ASKED_FOR, *line.notes), again
 
 
@@ -484,9 +471,7 @@ async def _async_true_line(
         return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED)
     # The facts it was told are its cue too: "The room shows Lift: open." only says them back.
     cue = told[-1]["content"]
-    again = check(
-        reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue, facts=_shown(told)
-    )
+    again = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
     for rejection in again.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
@@ -580,9 +565,7 @@ async def _async_line_after_calls(
         LOGGER.warning("Model call failed (%s) after the decision's calls; answered without it", err)
         return with_line(first, first.chat if ran else None), follow
     cycle.line_reply = reply
-    line = check(
-        reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue, facts=_shown(follow)
-    )
+    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
     for rejection in line.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
@@ -591,18 +574,6 @@ async def _async_line_after_calls(
     # said before the results, it may announce what a guardrail or a person has not let happen.
     chat = line.chat if line.chat is not None else (first.chat if ran else None)
     return with_line(first, chat, *line.notes), follow
-
-
-def _shown(messages: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    """Return what a request showed the model of the room, the chat and its calls' results.
-
-    Its own earlier answers are not among them: a number it made up does not back itself.
-    """
-    return tuple(
-        message["content"]
-        for message in messages
-        if message.get("role") in ("user", "tool") and isinstance(message.get("content"), str)
-    )
 
 
 def _sent(arguments: Any) -> dict[str, Any]:

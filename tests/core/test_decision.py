@@ -356,6 +356,10 @@ def test_a_line_that_says_a_persons_line_back_is_dropped_and_noted_apart_from_a_
         ("La luz del banco está encendida.", "oye overseer, ¿la luz del banco está encendida?", False),
         ("El ascensor está arriba.", "overseer, ¿el ascensor está arriba o abajo?", False),
         ("¿La luz del banco está encendida?", "oye overseer, ¿la luz del banco está encendida?", True),
+        # A question word opens a question with or without its marks (an independent review's cases).
+        ("Alex: which side are you on.", "overseer, which side are you on?", True),
+        ("¿De qué lado estás.", "overseer, ¿de qué lado estás?", True),
+        ("What do you think of the lift", "overseer, what do you think of the lift?", True),
         # Short answers in the question's words (an independent review's cases).
         ("alex: Blue.", "overseer, red or blue?", False),
         ("Yes.", "overseer, yes or no?", False),

@@ -33,8 +33,6 @@ def said(line: str, rule: LineRule) -> Decision:
             after = {"question": rule.after}
         case Source.CUE:
             after = {"cue": rule.after}
-        case Source.FACTS:
-            after = {"facts": (rule.after,)}
         case None:
             after = {}
     decision = normalise(

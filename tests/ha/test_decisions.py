@@ -1042,23 +1042,32 @@ async def test_silence_after_a_deed_is_asked_once_more_for_the_line_with_the_res
     assert [tool["function"]["name"] for tool in owed["tools"]] == ["chat_say"]
 
 
-async def test_a_number_nobody_showed_it_is_not_posted_and_it_is_told_it_does_not_know(
+async def test_a_room_call_in_the_answer_asked_for_its_line_is_refused_and_acts_on_nothing(
     hass, freezer, ollama_stub, room
 ):
-    # Asked for the weather, the bundled model said "The temperature is 20 degrees.": the room
-    # holds no such thing.
+    # Ollama cannot hold the request to chat_say: a call there is audited and refused, and is no
+    # act of the decision's (Assist answers from those).
+    await setup_overseer(hass, ollama_stub)
+    action_events = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("SKIP")
+    ollama_stub.line_owed("Up it goes.", call("lift_up"))
+    say(hass, "alex", "overseer, pick a side")
+    await tick(hass, freezer)
+    assert room["cover.open_cover"] == []
+    assert actions(action_events) == [("lift_up", "blocked", "not_available")]
+
+
+async def test_a_line_asked_for_after_refused_calls_knows_their_results_and_is_posted(
+    hass, freezer, ollama_stub, room
+):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("It is 20 degrees outside.")
-    ollama_stub.line_owed("No window on the weather here, alex. Only the arena.")
-    say(hass, "alex", "overseer, how hot is it outside?")
+    await set_select(hass, "select.arena_site_mode", "lockdown")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("SKIP")
+    ollama_stub.line_owed("Lockdown holds the lift, alex.")
+    say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == [
-        "No window on the weather here, alex. Only the arena."
-    ]
-    [owed] = ollama_stub.lines_owed
-    assert owed["messages"][-1]["content"].startswith(
-        "Not SKIP: alex asked you. What you were not shown, you do not"
-    )
-    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
-    assert "unshown_number_dropped" in status["decision"]["notes"]
+    assert room["cover.open_cover"] == []
+    # Said knowing the refusal, the line is not taken for one announcing the deed.
+    assert [line["text"] for line in bot_lines(chat)] == ["Lockdown holds the lift, alex."]

@@ -82,7 +82,6 @@ def normalise(
     question: str = "",
     shown_tools: Iterable[str] | None = None,
     cue: str = "",
-    facts: Iterable[str] = (),
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
@@ -92,8 +91,7 @@ def normalise(
     overseer, if someone did. shown_tools: the tools the request showed (available or
     blocked), when fewer than the known ones; another known tool is not available to this
     decision. cue: what the request's last words asked for; a line of its words alone says it
-    back. facts: what the request showed of the room and the chat; a number a line states must be
-    one of theirs (none given: not read).
+    back.
     """
     known = frozenset(known_tools)
     shown = known if shown_tools is None else frozenset(shown_tools)
@@ -147,7 +145,6 @@ def normalise(
             Source.CHAT_READ: tuple(chat_read),
             Source.QUESTION: (question,),
             Source.CUE: (cue,),
-            Source.FACTS: tuple(facts),
         },
         rules.repeat_threshold,
     )

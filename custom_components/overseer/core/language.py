@@ -57,6 +57,25 @@ def language_of(text: str, default: str) -> str:
     return best
 
 
+# The words that open a question rather than a statement, folded, in the languages told apart.
+_QUESTION_WORDS = frozenset(
+    "what which who whom whose where when why how "
+    "que cual cuales quien quienes donde cuando por como cuanto cuanta cuantos cuantas "
+    "was welche welcher welches wer wo wann warum wie "
+    "quoi quel quelle quels quelles qui ou quand pourquoi comment combien".split()
+)
+
+
+def opens_a_question(text: str) -> bool:
+    """Return whether the text opens with a question word ("Which side are you on", "¿Qué hora es").
+
+    Spanish asks yes or no in a statement's own order ("¿la luz está encendida?"); a question
+    word is what tells a question from its answer once the marks are gone.
+    """
+    words = _WORD.findall(fold(text))
+    return bool(words) and words[0] in _QUESTION_WORDS
+
+
 def base_language(language: str) -> str:
     """Return the language without its region ("es-419" → "es")."""
     return language.replace("_", "-").partition("-")[0].lower()

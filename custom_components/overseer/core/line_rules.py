@@ -18,6 +18,7 @@ from types import MappingProxyType
 
 from .acts import Deed, Device
 from .claims import unbacked_claims
+from .language import opens_a_question
 from .statements import Words, false_statements
 from .text import BOT_TAG, HUMAN_TAG, SPEAKER_LABEL, fold, without_addressee
 from .tools import TOOLS
@@ -43,8 +44,6 @@ class Note(StrEnum):
     CHAT_SAID_BACK = "chat_said_back"
     # A line written as another bot's (or as a person's named as the overseer) in the transcript.
     ANOTHERS_LINE_DROPPED = "anothers_line_dropped"
-    # A number nothing the request showed holds: a score, a temperature, a bet made up.
-    UNSHOWN_NUMBER_DROPPED = "unshown_number_dropped"
     QUESTION_SAID_BACK = "question_said_back"
     CUE_SAID_BACK = "cue_said_back"
     # A line that stated what the room contradicts: asked again with the facts, or not posted.
@@ -67,8 +66,6 @@ class Source(StrEnum):
     QUESTION = "question"
     # What the request's last words asked for.
     CUE = "cue"
-    # What the request showed of the room and the chat: the only numbers a line may state.
-    FACTS = "facts"
 
 
 class Likeness(Enum):
@@ -117,9 +114,9 @@ class LineContext:
 class Echo:
     """The test that a line only says back a text of one source, held against it by one likeness.
 
-    statement_answers: a statement (no question mark) in a question's words answers it rather
-    than saying it back: Spanish asks yes or no in the answer's own order ("¿la luz del banco
-    está encendida?": "La luz del banco está encendida.").
+    statement_answers: a statement (no question mark, no question word first) in a question's
+    words answers it rather than saying it back: Spanish asks yes or no in the answer's own
+    order ("¿la luz del banco está encendida?": "La luz del banco está encendida.").
     """
 
     source: Source
@@ -129,7 +126,8 @@ class Echo:
     def __call__(self, line: str, seen: LineContext) -> bool:
         """Return whether the line is a copy of one of the source's texts."""
         texts = seen.sources.get(self.source, ())
-        if self.statement_answers and "?" not in line:
+        asks = "?" in line or "¿" in line or opens_a_question(without_addressee(line))
+        if self.statement_answers and not asks:
             texts = tuple(text for text in texts if "?" not in text)
         return echoes(line, texts, self.likeness, seen.repeat_threshold)
 
@@ -156,38 +154,8 @@ class LineRule:
 
     @property
     def source(self) -> Source | None:
-        """Return the source the rule holds the line against; None for a rule of the line alone."""
-        return self.test.source if isinstance(self.test, Echo | NumbersShown) else None
-
-
-# A number as a line or a state writes it: "20", "0/3", "21.5", "06:27".
-_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
-_DIGITS = re.compile(r"\d+")
-
-
-@dataclass(frozen=True, slots=True)
-class NumbersShown:
-    """The test that a line states a number the request never showed: a fact it made up.
-
-    Asked for a score, the weather or a bet, the bundled model answered "The temperature is 20
-    degrees." and "Jo apostó $100.": the room holds none of them. Held to the numbers it was
-    shown (a rover's number, a cooldown's seconds, the budget), such a line is not posted.
-    """
-
-    source: Source = Source.FACTS
-
-    def __call__(self, line: str, seen: LineContext) -> bool:
-        """Return whether the line holds a number that none of the source's texts holds."""
-        texts = seen.sources.get(self.source, ())
-        if not texts:
-            return False
-        shown = {_number(text) for text in texts for text in (*_NUMBER.findall(text), *_DIGITS.findall(text))}
-        return any(_number(number) not in shown for number in _NUMBER.findall(line))
-
-
-def _number(text: str) -> str:
-    """Return a number as compared: without leading zeros in its parts ("06:05" reads "6:5")."""
-    return re.sub(r"\b0+(?=\d)", "", text)
+        """Return the source an echo holds the line against; None for a rule of the line alone."""
+        return self.test.source if isinstance(self.test, Echo) else None
 
 
 def echoes(line: str, texts: Iterable[str], likeness: Likeness, threshold: float) -> bool:
@@ -502,21 +470,6 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Answer sam now, in one short line of your own: an answer, an opinion or a verdict"
             " (and call a tool if you act)."
         ),
-    ),
-    # A made-up fact with a number in it: a score, a temperature, a sum of money.
-    LineRule(
-        note=Note.UNSHOWN_NUMBER_DROPPED,
-        drops="a number that nothing the request showed holds: a score, a temperature, a bet made up",
-        test=NumbersShown(),
-        languages=None,
-        keeps=("Rover 3 is mine.", "Three laps, no more.", "Cooling down for 40 s.", "0/3 spent. Ask away."),
-        drops_examples=(
-            "It is 20 degrees outside.",
-            "The score is 10-8.",
-            "Jo apostó $100.",
-            "Rover 3 won 2 laps.",
-        ),
-        after="Rover 3: idle; actions: 0/3 used in 300s; lift_up() reason=cooldown remaining=40s",
     ),
     # Read after the calls: what the line says was done is held to what ran.
     LineRule(
