@@ -387,7 +387,7 @@ async def _async_line_owed(
         return decision, conversation
     world = parts.world()
     # The tools the conversation's last request offered: after calls, only the chat.
-    offered = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits) if cycle.tool_results else schemas
+    offered = _chat_only(parts, world) if cycle.tool_results else schemas
     again = [
         *conversation,
         {"role": "assistant", "content": chat or "SKIP"},
@@ -462,7 +462,7 @@ async def _async_true_line(
         },
     ]
     world = parts.world()
-    chat_only = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits)
+    chat_only = _chat_only(parts, world)
     try:
         reply = await _async_ask(parts, cycle, told, chat_only)
     except ModelError as err:
@@ -557,7 +557,7 @@ async def _async_line_after_calls(
     ran = any(record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN) for record in cycle.actions)
     cue = after_calls_cue(cycle.trigger, parts.settings.name, ran, say_it)
     follow = [*messages, *tool_turn(calls, results), {"role": "user", "content": cue}]
-    chat_only = tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits)
+    chat_only = _chat_only(parts, world)
     try:
         reply = await _async_ask(parts, cycle, follow, chat_only)
     except ModelError as err:
@@ -574,6 +574,11 @@ async def _async_line_after_calls(
     # said before the results, it may announce what a guardrail or a person has not let happen.
     chat = line.chat if line.chat is not None else (first.chat if ran else None)
     return with_line(first, chat, *line.notes), follow
+
+
+def _chat_only(parts: CycleParts, world: World) -> list[dict[str, Any]]:
+    """Return the schemas of the chat tools alone: what a request for a line only offers."""
+    return tool_schemas(tuple(CHAT_TOOLS), world, parts.settings.limits)
 
 
 def _sent(arguments: Any) -> dict[str, Any]:
