@@ -96,6 +96,11 @@ FALSE_LINES = [
     ("en", "The vacuum is running.", {(VACUUM, "cleaning", False)}),
     ("en", "The lift is up and the shelf light is on.", {(LIFT, "open", False), (SHELF, "on", False)}),
     ("en", "I turned the bench light blue near the shelf light.", {(BENCH, "colour", True)}),
+    # A verb of becoming says what a device is now.
+    ("en", "The bench light turned blue.", {(BENCH, "blue", False)}),
+    ("en", "The bench light has changed to green.", {(BENCH, "green", False)}),
+    ("en", "The shelf light glows red.", {(SHELF, "red", False)}),
+    ("en", "I sent the vacuum out to clean.", {(VACUUM, "start", True)}),
     # A state said before trailing words, or with its direction first.
     ("en", "The lift is up for you, alex.", {(LIFT, "open", False)}),
     ("en", "Up goes the lift!", {(LIFT, "open", False)}),
@@ -121,6 +126,16 @@ FALSE_LINES = [
     ("es", "La luz del estante está encendida.", {(SHELF, "on", False)}),
     ("es", "La luz del banco ahora es azul.", {(BENCH, "blue", False)}),
     ("es", "La aspiradora está limpiando.", {(VACUUM, "cleaning", False)}),
+    # The held-out draw 78013 posted the first of a light that could not be made blue.
+    ("es", "La luz del banco se ha cambiado a azul.", {(BENCH, "blue", False)}),
+    ("es", "La luz del banco cambió a verde.", {(BENCH, "green", False)}),
+    ("es", "La luz del banco se volvió roja.", {(BENCH, "red", False)}),
+    ("es", "La luz del estante ya brilla en azul.", {(SHELF, "blue", False)}),
+    ("es", "El ascensor sube.", {(LIFT, "open", False)}),
+    ("es", "La aspiradora sale a limpiar.", {(VACUUM, "cleaning", False)}),
+    # scripts/develop met the first with no call: a present of the first person, and where it goes.
+    ("es", "Mando la aspiradora a limpiar.", {(VACUUM, "start", True)}),
+    ("es", "Envío la aspiradora a limpiar.", {(VACUUM, "start", True)}),
     ("es", "I raised the lift.", {(LIFT, "open", True)}),  # a model slipping into English
     # German.
     ("de", "Ich habe den Aufzug hochgefahren.", {(LIFT, "open", True)}),
@@ -178,6 +193,10 @@ TRUE_LINES = [
     ("en", "The shelf light is off.", ()),
     ("en", "The bench light is already purple.", ()),
     ("en", "The bench light is on.", ()),
+    ("en", "The bench light turned purple.", ()),
+    ("en", "The shelf light turned off.", ()),
+    ("en", "Alex turned the shelf light blue.", ()),
+    ("en", "The lift turned heads.", ()),
     # Someone else's deed, thanks, questions, refusals, conditions and plans of others.
     ("en", "Alex raised the lift.", ()),
     ("en", "Alex raised and lowered the lift.", ()),
@@ -242,6 +261,13 @@ TRUE_LINES = [
     ("es", "Sube tú el ascensor.", ()),
     ("es", "Listo, ya subí el ascensor.", (UP,)),
     ("es", "Las luces están encendidas.", ()),
+    ("es", "La luz del banco brilla en morado.", ()),
+    ("es", "La luz del banco no ha cambiado a azul.", ()),
+    ("es", "El ascensor baja.", ()),
+    ("es", "El ascensor está bajo la luz del banco.", ()),
+    ("es", "El mando de la aspiradora está roto.", ()),
+    ("es", "Alex mandó la aspiradora a limpiar.", ()),
+    ("es", "Mando la aspiradora a limpiar.", (START,)),
     # German.
     ("de", "Ich habe den Aufzug hochgefahren.", (UP,)),
     ("de", "Der Aufzug ist unten.", ()),
