@@ -100,6 +100,7 @@ REQUESTS = {
         ("pon la aspiradora", START),
         ("enciende la aspiradora", START),
         ("oye overseer, pon en marcha la aspiradora", START),
+        ("manda la aspiradora a limpiar", START),
         ("manda la aspiradora a su base", DOCK),
         ("devuelve la aspiradora a la base", DOCK),
         ("¿está encendida la luz del banco?", None),

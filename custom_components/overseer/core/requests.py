@@ -160,6 +160,7 @@ _OUR_SENTENCES: Mapping[str, Mapping[str, Any]] = {
                         "<our_name> [<our_a_limpiar>]",
                         "(pon|poné|ponga|poner) (en marcha|a funcionar|a limpiar) <our_name>",
                         "(<our_prende>|inicia|iniciá|inicie|activa|activá|active) <our_name> <our_a_limpiar>",
+                        "(manda|mandá|mande|mandar|envía|enviá|envíe|enviar) <our_name> <our_a_limpiar>",
                     ],
                     "requires_context": {"domain": "vacuum"},
                 }
