@@ -20,7 +20,7 @@ from .acts import Deed, Device
 from .claims import unbacked_claims
 from .language import opens_a_question
 from .statements import Words, false_statements
-from .text import BOT_TAG, HUMAN_TAG, SPEAKER_LABEL, fold, without_addressee
+from .text import BOT_TAG, HUMAN_TAG, fold, without_addressee
 from .tools import TOOLS
 
 # Shorter lines of the cue's words ("Your call.") may well be meant.
@@ -273,12 +273,9 @@ def _names_a_tool(line: str, seen: LineContext) -> bool:
     return _TOOL_NAMED.search(line) is not None
 
 
-_LABEL_ONLY = re.compile(SPEAKER_LABEL)
-
-
-def _label_only(line: str, seen: LineContext) -> bool:
-    """Return whether the line is whom it is for and nothing else."""
-    return _LABEL_ONLY.fullmatch(line) is not None
+def _no_word(line: str, seen: LineContext) -> bool:
+    """Return whether the line holds no word past whom it is for: a label alone, or marks alone."""
+    return not any(char.isalnum() for char in without_addressee(line))
 
 
 # A transcript's label of another bot's line, or of a person's named as the overseer.
@@ -399,14 +396,15 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Voy a usar lift_up para subir el ascensor.",
         ),
     ),
-    # Whom a line is for, and no line: nothing was said.
+    # Whom a line is for, or marks, and no word: nothing was said. The bundled model once
+    # answered a Spanish question with a run of "¡" to its token limit.
     LineRule(
         note=None,
-        drops="a speaker's label alone",
-        test=_label_only,
+        drops="a line with no word: a speaker's label alone, or marks alone",
+        test=_no_word,
         languages=None,
-        keeps=("alex: Lift up.", "Raise: the lift"),
-        drops_examples=("alex:", "Sam:"),
+        keeps=("alex: Lift up.", "Raise: the lift", "alex: 7?", "¡Sí!"),
+        drops_examples=("alex:", "Sam:", "¡¡¡¡¡¡¡¡¡¡", "alex: ...?!", "🔥🔥"),
     ),
     # The bundled model, reading the Rover guide's lines, went on with the transcript as it:
     # "Rover guide (bot): Sube el ascensor." is another's line, not the overseer's.
