@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from math import inf
 from typing import Any
 
 from homeassistant.core import HomeAssistant
@@ -61,6 +62,11 @@ QUIET_LINES = 3
 QUIET_LINE_TURN = 60.0
 # Where the fallback line names who asked.
 ASKER = "[user]"
+# A line nobody asked for that only says again one of the overseer's lines of the transcript's
+# window is no new line: scripts/develop said "The lift is already down." three times in eight
+# minutes, each out of sight of the last two. An answer is held to the last two only: asked the
+# same again, the same answer is the right one.
+OWN_LINES_HELD_UNASKED = 12
 # Results a decision's model reads back at most (max_tool_calls is at most 5; the rest are refusals).
 RESULTS_SHOWN = 8
 # The request after a false line: that it is not so, what the room shows, what ran; then what to
@@ -287,7 +293,13 @@ async def _async_decide(
     parts.model_answered()
     # A copy of its last lines (the seed's anti-repeat context), or of someone's line it read, is
     # no new line.
-    said = [line.text for line in transcript if line.own][-max(settings.bounds.bot_messages, 2) :]
+    own = [line for line in transcript if line.own]
+    last = len(own) - max(settings.bounds.bot_messages, 2)
+    asked = cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS
+    since = inf if asked else parts.now() - settings.bounds.minutes * 60
+    said = [line.text for index, line in enumerate(own) if index >= last or line.ts >= since][
+        -OWN_LINES_HELD_UNASKED:
+    ]
     read = [line.text for line in lines if not line.own]
     question = cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else ""
     check = partial(

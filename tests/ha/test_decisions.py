@@ -546,6 +546,28 @@ async def test_repeated_lines_are_dropped_and_counted(hass, freezer, ollama_stub
     assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == 0.5
 
 
+async def test_a_line_nobody_asked_for_is_no_repeat_of_any_of_its_lines_of_the_last_minutes(
+    hass, freezer, ollama_stub, room
+):
+    # scripts/develop said "The lift is already down." three times in eight minutes, unasked.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    said = ["The lift is already down.", "Rover 1 docks.", "Rover 2 sulks.", "The lift is already down!"]
+    for number, line in enumerate(said):
+        ollama_stub.reply(line)
+        rover = f"binary_sensor.rover{number % 2 + 1}_docked"
+        hass.states.async_set(rover, "on" if number < 2 else "off", {"friendly_name": rover})
+        await hass.async_block_till_done()
+        await tick(hass, freezer, seconds=60)
+    assert len(ollama_stub.decisions) == 4
+    assert [line["text"] for line in bot_lines(chat)] == said[:3]
+    # Asked, the same answer is the right one: an answer is held to the last two lines only.
+    ollama_stub.reply("The lift is already down.")
+    say(hass, "alex", "overseer is the lift down?")
+    await tick(hass, freezer)
+    assert bot_lines(chat)[-1]["text"] == "The lift is already down."
+
+
 async def test_a_failing_service_is_audited_as_failed_and_starts_its_cooldown(
     hass, freezer, ollama_stub, room
 ):
