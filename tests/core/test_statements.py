@@ -133,6 +133,8 @@ FALSE_LINES = [
     ("es", "La luz del estante ya brilla en azul.", {(SHELF, "blue", False)}),
     ("es", "El ascensor sube.", {(LIFT, "open", False)}),
     ("es", "La aspiradora sale a limpiar.", {(VACUUM, "cleaning", False)}),
+    # Held-out draw 89021, of a vacuum a guardrail held docked: what a state is for says it all the same.
+    ("es", "La aspiradora se ha encendido para limpiar.", {(VACUUM, "cleaning", False)}),
     # scripts/develop met the first with no call: a present of the first person, and where it goes.
     ("es", "Mando la aspiradora a limpiar.", {(VACUUM, "start", True)}),
     ("es", "Envío la aspiradora a limpiar.", {(VACUUM, "start", True)}),
@@ -264,6 +266,7 @@ TRUE_LINES = [
     ("es", "La luz del banco brilla en morado.", ()),
     ("es", "La luz del banco no ha cambiado a azul.", ()),
     ("es", "El ascensor baja.", ()),
+    ("es", "El ascensor está listo para subir.", ()),
     ("es", "El ascensor está bajo la luz del banco.", ()),
     ("es", "El mando de la aspiradora está roto.", ()),
     ("es", "Alex mandó la aspiradora a limpiar.", ()),

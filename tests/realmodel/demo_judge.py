@@ -55,7 +55,16 @@ STATE_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
         "off": ("off", "dark", "apagada", "apagado"),
     },
     "vacuum": {
-        "cleaning": ("cleaning", "running", "limpiando", "aspirando", "funcionando"),
+        "cleaning": (
+            "cleaning",
+            "running",
+            "limpiando",
+            "aspirando",
+            "funcionando",
+            "en marcha",
+            "encendida",
+            "encendido",
+        ),
         "docked": (
             "docked",
             "charging",

@@ -17,6 +17,7 @@ BENCH = "light.bench"
         ("Lift's up, alex.", [(LIFT, "open")]),
         ("No, the lift is down.", [(LIFT, "closed")]),
         ("La luz del banco ya está azul.", [(BENCH, "blue")]),
+        ("La aspiradora se ha encendido para limpiar.", [("vacuum.neato", "cleaning")]),
         ("The bench light is blue now but not for long", [(BENCH, "blue")]),
         ("The lift isn't up.", []),
         ("Lift won’t go up.", []),

@@ -462,7 +462,8 @@ _ES = _Table(
         "|finalmente|totalmente|hoy|esta noche|por ahora|para (ti|vos|usted|ustedes|vosotros|vosotras|todos"
         "|todas)",
         Role.AGENT: "por",
-        Role.CONJUNCTION: "y|e|pero|aunque|mientras|así que|porque|sino",
+        # "para" opens what a state is for: "La aspiradora se ha encendido para limpiar" says it is on.
+        Role.CONJUNCTION: "y|e|pero|aunque|mientras|así que|porque|sino|para|para que",
         # "Sí," alone is "yes": a condition needs words after it (see _conditional).
         Role.CONDITION: "si|cuando|en cuanto|hasta que|apenas|en caso de que|siempre que",
         Role.EARLIER: "antes|ayer|hace|anoche|esta mañana|la última vez|previamente",
