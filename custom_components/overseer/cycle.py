@@ -295,7 +295,7 @@ async def _async_decide(
     # no new line.
     own = [line for line in transcript if line.own]
     last = len(own) - max(settings.bounds.bot_messages, 2)
-    asked = cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS
+    asked = cycle.trigger.kind in SOLICITED
     since = inf if asked else parts.now() - settings.bounds.minutes * 60
     said = [line.text for index, line in enumerate(own) if index >= last or line.ts >= since][
         -OWN_LINES_HELD_UNASKED:

@@ -552,7 +552,8 @@ async def test_a_line_nobody_asked_for_is_no_repeat_of_any_of_its_lines_of_the_l
     # scripts/develop said "The lift is already down." three times in eight minutes, unasked.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    said = ["The lift is already down.", "Rover 1 docks.", "Rover 2 sulks.", "The lift is already down!"]
+    # "Rover 2 docks." is news, however like "Rover 1 docks." it reads.
+    said = ["The lift is already down.", "Rover 1 docks.", "Rover 2 docks.", "The lift is already down!"]
     for number, line in enumerate(said):
         ollama_stub.reply(line)
         rover = f"binary_sensor.rover{number % 2 + 1}_docked"

@@ -171,7 +171,9 @@ def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
     match likeness:
         case Likeness.CLOSE:
             said, told = fold(without_addressee(line)), fold(without_addressee(text))
-            return bool(told) and (said == told or SequenceMatcher(None, said, told).ratio() >= threshold)
+            if not told or said == told:
+                return bool(told)
+            return SequenceMatcher(None, said, told).ratio() >= threshold and not _says_otherwise(said, told)
         case Likeness.IN_ORDER:
             words, told_words = _words(without_addressee(line)), _words(text)
             in_order = iter(told_words)
@@ -182,6 +184,23 @@ def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
 
 
 _WORDS = re.compile(r"[\w']+")
+# How alike two words are at least to be one word said another way ("stays", "staying").
+WORD_LIKENESS = 0.6
+
+
+def _says_otherwise(said: str, told: str) -> bool:
+    """Return whether a close line puts an unlike word where the text had one: news, not a copy.
+
+    "The lift is down." after "The lift is up.", "Rover 2 docks." after "Rover 1 docks.": a
+    character's likeness calls them one line, yet each tells what the other does not.
+    """
+    ours, theirs = set(_words(said)), set(_words(told))
+    added, dropped = ours - theirs, theirs - ours
+
+    def unlike(word: str, others: set[str]) -> bool:
+        return all(SequenceMatcher(None, word, other).ratio() < WORD_LIKENESS for other in others)
+
+    return any(unlike(word, dropped) for word in added) and any(unlike(word, added) for word in dropped)
 
 
 def _words(text: str) -> list[str]:
@@ -422,7 +441,11 @@ LINE_RULES: tuple[LineRule, ...] = (
         drops="a copy of one of the overseer's own last lines, whomever either is for",
         test=Echo(Source.OWN_LINES, Likeness.CLOSE),
         languages=None,
-        keeps=("The dock is hungry tonight.", "Lift is staying put."),
+        keeps=(
+            "The dock is hungry tonight.",
+            "Lift is staying put.",
+            "Lift is staying down. Chaos has standards.",
+        ),
         drops_examples=(
             "lift is staying put, chaos has standards!",
             "Kim: Lift is staying put. Chaos has standards.",
