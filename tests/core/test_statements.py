@@ -101,6 +101,7 @@ FALSE_LINES = [
     ("en", "The bench light has changed to green.", {(BENCH, "green", False)}),
     ("en", "The shelf light glows red.", {(SHELF, "red", False)}),
     ("en", "I sent the vacuum out to clean.", {(VACUUM, "start", True)}),
+    ("en", "The vacuum is off to clean.", {(VACUUM, "cleaning", False)}),
     # A state said before trailing words, or with its direction first.
     ("en", "The lift is up for you, alex.", {(LIFT, "open", False)}),
     ("en", "Up goes the lift!", {(LIFT, "open", False)}),
@@ -131,7 +132,7 @@ FALSE_LINES = [
     ("es", "La luz del banco cambió a verde.", {(BENCH, "green", False)}),
     ("es", "La luz del banco se volvió roja.", {(BENCH, "red", False)}),
     ("es", "La luz del estante ya brilla en azul.", {(SHELF, "blue", False)}),
-    ("es", "El ascensor sube.", {(LIFT, "open", False)}),
+    ("es", "La luz del estante se encendió.", {(SHELF, "on", False)}),
     ("es", "La aspiradora sale a limpiar.", {(VACUUM, "cleaning", False)}),
     # Held-out draw 89021, of a vacuum a guardrail held docked: what a state is for says it all the same.
     ("es", "La aspiradora se ha encendido para limpiar.", {(VACUUM, "cleaning", False)}),
@@ -199,6 +200,7 @@ TRUE_LINES = [
     ("en", "The shelf light turned off.", ()),
     ("en", "Alex turned the shelf light blue.", ()),
     ("en", "The lift turned heads.", ()),
+    ("en", "Ask and the bench light turns blue.", ()),
     # Someone else's deed, thanks, questions, refusals, conditions and plans of others.
     ("en", "Alex raised the lift.", ()),
     ("en", "Alex raised and lowered the lift.", ()),
@@ -267,6 +269,8 @@ TRUE_LINES = [
     ("es", "La luz del banco no ha cambiado a azul.", ()),
     ("es", "El ascensor baja.", ()),
     ("es", "El ascensor está listo para subir.", ()),
+    ("es", "Cambia tú la luz del banco a azul.", ()),
+    ("es", "El ascensor sube y baja a mi antojo.", ()),
     ("es", "El ascensor está bajo la luz del banco.", ()),
     ("es", "El mando de la aspiradora está roto.", ()),
     ("es", "Alex mandó la aspiradora a limpiar.", ()),
