@@ -262,9 +262,30 @@ _STOCK_REFUSAL = re.compile(
 )
 
 
+# The same in Spanish: an apology and a refusal with no reason, as the whole line.
+_STOCK_REFUSAL_ES = re.compile(
+    r"(?:[^:,]{1,32}[:,]\s*)?(?:¡)?lo siento(?: mucho)?[,.!]?\s+(?:pero\s+)?no (?:puedo|me es posible)\s+"
+    r"(?:(?!porque\b)[^.!?:;,]){1,60}[.!]?",
+    re.IGNORECASE,
+)
+# A help desk's refusal to help, anywhere in a line: "I don't know what kim bet, but I can't help
+# with that." (a held-out draw of the demo check) says nothing the keeper would.
+_NO_HELP = re.compile(
+    r"\bi (?:can ?not|can'?t|am unable to|'m unable to|am not able to) (?:assist|help)(?: you)?"
+    r" with (?:that|this)\b"
+    r"|\bno (?:te |le |os |les )?(?:puedo|podemos) ayudar(?:te|le|os|les)? con (?:eso|esto)\b",
+    re.IGNORECASE,
+)
+
+
 def _stock_refusal(line: str, seen: LineContext) -> bool:
-    """Return whether the whole line is a chat assistant's stock refusal or apology."""
-    return _STOCK_REFUSAL.fullmatch(line.replace("\u2019", "'")) is not None
+    """Return whether the line is a chat assistant's stock refusal, or its apology, as the whole line."""
+    said = line.replace("\u2019", "'")
+    return (
+        _STOCK_REFUSAL.fullmatch(said) is not None
+        or _STOCK_REFUSAL_ES.fullmatch(said) is not None
+        or _NO_HELP.search(said) is not None
+    )
 
 
 # A help desk's offer, perhaps after a greeting or whom it is for: it answers nothing, in no voice.
@@ -358,17 +379,21 @@ LINE_RULES: tuple[LineRule, ...] = (
     # everything (0.6.0's and 0.7.0's demo checks). Asked again, it does what was asked.
     LineRule(
         note=Note.STOCK_REFUSAL_DROPPED,
-        drops="a chat assistant's stock refusal, or its apology for anything with no reason, as the line",
+        drops="a chat assistant's stock refusal (\"I can't help with that\" anywhere), or its apology for"
+        " anything with no reason, as the line",
         test=_stock_refusal,
-        languages=frozenset({"en"}),
+        languages=frozenset({"en", "es"}),
         keeps=(
             "Sorry sam, no.",
             "I can't help it.",
+            "I can't help but laugh at rover 3.",
             "I'm sorry, alex. I can't let you do that.",
             "Sorry sam, the lift is on cooldown, I can't raise it right now.",
             "I'm sorry, but I can't: the lift is cooling down.",
             "Sorry, I can't lower it because the budget is spent.",
-            "Lo siento, pero no puedo ayudar con eso.",
+            "Lo siento, sam: el ascensor se está enfriando.",
+            "No puedo ayudarte a ganar, sam.",
+            "Désolé, je ne peux pas vous aider avec ça.",
         ),
         drops_examples=(
             "I'm sorry, but I can't assist with that.",
@@ -378,6 +403,9 @@ LINE_RULES: tuple[LineRule, ...] = (
             "I'm sorry, but I can't lower the lift right now. Please try again later.",
             "I'm sorry, but I can't paint the bench light.",
             "I'm sorry, but I can't assist with that. Please let me know if you have any other questions.",
+            "I don't know how much money kim bet, but I can't help with that.",
+            "Lo siento, pero no puedo pintar la luz del banco.",
+            "No sé quién ganó, no puedo ayudarte con eso.",
         ),
     ),
     # The demo check's held-out questions met "¡Hola! ¿En qué puedo ayudarte hoy?" from the
