@@ -133,6 +133,7 @@ FALSE_LINES = [
     ("es", "La luz del banco se volvió roja.", {(BENCH, "red", False)}),
     ("es", "La luz del estante ya brilla en azul.", {(SHELF, "blue", False)}),
     ("es", "La luz del estante se encendió.", {(SHELF, "on", False)}),
+    ("es", "La aspiradora se arrancó.", {(VACUUM, "cleaning", False)}),
     ("es", "La aspiradora sale a limpiar.", {(VACUUM, "cleaning", False)}),
     # Held-out draw 89021, of a vacuum a guardrail held docked: what a state is for says it all the same.
     ("es", "La aspiradora se ha encendido para limpiar.", {(VACUUM, "cleaning", False)}),

@@ -486,8 +486,8 @@ _ES = _Table(
         },
         Kind.VACUUM: {
             "cleaning": "limpiando|aspirando|funcionando|trabajando|en marcha|(encendid|prendid)(o|a)"
-            "|(sale|salió|ha salido|se pone|se puso|se ha puesto) a (limpiar|aspirar|trabajar)|arrancó"
-            "|ha arrancado|se (encendió|prendió)|se puso en marcha",
+            "|(sale|salió|ha salido|se pone|se puso|se ha puesto) a (limpiar|aspirar|trabajar)"
+            "|[se] (arrancó|ha arrancado)|se (encendió|prendió)|se puso en marcha",
             "docked": "en (la|su) (base|estación)|cargando|en casa|acoplad(o|a)|aparcad(o|a)|en el cargador",
             "returning": "(volviendo|regresando) [(a (la|su) base|a casa)]|de (vuelta|regreso)"
             "|camino (a casa|de la base|de su base)",
