@@ -81,6 +81,20 @@ async def test_asked_again_with_the_facts_a_line_that_only_says_them_back_is_not
     assert "The room shows Lift: closed." not in bot_texts(chat)
 
 
+async def test_asked_again_with_the_facts_a_line_that_says_them_as_an_answer_is_posted(
+    hass, freezer, ollama_stub, room
+):
+    # The bundled model answered the facts with "Neato is docked." to "is the vacuum running?",
+    # and the asker got the overseer's state answer: every word was one of the request's.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("The lift is up.")
+    ollama_stub.reply("Lift is closed.")
+    say(hass, "alex", "overseer, is the lift up?")
+    await tick(hass, freezer)
+    assert bot_texts(chat) == ["Lift is closed."]
+
+
 async def test_a_false_line_in_another_language_than_the_question_is_read_in_its_own(
     hass, freezer, ollama_stub, room
 ):

@@ -77,7 +77,9 @@ class Likeness(Enum):
     # of the text's ("The vacuum is running." answers "is the vacuum running?", "Blue." answers
     # "red or blue?").
     IN_ORDER = auto()
-    # Word by word: CUE_ECHO_WORDS words or more, every one of them a word of the text.
+    # Word by word: CUE_ECHO_WORDS words or more, every one of them a word of one sentence of the
+    # text. "The room shows Neato: docked." says a fact it was told back; "Neato is docked." says it
+    # as an answer would, with a word of another sentence ("that is not so").
     WORDS_OF = auto()
 
 
@@ -179,11 +181,16 @@ def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
             in_order = iter(told_words)
             return len(words) > len(told_words) / 2 and all(word in in_order for word in words)
         case Likeness.WORDS_OF:
-            words, known = _words(line), frozenset(_words(text))
-            return len(words) >= CUE_ECHO_WORDS and all(word in known for word in words)
+            words = _words(line)
+            return len(words) >= CUE_ECHO_WORDS and any(
+                all(word in known for word in words)
+                for sentence in _SENTENCES.split(text)
+                if (known := frozenset(_words(sentence)))
+            )
 
 
 _WORDS = re.compile(r"[\w']+")
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+")
 # How alike two words are at least to be one word said another way ("stays", "staying").
 WORD_LIKENESS = 0.6
 
@@ -279,7 +286,7 @@ _NO_HELP = re.compile(
 
 
 def _stock_refusal(line: str, seen: LineContext) -> bool:
-    """Return whether the line is a chat assistant's stock refusal, or its apology, as the whole line."""
+    """Return whether the line is a stock refusal or apology, whole, or refuses to help anywhere in it."""
     said = line.replace("\u2019", "'")
     return (
         _STOCK_REFUSAL.fullmatch(said) is not None
