@@ -313,6 +313,22 @@ def test_rambling_is_cut_at_a_word_boundary():
     assert Note.CHAT_CUT in decision.notes
 
 
+@pytest.mark.parametrize(
+    ("said", "posted"),
+    [
+        ("¡Por supuesto! He cambiado la luz del rincón a azul.", "He cambiado la luz del rincón a azul."),
+        ("Overseer: Certainly! Lift is up.", "Lift is up."),
+        ("Of course!! The dock waits.", "The dock waits."),
+        ("Certainly not. Earn it.", "Certainly not. Earn it."),
+        ("Claro que no.", "Claro que no."),
+    ],
+)
+def test_an_eager_opener_is_cut_from_the_front_of_a_line(said, posted):
+    decision = decide(said)
+    assert decision.chat == posted
+    assert (Note.OPENER_CUT in decision.notes) is (said != posted)
+
+
 def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
     own = ["Lift is staying put. Chaos has standards."]
     decision = decide("lift is staying put, chaos has standards!", own=own)

@@ -19,6 +19,12 @@ RAW_TEXT_CHARS = 20000
 REJECTED_ARGUMENT_CHARS = 200
 
 # '"Okay, let's raise the lift!"', 'alex: "Hey everyone!"': a whole line in quotes, no quote inside.
+# A chat assistant's eager opener before the line proper: "¡Por supuesto! He cambiado la luz…"
+# (a held-out draw of the demo check). The keeper's line is what follows it.
+_EAGER_OPENER = re.compile(
+    r"^[¡\s]*(?:certainly|absolutely|of course|sure thing|claro|por supuesto|desde luego)\s*!+\s*(?=\w)",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r'^((?:[^:"\s]{1,32}:\s*)?)["\u201c]([^"\u201c\u201d]+)["\u201d]$')
 
 
@@ -210,6 +216,9 @@ def _chat_line(
         line = rest.strip()
         head, colon, rest = line.partition(":")
     line = _unquoted(line)
+    if (opened := _EAGER_OPENER.match(line)) is not None:
+        notes.append(Note.OPENER_CUT)
+        line = line[opened.end() :]
     if not line or _dropped(line, replace(seen, written=written), AS_SAID, notes):
         return None
     if len(line) > rules.max_chat_chars:

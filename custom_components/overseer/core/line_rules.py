@@ -31,6 +31,8 @@ class Note(StrEnum):
     """What a decision notes about its line and its calls; the status shows them as they are."""
 
     CHAT_CUT = "chat_cut"
+    # An eager opener ("Certainly!", "¡Por supuesto!") cut from the front of the line.
+    OPENER_CUT = "opener_cut"
     REPEAT_DROPPED = "repeat_dropped"
     JSON_TEXT_DROPPED = "json_text_dropped"
     CALLS_IGNORED = "calls_ignored"
