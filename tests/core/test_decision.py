@@ -329,6 +329,24 @@ def test_an_eager_opener_is_cut_from_the_front_of_a_line(said, posted):
     assert (Note.OPENER_CUT in decision.notes) is (said != posted)
 
 
+@pytest.mark.parametrize(
+    ("said", "posted", "note"),
+    [
+        ("I'm bored, but I'm here to help.", None, Note.HELP_DESK_DROPPED),
+        ("alex: The lift is up. Feel free to ask!", "alex: The lift is up.", Note.HELP_OFFER_CUT),
+        ("La luz está apagada. Estoy aquí para ayudarte.", "La luz está apagada.", Note.HELP_OFFER_CUT),
+        ("Sam: Let me know if you need anything. ", None, Note.HELP_DESK_DROPPED),
+        ("Help? The lift helps nobody.", "Help? The lift helps nobody.", None),
+        ("Free the rovers. Ask nothing.", "Free the rovers. Ask nothing.", None),
+    ],
+)
+def test_a_help_desks_offer_is_cut_and_a_line_of_nothing_else_is_not_said(said, posted, note):
+    decision = decide(said)
+    assert decision.chat == posted
+    cut = {Note.HELP_OFFER_CUT, Note.HELP_DESK_DROPPED} & set(decision.notes)
+    assert cut == ({note} if note else set())
+
+
 def test_repeats_of_recent_bot_lines_are_dropped_and_counted():
     own = ["Lift is staying put. Chaos has standards."]
     decision = decide("lift is staying put, chaos has standards!", own=own)

@@ -10,7 +10,18 @@ from enum import StrEnum
 from typing import Any
 
 from .arguments import bounded_arguments
-from .line_rules import AFTER_CALLS, AS_SAID, ECHOES, LineContext, LineRule, Note, RoomFacts, Source, dropping
+from .line_rules import (
+    AFTER_CALLS,
+    AS_SAID,
+    ECHOES,
+    LineContext,
+    LineRule,
+    Note,
+    RoomFacts,
+    Source,
+    dropping,
+    without_help_offers,
+)
 from .reply import ModelReply
 from .text import fold, one_line, without_thinking
 from .tools import CHAT_TOOLS, TOOLS, ArgumentError, Refusal, Vocabulary
@@ -219,6 +230,10 @@ def _chat_line(
     if (opened := _EAGER_OPENER.match(line)) is not None:
         notes.append(Note.OPENER_CUT)
         line = line[opened.end() :]
+    if (offered := without_help_offers(line)) != line:
+        # Nothing but the offer: the help desk's line, which the room does not hear.
+        notes.append(Note.HELP_OFFER_CUT if offered else Note.HELP_DESK_DROPPED)
+        line = offered
     if not line or _dropped(line, replace(seen, written=written), AS_SAID, notes):
         return None
     if len(line) > rules.max_chat_chars:

@@ -41,6 +41,8 @@ class Note(StrEnum):
     STOCK_REFUSAL_DROPPED = "stock_refusal_dropped"
     # A help desk's greeting and offer as the whole line ("How can I assist you today?").
     HELP_DESK_DROPPED = "help_desk_dropped"
+    # A help desk's offer cut from the line ("The lift is up. Feel free to ask!").
+    HELP_OFFER_CUT = "help_offer_cut"
     UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
     # A line of someone's the overseer read, said back ("jo: go go go" after jo said it).
     CHAT_SAID_BACK = "chat_said_back"
@@ -264,9 +266,8 @@ _STOCK_REFUSAL = re.compile(
     # and so is a reason after it ("…: the lift is cooling down.", "… because …").
     r"|,?\s+(?:but\s+)?i\s+(?:can ?not|can'?t|am unable to|am not able to)\s+"
     r"(?:(?!because\b)[^.!?:;,]){1,60}?(?:\s(?:right now|at the moment|at this time))?)[.!]?"
-    # An assistant's sign-off after it: "Please try again (later).", "Please let me know if you
-    # have any other questions."
-    r"(?:\s+please (?:try again(?: later)?|let me know if you have any other questions)[.!]?)?",
+    # An assistant's sign-off after it: "Please try again (later)." (an offer is cut before this reads).
+    r"(?:\s+please try again(?: later)?[.!]?)?",
     re.IGNORECASE,
 )
 
@@ -314,7 +315,39 @@ def _help_desk(line: str, seen: LineContext) -> bool:
     return _HELP_DESK.fullmatch(line.strip()) is not None
 
 
-_TOOL_NAMED = re.compile(r"\b(?:" + "|".join(map(re.escape, TOOLS)) + r")\b", re.IGNORECASE)
+# A help desk's standing offer, anywhere in a sentence: "I'm bored, but I'm here to help." (a
+# held-out draw of the demo check), "Feel free to ask!". The sentence says nothing the keeper would.
+_HELP_OFFER = re.compile(
+    r"\b(?:here|ready|happy|glad) to (?:help|assist)\b"
+    r"|\bfeel free to\b|\blet me know if\b|\banything else (?:i can|you need)\b"
+    r"|\b(?:aqu[ií]|list[oa]|encantad[oa]) para ayudar|\bno dudes en\b"
+    r"|\balgo m[aá]s en (?:lo )?que (?:te |le )?pueda\b|\bnecesitas algo m[aá]s\b",
+    re.IGNORECASE,
+)
+
+
+def without_help_offers(line: str) -> str:
+    """Return the line without its sentences that hold a help desk's standing offer."""
+    if _HELP_OFFER.search(line) is None:
+        return line
+    kept = " ".join(sentence for sentence in _SENTENCES.split(line) if _HELP_OFFER.search(sentence) is None)
+    return kept if any(char.isalnum() for char in without_addressee(kept)) else ""
+
+
+# A tool's name, or written in words: "the HA set entity command" (scripts/develop posted it). Two
+# words alone ("lift up", "neato start") are the room's own speech unless called a command.
+_SPACED = {name: r"\s+".join(map(re.escape, name.split("_"))) for name in TOOLS}
+_TOOL_NAMED = re.compile(
+    r"\b(?:"
+    + "|".join(map(re.escape, TOOLS))
+    + "|"
+    + "|".join(spaced for name, spaced in _SPACED.items() if name.count("_") >= 2)
+    + r"|(?:"
+    + "|".join(_SPACED.values())
+    + r")\s+(?:command|function|tool|call)"
+    + r")\b",
+    re.IGNORECASE,
+)
 
 
 def _names_a_tool(line: str, seen: LineContext) -> bool:
@@ -411,7 +444,6 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Alex: I'm sorry, but I can't raise the lift right now.",
             "I'm sorry, but I can't lower the lift right now. Please try again later.",
             "I'm sorry, but I can't paint the bench light.",
-            "I'm sorry, but I can't assist with that. Please let me know if you have any other questions.",
             "I don't know how much money kim bet, but I can't help with that.",
             "Lo siento, pero no puedo pintar la luz del banco.",
             "No sé quién ganó, no puedo ayudarte con eso.",
@@ -444,8 +476,16 @@ LINE_RULES: tuple[LineRule, ...] = (
         drops="a line that names a tool",
         test=_names_a_tool,
         languages=None,
-        keeps=("lift up, please", "ha! set that entity yourself.", "The lift is up, chat is say-so."),
+        keeps=(
+            "lift up, please",
+            "ha! set that entity yourself.",
+            "The lift is up, chat is say-so.",
+            "Neato, send it home.",
+            "Lift up? Call it.",
+        ),
         drops_examples=(
+            "The HA set entity command is blocked due to cooldown remaining 10s.",
+            "I'll use the lift up function.",
             "functions.lift_up:",
             'alex: ha_set_entity("light.corner", "off")',
             "I will call the lift_down() function to lower the lift.",
