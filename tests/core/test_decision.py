@@ -332,12 +332,22 @@ def test_an_eager_opener_is_cut_from_the_front_of_a_line(said, posted):
 @pytest.mark.parametrize(
     ("said", "posted", "note"),
     [
-        ("I'm bored, but I'm here to help.", None, Note.HELP_DESK_DROPPED),
-        ("alex: The lift is up. Feel free to ask!", "alex: The lift is up.", Note.HELP_OFFER_CUT),
-        ("La luz está apagada. Estoy aquí para ayudarte.", "La luz está apagada.", Note.HELP_OFFER_CUT),
+        ("I'm here to help!", None, Note.HELP_DESK_DROPPED),
         ("Sam: Let me know if you need anything. ", None, Note.HELP_DESK_DROPPED),
+        ("Encantado de ayudarte.", None, Note.HELP_DESK_DROPPED),
+        # The offer's sentence, or its clause, goes; the rest of the line and whom it is for stay.
+        ("I'm bored, but I'm here to help.", "I'm bored.", Note.HELP_OFFER_CUT),
+        ("alex: The lift is up. Feel free to ask!", "alex: The lift is up.", Note.HELP_OFFER_CUT),
+        ("alex: Feel free to ask. The lift stays.", "alex: The lift stays.", Note.HELP_OFFER_CUT),
+        ("The lift is up, let me know if you need anything else.", "The lift is up.", Note.HELP_OFFER_CUT),
+        ("La luz está apagada. Estoy aquí para ayudarte.", "La luz está apagada.", Note.HELP_OFFER_CUT),
+        # The keeper's own use of the words.
         ("Help? The lift helps nobody.", "Help? The lift helps nobody.", None),
-        ("Free the rovers. Ask nothing.", "Free the rovers. Ask nothing.", None),
+        ("Feel free to beg, alex.", "Feel free to beg, alex.", None),
+        ("Let me know if you dare.", "Let me know if you dare.", None),
+        ("I'm happy to help you fall.", "I'm happy to help you fall.", None),
+        ("I am not here to help you, alex.", "I am not here to help you, alex.", None),
+        ("Happy to help? Never.", "Happy to help? Never.", None),
     ],
 )
 def test_a_help_desks_offer_is_cut_and_a_line_of_nothing_else_is_not_said(said, posted, note):

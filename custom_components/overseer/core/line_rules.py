@@ -315,23 +315,60 @@ def _help_desk(line: str, seen: LineContext) -> bool:
     return _HELP_DESK.fullmatch(line.strip()) is not None
 
 
-# A help desk's standing offer, anywhere in a sentence: "I'm bored, but I'm here to help." (a
-# held-out draw of the demo check), "Feel free to ask!". The sentence says nothing the keeper would.
+# A help desk's standing offer in a sentence: "I'm bored, but I'm here to help." (a held-out draw
+# of the demo check), "Feel free to ask!". Its service words only: "Feel free to beg.", "Let me
+# know if you dare.", "I'm happy to help you fall." and "Happy to help? Never." are the keeper's.
 _HELP_OFFER = re.compile(
-    r"\b(?:here|ready|happy|glad) to (?:help|assist)\b"
-    r"|\bfeel free to\b|\blet me know if\b|\banything else (?:i can|you need)\b"
-    r"|\b(?:aqu[ií]|list[oa]|encantad[oa]) para ayudar|\bno dudes en\b"
+    r"\b(?:here|ready|happy|glad) to (?:help|assist)(?: you)?(?:\s+(?:with|if|in)\b[^.!?]*)?(?=[^\w?]*$)"
+    r"|\bfeel free to (?:ask|reach out|let me know|contact|come back)\b"
+    r"|\b(?:let me know|just ask) if (?:you (?:need|have|want|would like|'d like)"
+    r"|there(?:'s| is| are) anything)\b"
+    r"|\bif you need anything\b|\bhope (?:this|that) helps\b|\bdon'?t hesitate to\b"
+    r"|\banything else (?:i can|you need)\b|\bhow else can i (?:help|assist)\b"
+    r"|\b(?:aqu[ií]|list[oa]|estoy) para (?:ayudar|asistir)|\bencantad[oa] de (?:ayudar|asistir)"
+    r"|\bno dudes en (?:preguntar|pedir|escribir|contactar|avisar)"
+    r"|\bsi necesitas algo\b|\bav[ií]same si necesitas\b"
     r"|\balgo m[aá]s en (?:lo )?que (?:te |le )?pueda\b|\bnecesitas algo m[aá]s\b",
     re.IGNORECASE,
 )
+# "I am not here to help you." refuses the offer: the keeper's.
+_DENIED_BEFORE = re.compile(r"\b(?:not|never|nobody|no one|no|nunca|nadie)\b\W*(?:\w+\W+)?$", re.IGNORECASE)
+# Where the offer's clause starts: "The lift is up, let me know if you need anything." keeps its fact.
+_CLAUSE_BEFORE = re.compile(
+    r"\s*(?:[,;:(]|\s[-–—]|\s[^\w\s]+(?=\s))\s*(?:(?:but|and|pero|y)\s+)?[^,;:(]*$", re.IGNORECASE
+)
+
+
+def _offered(sentence: str) -> re.Match[str] | None:
+    """Return the help desk's offer in the sentence, or None."""
+    return next(
+        (
+            found
+            for found in _HELP_OFFER.finditer(sentence)
+            if not _DENIED_BEFORE.search(sentence[: found.start()])
+        ),
+        None,
+    )
+
+
+def _without_offer(sentence: str) -> str:
+    """Return the sentence up to its offer's clause, or nothing when the offer is all of it."""
+    if (offer := _offered(sentence)) is None:
+        return sentence
+    head = sentence[: offer.start()]
+    clause = _CLAUSE_BEFORE.search(head)
+    head = head[: clause.start()].rstrip() if clause else ""
+    return f"{head}." if any(char.isalnum() for char in head) else ""
 
 
 def without_help_offers(line: str) -> str:
-    """Return the line without its sentences that hold a help desk's standing offer."""
+    """Return the line without a help desk's standing offer; "" when nothing else was said."""
     if _HELP_OFFER.search(line) is None:
         return line
-    kept = " ".join(sentence for sentence in _SENTENCES.split(line) if _HELP_OFFER.search(sentence) is None)
-    return kept if any(char.isalnum() for char in without_addressee(kept)) else ""
+    said = without_addressee(line)
+    addressee = line[: len(line) - len(said)]
+    kept = " ".join(part for sentence in _SENTENCES.split(said) if (part := _without_offer(sentence)))
+    return addressee + kept if any(char.isalnum() for char in kept) else ""
 
 
 # A tool's name, or written in words: "the HA set entity command" (scripts/develop posted it). Two
@@ -344,7 +381,7 @@ _TOOL_NAMED = re.compile(
     + "|".join(spaced for name, spaced in _SPACED.items() if name.count("_") >= 2)
     + r"|(?:"
     + "|".join(_SPACED.values())
-    + r")\s+(?:command|function|tool|call)"
+    + r")\s+(?:command|function|tool)s?"
     + r")\b",
     re.IGNORECASE,
 )
@@ -482,6 +519,7 @@ LINE_RULES: tuple[LineRule, ...] = (
             "The lift is up, chat is say-so.",
             "Neato, send it home.",
             "Lift up? Call it.",
+            "That lift up call was mine.",
         ),
         drops_examples=(
             "The HA set entity command is blocked due to cooldown remaining 10s.",
