@@ -85,6 +85,10 @@ class Likeness(Enum):
     # text. "The room shows Neato: docked." says a fact it was told back; "Neato is docked." says it
     # as an answer would, with a word of another sentence ("that is not so").
     WORDS_OF = auto()
+    # CLOSE to the whole text, or to one of its sentences or colon-led parts of CUE_ECHO_WORDS words
+    # or more: "Rover 3 is on its dock, charging." copies the Rover guide's "To add what the track
+    # shows: Rover 3 is on its dock, charging." (scripts/develop posted it a minute after).
+    CLOSE_TO_A_PART = auto()
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +184,12 @@ def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
             if not told or said == told:
                 return bool(told)
             return SequenceMatcher(None, said, told).ratio() >= threshold and not _says_otherwise(said, told)
+        case Likeness.CLOSE_TO_A_PART:
+            return _echo(line, text, Likeness.CLOSE, threshold) or any(
+                _echo(line, part, Likeness.CLOSE, threshold)
+                for part in _PARTS.split(without_addressee(text))
+                if part != text and len(_words(part)) >= CUE_ECHO_WORDS
+            )
         case Likeness.IN_ORDER:
             words, told_words = _words(without_addressee(line)), _words(text)
             in_order = iter(told_words)
@@ -195,6 +205,7 @@ def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
 
 _WORDS = re.compile(r"[\w']+")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+")
+_PARTS = re.compile(r"(?<=[.!?;:])\s+")
 # How alike two words are at least to be one word said another way ("stays", "staying").
 WORD_LIKENESS = 0.6
 
@@ -571,11 +582,15 @@ LINE_RULES: tuple[LineRule, ...] = (
     LineRule(
         note=Note.CHAT_SAID_BACK,
         drops="a copy of a line a person said that the overseer read, whomever the copy is for",
-        test=Echo(Source.CHAT_READ, Likeness.CLOSE),
+        test=Echo(Source.CHAT_READ, Likeness.CLOSE_TO_A_PART),
         languages=None,
-        keeps=("Go go go yourself, jo.", "Jo cheers. The dock is unimpressed."),
-        drops_examples=("Overseer: jo: go go go", "Go go go."),
-        after="go go go",
+        keeps=(
+            "Go go go yourself, jo.",
+            "Jo cheers. The dock is unimpressed.",
+            "Rover 3? Track it yourself.",
+        ),
+        drops_examples=("Overseer: jo: go go go", "Go go go.", "Rover 3 is on its dock, charging."),
+        after="go go go. To add what the track shows: Rover 3 is on its dock, charging.",
     ),
     LineRule(
         note=Note.QUESTION_SAID_BACK,
