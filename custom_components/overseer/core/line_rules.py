@@ -310,13 +310,12 @@ def _stock_refusal(line: str, seen: LineContext) -> bool:
 
 
 # A help desk's offer, perhaps after a greeting or whom it is for: it answers nothing, in no voice.
+# ("Anything else I can help you with?" is a standing offer, cut before the rules read the line.)
 _HELP_DESK = re.compile(
     r"(?:[^:,!¡]{1,32}[:,]\s*)?(?:¡?(?:hi|hello|hey|hola|buenas)(?:\s+\w+)?[!,.]?\s*)?"
     r"(?:how (?:can|may) i (?:help|assist)(?: you)?(?: today)?"
     r"|what can i do for you(?: today)?"
-    r"|(?:is there )?anything else i can (?:help|assist) you with"
-    r"|¿?(?:en qué|cómo) (?:te |le )?puedo ayudar(?:te|le)?(?: hoy)?"
-    r"|¿?(?:hay )?algo más en (?:lo )?que (?:te |le )?pueda ayudar(?:te|le)?)[?!.]*",
+    r"|¿?(?:en qué|cómo) (?:te |le )?puedo ayudar(?:te|le)?(?: hoy)?)[?!.]*",
     re.IGNORECASE,
 )
 
