@@ -14,7 +14,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer, state_answer
-from .core.acts import Deed, Device, expected_state, room_devices
+from .core.acts import Deed, Device, expected_state, room_devices, stated_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -446,7 +446,7 @@ async def _async_true_line(
         if record.source in (None, OWN) and record.decision_id != cycle.decision_id
         if (deed := _deed(record)) is not None
     )
-    devices = room_devices(parts.world())
+    devices = stated_devices(parts.world())
     deeds = (done, refused, earlier)
     false = await _async_stated_falsely(parts, cycle.language, decision.chat, devices, deeds)
     if not false:
@@ -489,7 +489,7 @@ async def _async_true_line(
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
     line = again.chat
     if line is not None and not await _async_stated_falsely(
-        parts, cycle.language, line, room_devices(parts.world()), deeds
+        parts, cycle.language, line, stated_devices(parts.world()), deeds
     ):
         return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
     return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)

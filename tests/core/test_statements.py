@@ -10,8 +10,18 @@ from typing import NamedTuple
 import pytest
 from home_assistant_intents import get_intents, get_languages
 
-from custom_components.overseer.core.acts import LIFT, VACUUM, Act, Deed, Device, Kind
+from custom_components.overseer.core.acts import (
+    LIFT,
+    ROVER_KEY,
+    VACUUM,
+    Act,
+    Deed,
+    Device,
+    Kind,
+    rover_device,
+)
 from custom_components.overseer.core.statements import FalseStatement, expand, false_statements, words_for
+from custom_components.overseer.core.world import Entity, Rover, RoverField
 
 WORDS = {language: words_for(language, get_intents(language)) for language in ("en", "es", "de", "fr")}
 
@@ -34,7 +44,22 @@ def room(
         light("Aux1", "off", "auxiliar 1"),
         light("Aux2", "on (purple)", "auxiliar 2"),
         light("Window", "off", "ventana", "Fenster", "fenêtre"),
+        rover(1, docked="off", charging="off", activity="driving"),
+        rover(3, docked="on", charging="on", activity="idle"),
     )
+
+
+def rover(number: int, **sensors: str) -> Device:
+    """A rover as the demo's sensors show it: binary_sensor.rover_N_docked, sensor.rover_N_activity, …"""
+    domains = {"docked": "binary_sensor", "charging": "binary_sensor", "activity": "sensor"}
+    fields = tuple(
+        (RoverField(field), Entity(f"{domains[field]}.rover_{number}_{field}", field.title(), state))
+        for field, state in sensors.items()
+    )
+    return rover_device(Rover(f"Rover {number}", fields))
+
+
+ROVER_1, ROVER_3 = f"{ROVER_KEY}Rover 1", f"{ROVER_KEY}Rover 3"
 
 
 UP, DOWN = Deed(LIFT, Act.OPEN), Deed(LIFT, Act.CLOSE)
@@ -58,6 +83,29 @@ def said(
 # Lines the overseer must not post in the default room (the lift down, the vacuum docked, the
 # bench light on in purple, the shelf light off) when no call ran.
 FALSE_LINES = [
+    # Rovers (Rover 1 out driving, Rover 3 on its dock, charging), their states said or denied.
+    # scripts/develop's overseer said the first of a rover charging on its dock.
+    ("en", "Rover 3 is idle and not charging.", {(ROVER_3, "not charging", False)}),
+    ("en", "Rover 3 isn't charging.", {(ROVER_3, "not charging", False)}),
+    ("en", "Rover 3 is out driving.", {(ROVER_3, "driving", False)}),
+    ("en", "Rover 3 is off its dock.", {(ROVER_3, "undocked", False)}),
+    ("en", "Rover 1 is on its dock, charging.", {(ROVER_1, "docked", False), (ROVER_1, "charging", False)}),
+    ("en", "Rover 1 is idle.", {(ROVER_1, "idle", False)}),
+    ("en", "Rover 1 is not driving.", {(ROVER_1, "not driving", False)}),
+    ("en", "The lights are dim and Rover 1 is parked.", {(ROVER_1, "idle", False)}),
+    ("es", "El rover 3 no está cargando.", {(ROVER_3, "not charging", False)}),
+    ("es", "El rover 3 está en la pista.", {(ROVER_3, "undocked", False)}),
+    (
+        "es",
+        "El rover 1 está en su base y cargando.",
+        {(ROVER_1, "docked", False), (ROVER_1, "charging", False)},
+    ),
+    ("es", "El rover 1 está parado.", {(ROVER_1, "idle", False)}),
+    # A state denied while the room shows it outright.
+    ("en", "The lift is not down.", {(LIFT, "not closed", False)}),
+    ("en", "The shelf light isn't off.", {(SHELF, "not off", False)}),
+    ("en", "Neato is not docked.", {(VACUUM, "not docked", False)}),
+    ("es", "El ascensor no está abajo.", {(LIFT, "not closed", False)}),
     # Deeds, in English: past, perfect, progressive, promise, headline, passive.
     ("en", "I raised the lift.", {(LIFT, "open", True)}),
     ("en", "Raised the lift.", {(LIFT, "open", True)}),
@@ -183,6 +231,30 @@ def test_a_false_line_is_caught(language, line, claims):
 
 # Lines that are true, or claim nothing, in the default room with no call (or the calls given).
 TRUE_LINES = [
+    # Rovers: true, or a denial that claims nothing ("not just"), or someone else's.
+    ("en", "Rover 3 is idle.", ()),
+    ("en", "Rover 3 is on its dock, charging.", ()),
+    ("en", "Rover 3 is docked and charging.", ()),
+    ("en", "Rover 3 is not driving.", ()),
+    ("en", "Rover 1 is out driving.", ()),
+    ("en", "Rover 1 is not charging.", ()),
+    ("en", "Rover 1 isn't docked.", ()),
+    ("en", "Rover 3 is not just charging, it's plotting.", ()),
+    ("en", "Is Rover 3 not charging?", ()),
+    ("en", "If Rover 3 is not charging, worry.", ()),
+    ("en", "Rover 3 might not be charging.", ()),
+    ("en", "Alex is not charging.", ()),
+    ("en", "I raised Rover 1.", ()),  # no tool moves a rover: a deed said of one is not read
+    ("es", "El rover 3 está en su base, cargando.", ()),
+    ("es", "El rover 1 no está en su base.", ()),
+    # A denial of a state the room does not show outright, or of a deed, or of a colour.
+    ("en", "The lift is not up.", ()),
+    ("en", "Lift not raised.", ()),
+    ("en", "I have not lowered the lift.", ()),
+    ("en", "The shelf light is not blue.", ()),
+    ("en", "The bench light isn't blue.", ()),
+    ("en", "The lift is down, not up.", ()),
+    ("en", "The lift is down and the party is not over.", ()),
     ("en", "Raised the lift.", (UP,)),
     ("en", "Lift raised, and the bench light is purple.", (UP,)),
     ("en", "The lift is up.", (UP,)),  # the cover still reads "closed": the call just ran
@@ -412,6 +484,31 @@ def test_a_state_is_judged_by_the_side_the_device_is_on():
     assert said("The bench light is violet.", bench="on (green)") == {(BENCH, "violet", False)}
 
 
+def test_a_denied_state_is_judged_by_what_the_room_shows_outright_and_never_after_a_call_on_it():
+    # On its way home, or rising after this decision's call: "not there yet" is so.
+    assert said("Neato is not docked yet.", vacuum="returning") == set()
+    assert said("The lift is not up.", lift="opening") == set()
+    assert said("The lift is not up yet.", ran=(UP,), lift="open") == set()
+    assert said("The lift is not up.", lift="open") == {(LIFT, "not open", False)}
+
+
+def test_a_rover_fact_no_sensor_shows_is_never_judged():
+    blind = rover(2, docked="unavailable", activity="lap 3")
+    assert not blind.known
+    assert false_statements("Rover 2 is docked and not charging.", (blind,), (), WORDS["en"]) == ()
+    half = rover(2, docked="off", activity="lap 3")
+    assert dict(half.facts) == {"docked": False, "undocked": True}
+    assert false_statements("Rover 2 is driving. Rover 2 is charging.", (half,), (), WORDS["en"]) == ()
+    assert false_statements("Rover 2 is on its dock.", (half,), (), WORDS["en"]) == (
+        FalseStatement(half.key, "Rover 2 is on its dock", "docked", False, "not docked"),
+    )
+
+
+def test_a_false_rover_line_tells_the_model_every_fact_the_room_shows():
+    (statement,) = false_statements("Rover 3 is idle and not charging.", room(), (), WORDS["en"])
+    assert statement.truth == "docked, charging, not driving, idle"
+
+
 def test_a_device_that_cannot_be_read_has_its_states_unjudged_but_not_its_deeds():
     lift = Device(LIFT, Kind.LIFT, ("Lift",), "unknown", known=False)
     assert false_statements("The lift is up.", (lift,), (), WORDS["en"]) == ()
@@ -529,9 +626,10 @@ class Done(NamedTuple):
     act: Act
 
 
-# What a template claims: a state (with the value the API reports) or a deed (an Act, or Done: one
-# said as done); None: nothing.
+# What a template claims: a state (with the value the API reports), a state denied ("not"), or a
+# deed (an Act, or Done: one said as done); None: nothing.
 UP_, DOWN_, ON_, OFF_ = ("state", "open"), ("state", "closed"), ("state", "on"), ("state", "off")
+NOT_UP, NOT_ON = ("not", "open"), ("not", "on")
 CLEANING, DOCKED = ("state", "cleaning"), ("state", "docked")
 COLOUR_STATE = ("state", "{colour}")
 
@@ -570,7 +668,7 @@ TEMPLATES = {
         ("Sam lowered {the} by hand.", None),
         ("If you win, I'll raise {the}.", None),
         ("Is {the} up?", None),
-        ("{The} isn't up.", None),
+        ("{The} isn't up.", NOT_UP),
         ("Raise {the} yourself.", None),
         ("{The} was lowered by Sam.", None),
     ],
@@ -595,7 +693,7 @@ TEMPLATES = {
         ("Should I turn {the} off?", None),
         ("I won't turn off {the}.", None),
         ("Thanks for turning on {the}!", None),
-        ("{The} isn't on.", None),
+        ("{The} isn't on.", NOT_ON),
         ("Turn {the} off.", None),
         ("Set {the} to {colour} if you like.", None),
     ],
@@ -639,7 +737,7 @@ TEMPLATES = {
         ("Gracias por subir {the}.", None),
         ("Si ganas, subo {the}.", None),
         ("Podría bajar {the}.", None),
-        ("{The} no está arriba.", None),
+        ("{The} no está arriba.", NOT_UP),
         ("¿Quieres que baje {the}?", None),
         ("Sube tú {the}.", None),
     ],
@@ -662,7 +760,7 @@ TEMPLATES = {
         ("¿Enciendo {the}?", None),
         ("No apagué {the}.", None),
         ("Gracias por encender {the}.", None),
-        ("{The} no está encendida.", None),
+        ("{The} no está encendida.", NOT_ON),
     ],
     ("es", Kind.VACUUM): [
         ("{The} está limpiando.", CLEANING),
@@ -730,6 +828,10 @@ def judge(claim, device: Device, ran: tuple[Deed, ...], colour: str) -> set[tupl
             for deed in ran
         )
         return set() if done else {(device.key, claim.value, True)}
+    if claim[0] == "not":
+        # Denied, a state is false only where the room shows it and no call of the line's touched it.
+        touched = any(deed.device == device.key for deed in ran)
+        return {(device.key, f"not {claim[1]}", False)} if device.state == claim[1] and not touched else set()
     value = claim[1].format(colour=colour)
     if value in COLOURS["en"]:
         # A light turned on from off shows a colour no one has read yet: the line may be right.
@@ -746,10 +848,11 @@ def cases(language: str):
         Kind.LIGHT: [{"light": light} for light in (("off", ""), ("on", "purple"), ("on", "blue"))],
         Kind.VACUUM: [{"vacuum": side} for side in ("cleaning", "docked")],
     }
-    for kind in Kind:
+    # The kinds a call acts on; a rover's lines are in FALSE_LINES and TRUE_LINES.
+    for kind, sides in states.items():
         for template, claim in TEMPLATES[language, kind]:
             colours = COLOURS[language].items() if "{colour}" in template else [("", "")]
-            for state in states[kind]:
+            for state in sides:
                 room_now = demo_devices(
                     **{"lift": "closed", "light": ("off", ""), "vacuum": "docked", **state}
                 )

@@ -67,6 +67,21 @@ async def test_a_state_the_room_contradicts_is_never_posted(hass, freezer, ollam
     assert metrics(hass)["false_statements"] == 1
 
 
+async def test_a_rover_state_its_sensors_contradict_is_never_posted(hass, freezer, ollama_stub, room):
+    # scripts/develop's overseer said "Rover 3 is idle and not charging." of a rover on its dock, charging.
+    hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
+    hass.states.async_set("sensor.rover1_activity", "idle", {"friendly_name": "rover1 activity"})
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("rover1 is idle and off its dock.")
+    ollama_stub.reply("rover1 sits on its dock, idle. Waiting.")
+    say(hass, "alex", "overseer, what about rover1?")
+    await tick(hass, freezer)
+    assert "rover1: docked, not driving, idle" in ollama_stub.decisions[1]["messages"][-1]["content"]
+    assert bot_texts(chat) == ["rover1 sits on its dock, idle. Waiting."]
+    assert metrics(hass)["false_statements"] == 1
+
+
 async def test_asked_again_with_the_facts_a_line_that_only_says_them_back_is_not_posted(
     hass, freezer, ollama_stub, room
 ):

@@ -9,12 +9,12 @@ nothing here branches on a tool's name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from .world import MISSING_STATES, Entity, World
+from .world import MISSING_STATES, Entity, Rover, RoverField, World
 
 # The lift and the vacuum are one each per room: their device keys are their roles.
 LIFT = "lift"
@@ -27,6 +27,8 @@ class Kind(StrEnum):
     LIGHT = "light"
     LIFT = "lift"
     VACUUM = "vacuum"
+    # Watched, never acted on: lines state what it does, no tool moves it.
+    ROVER = "rover"
 
 
 class Act(StrEnum):
@@ -63,11 +65,14 @@ class Deed:
 class Device:
     """One device of the room as lines speak of it.
 
-    key: the entity id of a light, or LIFT / VACUUM. names: its registry name, its aliases and
-    the option's words, as people write them. state: Home Assistant's state ("on", "off",
-    "open", "closed", "opening", "closing", "cleaning", "docked", …). colour: a light's nearest
-    colour name while it is on, else "". known: False when its state cannot be read (a lift run
-    by scripts has no position; an unavailable entity), so no statement about it is judged.
+    key: the entity id of a light, LIFT / VACUUM, or ROVER_KEY and a rover's name. names: its
+    registry name, its aliases and the option's words, as people write them. state: Home
+    Assistant's state ("on", "off", "open", "closed", "opening", "closing", "cleaning", "docked",
+    …), or a rover's facts in words. colour: a light's nearest colour name while it is on, else
+    "". known: False when its state cannot be read (a lift run by scripts has no position; an
+    unavailable entity), so no statement about it is judged.
+    facts: what its several sensors show true or false of it, where one state cannot say it all
+    (a rover: ("docked", True), ("charging", False)); a fact no sensor shows is absent.
     """
 
     key: str
@@ -76,6 +81,7 @@ class Device:
     state: str
     colour: str = ""
     known: bool = True
+    facts: tuple[tuple[str, bool], ...] = ()
 
 
 def _names(entity: Entity, *extra: str) -> tuple[str, ...]:
@@ -118,6 +124,53 @@ def room_devices(world: World) -> tuple[Device, ...]:
     return tuple(devices)
 
 
+# What a rover's activity sensor reads, by whether the rover is out driving.
+_DRIVING = frozenset({"driving", "racing", "moving", "running"})
+_RESTING = frozenset({"idle", "docked", "charging", "parked", "resting", "stopped"})
+# How a binary sensor, or a plain sensor named for its field, reads true.
+_READS_TRUE = frozenset({"on", "true", "yes"})
+# In the order the model is told them: "Rover 3: docked, charging, not driving, idle".
+_ROVER_FACTS = ("docked", "charging", "driving", "idle", "undocked")
+ROVER_KEY = "rover:"
+
+
+def rover_device(rover: Rover) -> Device:
+    """Return a rover as lines speak of it: its facts from its docked, charging and activity sensors.
+
+    scripts/develop's overseer said "Rover 3 is idle and not charging." of a rover charging on its dock.
+    """
+    facts: dict[str, bool] = {}
+    for field_of, entity in rover.fields:
+        if entity.missing:
+            continue
+        reading = entity.state.casefold()
+        if field_of in (RoverField.DOCKED, RoverField.CHARGING):
+            facts[field_of.value] = reading in _READS_TRUE or reading == field_of.value
+        elif field_of is RoverField.ACTIVITY and reading in _DRIVING | _RESTING:
+            facts["driving"] = reading in _DRIVING
+    if facts.get("docked"):
+        facts["driving"] = False
+    if "driving" in facts:
+        facts["idle"] = not facts["driving"]
+    if "docked" in facts:
+        facts["undocked"] = not facts["docked"]
+    facts = {name: facts[name] for name in _ROVER_FACTS if name in facts}
+    shown = ", ".join(name if holds else f"not {name}" for name, holds in facts.items() if name != "undocked")
+    return Device(
+        f"{ROVER_KEY}{rover.name}",
+        Kind.ROVER,
+        (rover.name,),
+        shown or "unknown",
+        known=bool(facts),
+        facts=tuple(facts.items()),
+    )
+
+
+def stated_devices(world: World) -> tuple[Device, ...]:
+    """Return the devices a line may state something of: the room's, and the rovers it watches."""
+    return (*room_devices(world), *(rover_device(rover) for rover in world.rovers))
+
+
 # The state each act leaves its device in; locating or clearing the vacuum leaves it as it was.
 LEFT_BY: Mapping[Act, str] = MappingProxyType(
     {
@@ -144,7 +197,7 @@ def expected_state(device: Device, deeds: tuple[Deed, ...]) -> Device:
         state = LEFT_BY[deed.act]
         # Turned on, a light keeps its colour; set to one, it shows that; anything else shows none.
         colour = deed.value if deed.act is Act.COLOUR else colour if deed.act is Act.ON else ""
-    return Device(device.key, device.kind, device.names, state, colour, device.known)
+    return replace(device, state=state, colour=colour)
 
 
 def light_deed(arguments: Mapping[str, Any]) -> Deed:

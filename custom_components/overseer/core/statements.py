@@ -41,6 +41,9 @@ class Role(Flag):
     """What a function word does in a clause."""
 
     NEGATION = auto()
+    # A state's plain denial, a negation too: "Rover 3 is not charging", "no está cargando" claim
+    # the state does not hold, and are judged like any state ("not" before anything else is not).
+    NOT = auto()
     # Opens a question ("should", "está"); before a verb, a word of a question makes it no claim.
     QUESTION = auto()
     # "okay", "done", "listo": words a reply opens with, that change nothing it claims.
@@ -304,6 +307,7 @@ _EN = _Table(
     roles={
         Role.NEGATION: "not|never|no|nope|cannot|nor|neither|nothing|without|nobody|none|don't|doesn't|didn't"
         "|won't|can't|isn't|aren't|wasn't|weren't|haven't|hasn't|hadn't|dont|doesnt|didnt|cant|isnt",
+        Role.NOT: "not|isn't|aren't|isnt|arent|no longer",
         Role.QUESTION: "should|shall|do|does|did|want|wanna|is|are|am|can|could|would|will|what|who|how|why"
         "|when|where|which|may|might|must|have|has|need|shouldn't",
         Role.LEAD: "ok|okay|sure|done|so|then|yes|yeah|yep|alright|all right|right|there|here|well|great|good"
@@ -353,6 +357,14 @@ _EN = _Table(
             "paused": "paused|on pause",
             "error": "stuck|jammed|in error|blocked|broken",
         },
+        Kind.ROVER: {
+            "docked": "docked|[back] (on|at|in) (its|the) (dock|base|station|pit|pits)|home|at home"
+            "|back home",
+            "undocked": "undocked|off (its|the) dock|away from (its|the) dock|[out] on the track",
+            "charging": "charging|recharging|on charge|plugged in|topping up",
+            "driving": "driving|racing|moving|running|rolling|cruising|lapping|on the move|out driving",
+            "idle": "idle|resting|parked|stationary",
+        },
     },
     colours={
         "red": "red",
@@ -385,6 +397,7 @@ _EN = _Table(
         Kind.LIFT: "lift[s]|elevator[s]",
         Kind.VACUUM: "vacuum[s]|robot vacuum|vacuum cleaner|hoover|roomba",
         Kind.LIGHT: "light[s]|lamp[s]|bulb[s]|led strip[s]",
+        Kind.ROVER: "rover[s]",
     },
     deeds=(
         # "lift" is the lift's own noun, so it is no verb here.
@@ -442,6 +455,7 @@ _EN = _Table(
 _ES = _Table(
     roles={
         Role.NEGATION: "no|nunca|ni|jamás|tampoco|nada|sin|ningún|ninguna|ninguno|nadie",
+        Role.NOT: "no|ya no",
         Role.QUESTION: "quieres|quiere|querés|quieren|debo|debería|puedo|podría|puedes|qué|cómo|cuál|cuándo"
         "|dónde|quién|por qué|hay|está|están|es",
         # Not "si": folded it is also "if", and "Si subo el ascensor" claims nothing.
@@ -495,6 +509,16 @@ _ES = _Table(
             "paused": "en pausa|pausad(o|a)",
             "error": "atascad(o|a)|bloquead(o|a)|con [un] error|en error|averiad(o|a)",
         },
+        Kind.ROVER: {
+            "docked": "en (la|su) (base|estación)|en (el|su) (dock|muelle|cargador)|acoplad(o|a)|atracad(o|a)"
+            "|en boxes",
+            "undocked": "fuera de (la|su) (base|estación)|fuera del (dock|muelle)|desacoplad(o|a)"
+            "|en (la|el) (pista|circuito)",
+            "charging": "cargando|cargándose|recargando|en carga|enchufad(o|a)",
+            "driving": "conduciendo|corriendo|rodando|circulando|en marcha|en movimiento|moviéndose"
+            "|dando vueltas",
+            "idle": "inactiv(o|a)|parad(o|a)|quiet(o|a)|en reposo|descansando|aparcad(o|a)",
+        },
     },
     colours={
         "red": "roj(o|a)[s]",
@@ -524,6 +548,7 @@ _ES = _Table(
         Kind.LIFT: "elevador[es]|ascensor[es]|montacargas|plataforma",
         Kind.VACUUM: "aspiradora[s]|aspirador[es]|robot aspirador|robot de limpieza|roomba",
         Kind.LIGHT: "luz|luces|lámpara[s]|foco[s]|bombilla[s]|bombillo[s]",
+        Kind.ROVER: "rover[s]",
     },
     deeds=(
         # "bajo" is left out: it is also "under" ("bajo el ascensor" is where, not what was done).
@@ -574,6 +599,7 @@ _ES = _Table(
 _DE = _Table(
     roles={
         Role.NEGATION: "nicht|nie|niemals|kein|keine|keinen|keinem|keiner|keines|weder|nichts|ohne|niemand",
+        Role.NOT: "nicht|nicht mehr",
         Role.QUESTION: "soll|sollen|sollte|willst|wollt|möchtest|möchten|was|wer|wie|warum|wann|wo|welche"
         "|welcher|welches|ist|sind|hast|habt|kann|kannst|könnte|darf|gibt",
         Role.LEAD: "ok|okay|so|gut|alles klar|klar|erledigt|fertig|ja|jawohl|jetzt|nun|also|sicher|gern"
@@ -616,6 +642,13 @@ _DE = _Table(
             "paused": "pausiert|angehalten",
             "error": "steckt fest|blockiert|festgefahren|gestört",
         },
+        Kind.ROVER: {
+            "docked": "angedockt|(in|an) der (basis|station|ladestation)|im dock",
+            "undocked": "abgedockt|auf der strecke",
+            "charging": "lädt|wird geladen|am laden",
+            "driving": "in fahrt|rollt|rast",
+            "idle": "untätig|inaktiv|in ruhe",
+        },
     },
     colours={
         "red": "rot",
@@ -644,6 +677,7 @@ _DE = _Table(
         Kind.LIFT: "aufzug|aufzüge|lift|fahrstuhl|hebebühne|plattform",
         Kind.VACUUM: "staubsauger|saugroboter|sauger|staubsaugerroboter",
         Kind.LIGHT: "licht|lichter|lampe|lampen|leuchte|beleuchtung",
+        Kind.ROVER: "rover",
     },
     deeds=(
         (
@@ -723,6 +757,13 @@ _FR = _Table(
             "paused": "en pause",
             "error": "bloqué|coincé|en erreur|en panne",
         },
+        Kind.ROVER: {
+            "docked": "(sur|à|dans) (sa|la|son) (base|station|dock)|amarré",
+            "undocked": "hors de (sa|la|son) (base|station|dock)|en piste",
+            "charging": "en charge|en train de charger|se recharge",
+            "driving": "en train de rouler|roule|en course",
+            "idle": "inactif|au repos",
+        },
     },
     colours={
         "red": "rouge[s]",
@@ -752,6 +793,7 @@ _FR = _Table(
         Kind.LIFT: "ascenseur[s]|élévateur[s]|monte-charge|plateforme|lift",
         Kind.VACUUM: "aspirateur[s]|robot aspirateur|robot",
         Kind.LIGHT: "lumière[s]|lampe[s]|éclairage|ampoule[s]|luminaire[s]",
+        Kind.ROVER: "rover[s]",
     },
     deeds=(
         # "L'ascenseur monte" is the lift going up: the present needs its "je" to be a deed.
@@ -796,6 +838,8 @@ _KIND_ACTS: Mapping[Kind, Mapping[Act, Act]] = {
         Act.LOCATE: Act.LOCATE,
         Act.CLEAR: Act.CLEAR,
     },
+    # No tool moves a rover: a deed said of one is never read.
+    Kind.ROVER: {},
 }
 
 
@@ -993,6 +1037,8 @@ class _Claim:
     colour: str = ""
     # A deed said as done ("I raised the lift"), not under way or to come ("I'll raise it").
     done: bool = False
+    # A state said not to hold: "Rover 3 is not charging".
+    negated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1031,21 +1077,34 @@ def false_statements(
     ]
     conditional = {clause.sentence for clause, items in read if _conditional(items)}
     blocked = False
+    # The devices the clause before stated something of, for a clause of the same sentence naming
+    # none: "Rover 3 is idle and not charging", "Rover 3 is on its dock, charging".
+    subject: list[str] = []
+    sentence = -1
     for clause, items in read:
+        if clause.sentence != sentence:
+            subject, sentence = [], clause.sentence
         if clause.joined and _starts_with_verb(items):
             # "Alex raised and lowered the lift": the second deed is Alex's too.
             blocked = clause.question or _negated(items) or blocked
         else:
             blocked = clause.question or _negated(items) or _other_subject(items)
         if blocked or clause.sentence in conditional:
+            subject = []
             continue
         written = text[clause.tokens[0].start : clause.tokens[-1].end]
-        for claim in _claims(items, by_key):
+        if subject and not any(item.devices for item in items):
+            claims = list(_carried_claims(items, subject, by_key))
+        else:
+            claims = list(_claims(items, by_key))
+        subject = [claim.device for claim in claims if not claim.deed]
+        for claim in claims:
             device = by_key[claim.device]
             truth = _false(claim, device, done, denied, before)
             if truth is not None:
-                statement = FalseStatement(device.key, written, claim.claimed, claim.deed, truth)
-                found.setdefault((device.key, written, claim.claimed, claim.deed), statement)
+                claimed = f"not {claim.claimed}" if claim.negated else claim.claimed
+                statement = FalseStatement(device.key, written, claimed, claim.deed, truth)
+                found.setdefault((device.key, written, claimed, claim.deed), statement)
     return tuple(found.values())
 
 
@@ -1207,8 +1266,35 @@ def _items(
 
 
 def _negated(items: list[_Item]) -> bool:
-    """Return whether the clause denies or doubts what it says: a negation or a modal anywhere."""
-    return any(item.meaning.roles & (Role.NEGATION | Role.MODAL) for item in items if not item.named)
+    """Return whether the clause denies or doubts what it says: a negation or a modal anywhere.
+
+    One plain denial right before a state, or before the copula right before it, is a claim of its
+    own ("Rover 3 is not charging", "no está cargando"), read as one (_state_claims).
+    """
+    denials = [
+        index
+        for index, item in enumerate(items)
+        if not item.named and item.meaning.roles & (Role.NEGATION | Role.MODAL)
+    ]
+    return bool(denials) and not (len(denials) == 1 and _denies_a_state(items, denials[0]))
+
+
+def _denies_a_state(items: list[_Item], index: int) -> bool:
+    if not items[index].meaning.roles & Role.NOT or items[index].meaning.roles & Role.MODAL:
+        return False
+    # Only a copula between: "not just charging" says it charges, and more.
+    for item in items[index + 1 :]:
+        if item.named:
+            return False
+        if item.meaning.states or item.meaning.colour:
+            return True
+        if not item.meaning.roles & Role.COPULA or item.meaning.roles & Role.ADVERB:
+            return False
+    return False
+
+
+def _denial(item: _Item) -> bool:
+    return not item.named and bool(item.meaning.roles & Role.NOT)
 
 
 def _conditional(items: list[_Item]) -> bool:
@@ -1274,6 +1360,8 @@ def _deed_claims(
     items: list[_Item], mentioned: list[str], by_key: Mapping[str, Device]
 ) -> list[_Claim] | None:
     """Return the deeds the clause says the overseer did, or None when it says no deed."""
+    if any(_denial(item) for item in items):
+        return None  # "I have not lowered the lift" says no deed, "Lift not raised." a state
     for index, verb in enumerate(items):
         if not _is_verb(verb):
             continue
@@ -1378,11 +1466,15 @@ def _state_claims(items: list[_Item], mentioned: list[str], by_key: Mapping[str,
         if any(_is_verb(other) and not other.meaning.roles & Role.COPULA for other in before):
             return
         if not all(
-            other.named or other.meaning.roles & _BEFORE_A_STATE or _article_like(items, position)
+            other.named
+            or other.meaning.roles & _BEFORE_A_STATE
+            or _denial(other)
+            or _article_like(items, position)
             for position, other in enumerate(before)
         ):
             return
-        last = _skip_adverbs(before)[-1:]
+        negated = any(_denial(other) for other in before)
+        last = _skip_adverbs([other for other in before if not _denial(other)])[-1:]
         if not last or not (last[0].named or last[0].meaning.roles & Role.COPULA):
             return
         colours = [other.meaning.colour for other in after if other.meaning.colour and not other.named]
@@ -1392,10 +1484,31 @@ def _state_claims(items: list[_Item], mentioned: list[str], by_key: Mapping[str,
             return
         named_before = [key for key in mentioned if any(key in other.devices for other in before)]
         for key in named_before:
-            claim = _state_claim(by_key[key], item.meaning, colours)
+            claim = _state_claim(by_key[key], item.meaning, colours, negated)
             if claim is not None:
                 yield claim
         return
+
+
+def _carried_claims(items: list[_Item], subject: list[str], by_key: Mapping[str, Device]) -> Iterator[_Claim]:
+    """Yield the states a clause naming nothing says of the devices of the clause before it.
+
+    "Rover 3 is idle and not charging": the second clause is Rover 3's too. Only a state and the
+    words that lead to it count: "and the party is on" has a subject of its own.
+    """
+    index = next((n for n, item in enumerate(items) if item.meaning.states or item.meaning.colour), None)
+    if index is None:
+        return
+    before, after = items[:index], items[index + 1 :]
+    if not all(_denial(other) or other.meaning.roles & (_BEFORE_A_STATE & ~Role.ARTICLE) for other in before):
+        return
+    if not all(other.meaning.roles & _AFTER_A_STATE for other in after):
+        return
+    negated = any(_denial(other) for other in before)
+    for key in subject:
+        claim = _state_claim(by_key[key], items[index].meaning, [], negated)
+        if claim is not None:
+            yield claim
 
 
 def _inverted_claims(
@@ -1416,7 +1529,9 @@ def _inverted_claims(
             yield claim
 
 
-def _state_claim(device: Device, meaning: Meaning, colours_after: list[str]) -> _Claim | None:
+def _state_claim(
+    device: Device, meaning: Meaning, colours_after: list[str], negated: bool = False
+) -> _Claim | None:
     values = {value for kind, value in meaning.states if kind is device.kind}
     if device.kind is Kind.LIGHT:
         colours = {meaning.colour, *colours_after} - {""} if (meaning.colour or values == {"on"}) else set()
@@ -1424,10 +1539,11 @@ def _state_claim(device: Device, meaning: Meaning, colours_after: list[str]) -> 
             return None
         if colours:
             colour = colours.pop()
-            return _Claim(device.key, colour, False, colour)
+            # "Not blue" is any other colour, or off: nothing here reads it.
+            return None if negated else _Claim(device.key, colour, False, colour)
     if len(values) != 1:
         return None
-    return _Claim(device.key, values.pop(), False)
+    return _Claim(device.key, values.pop(), False, negated=negated)
 
 
 # --- Judging --------------------------------------------------------------------------------------
@@ -1481,8 +1597,20 @@ def _false(
         return None if claim.done and did and not tried and _shows(claim, now) else truth
     if not device.known:
         return None
+    if claim.negated:
+        # Judged by the room alone, and only where it shows the state outright: "not docked yet"
+        # is true of a vacuum on its way home, "not up" of a lift a call of this decision raised.
+        if any(deed.device == device.key for deed in ran):
+            return None
+        return _described(device) if _shows_outright(claim, device) else None
     verdict = _state_true(claim, now)
     return truth if verdict is False else None
+
+
+def _shows_outright(claim: _Claim, device: Device) -> bool:
+    if device.kind is Kind.ROVER:
+        return dict(device.facts).get(claim.claimed) is True
+    return device.state == claim.claimed
 
 
 def _shows(claim: _Claim, device: Device) -> bool:
@@ -1511,6 +1639,8 @@ def _same_colour(said: str, value: str) -> bool:
 
 def _state_true(claim: _Claim, device: Device) -> bool | None:
     state = device.state
+    if device.kind is Kind.ROVER:
+        return dict(device.facts).get(claim.claimed)
     if device.kind is Kind.LIFT:
         if state not in _UP | _DOWN:
             return None
