@@ -91,7 +91,6 @@ FALSE_LINES = [
     ("en", "Rover 3 is off its dock.", {(ROVER_3, "undocked", False)}),
     ("en", "Rover 1 is on its dock, charging.", {(ROVER_1, "docked", False), (ROVER_1, "charging", False)}),
     ("en", "Rover 1 is idle.", {(ROVER_1, "idle", False)}),
-    ("en", "Rover 1 is not driving.", {(ROVER_1, "not driving", False)}),
     ("en", "The lights are dim and Rover 1 is parked.", {(ROVER_1, "idle", False)}),
     ("es", "El rover 3 no está cargando.", {(ROVER_3, "not charging", False)}),
     ("es", "El rover 3 está en la pista.", {(ROVER_3, "undocked", False)}),
@@ -102,10 +101,10 @@ FALSE_LINES = [
     ),
     ("es", "El rover 1 está parado.", {(ROVER_1, "idle", False)}),
     # A state denied while the room shows it outright.
-    ("en", "The lift is not down.", {(LIFT, "not closed", False)}),
     ("en", "The shelf light isn't off.", {(SHELF, "not off", False)}),
-    ("en", "Neato is not docked.", {(VACUUM, "not docked", False)}),
-    ("es", "El ascensor no está abajo.", {(LIFT, "not closed", False)}),
+    ("en", "The bench light is not on.", {(BENCH, "not on", False)}),
+    ("es", "La luz del estante no está apagada.", {(SHELF, "not off", False)}),
+    ("en", "Rover 3 is not docked.", {(ROVER_3, "not docked", False)}),
     # Deeds, in English: past, perfect, progressive, promise, headline, passive.
     ("en", "I raised the lift.", {(LIFT, "open", True)}),
     ("en", "Raised the lift.", {(LIFT, "open", True)}),
@@ -247,6 +246,18 @@ TRUE_LINES = [
     ("en", "I raised Rover 1.", ()),  # no tool moves a rover: a deed said of one is not read
     ("es", "El rover 3 está en su base, cargando.", ()),
     ("es", "El rover 1 no está en su base.", ()),
+    # A hostile review's: a denial of a motion, of a sign of a state, of a worked-out state, or
+    # a state that comes next.
+    ("en", "The lift isn't dropping.", ()),
+    ("en", "The lift is not down, not yet.", ()),
+    ("es", "El ascensor no está bajando, ya está abajo.", ()),
+    ("en", "Neato isn't charging, it's full.", ()),
+    ("en", "Neato is not docked.", ()),
+    ("en", "Rover 3 isn't resting; it's recharging for the next round.", ()),
+    ("es", "El rover 3 no está quieto, está cargando.", ()),
+    ("en", "Rover 1 isn't racing, it's cruising.", ()),
+    ("en", "Rover 3 is charging now, then racing again.", ()),
+    ("en", "The lift is down, then up.", ()),
     # A denial of a state the room does not show outright, or of a deed, or of a colour.
     ("en", "The lift is not up.", ()),
     ("en", "Lift not raised.", ()),
@@ -488,12 +499,13 @@ def test_a_denied_state_is_judged_by_what_the_room_shows_outright_and_never_afte
     # On its way home, or rising after this decision's call: "not there yet" is so.
     assert said("Neato is not docked yet.", vacuum="returning") == set()
     assert said("The lift is not up.", lift="opening") == set()
-    assert said("The lift is not up yet.", ran=(UP,), lift="open") == set()
-    assert said("The lift is not up.", lift="open") == {(LIFT, "not open", False)}
+    assert said("The lift is not up.", lift="open") == set()
+    assert said("The shelf light is not on.", ran=(Deed(SHELF, Act.ON),), shelf="on (white)") == set()
+    assert said("The shelf light is not on.", shelf="on (white)") == {(SHELF, "not on", False)}
 
 
 def test_a_rover_fact_no_sensor_shows_is_never_judged():
-    blind = rover(2, docked="unavailable", activity="lap 3")
+    blind = rover(2, docked="unavailable", charging="at_dock", activity="lap 3")
     assert not blind.known
     assert false_statements("Rover 2 is docked and not charging.", (blind,), (), WORDS["en"]) == ()
     half = rover(2, docked="off", activity="lap 3")
@@ -502,6 +514,9 @@ def test_a_rover_fact_no_sensor_shows_is_never_judged():
     assert false_statements("Rover 2 is on its dock.", (half,), (), WORDS["en"]) == (
         FalseStatement(half.key, "Rover 2 is on its dock", "docked", False, "not docked"),
     )
+    # Docked and driving: leaving or arriving, which one nothing says.
+    leaving = rover(2, docked="on", activity="driving")
+    assert false_statements("Rover 2 is out driving. Rover 2 is docked.", (leaving,), (), WORDS["en"]) == ()
 
 
 def test_a_false_rover_line_tells_the_model_every_fact_the_room_shows():
@@ -629,7 +644,7 @@ class Done(NamedTuple):
 # What a template claims: a state (with the value the API reports), a state denied ("not"), or a
 # deed (an Act, or Done: one said as done); None: nothing.
 UP_, DOWN_, ON_, OFF_ = ("state", "open"), ("state", "closed"), ("state", "on"), ("state", "off")
-NOT_UP, NOT_ON = ("not", "open"), ("not", "on")
+NOT_ON = ("not", "on")
 CLEANING, DOCKED = ("state", "cleaning"), ("state", "docked")
 COLOUR_STATE = ("state", "{colour}")
 
@@ -668,7 +683,7 @@ TEMPLATES = {
         ("Sam lowered {the} by hand.", None),
         ("If you win, I'll raise {the}.", None),
         ("Is {the} up?", None),
-        ("{The} isn't up.", NOT_UP),
+        ("{The} isn't up.", None),
         ("Raise {the} yourself.", None),
         ("{The} was lowered by Sam.", None),
     ],
@@ -737,7 +752,7 @@ TEMPLATES = {
         ("Gracias por subir {the}.", None),
         ("Si ganas, subo {the}.", None),
         ("Podría bajar {the}.", None),
-        ("{The} no está arriba.", NOT_UP),
+        ("{The} no está arriba.", None),
         ("¿Quieres que baje {the}?", None),
         ("Sube tú {the}.", None),
     ],

@@ -127,8 +127,10 @@ def room_devices(world: World) -> tuple[Device, ...]:
 # What a rover's activity sensor reads, by whether the rover is out driving.
 _DRIVING = frozenset({"driving", "racing", "moving", "running"})
 _RESTING = frozenset({"idle", "docked", "charging", "parked", "resting", "stopped"})
-# How a binary sensor, or a plain sensor named for its field, reads true.
+# How a binary sensor, or a plain sensor named for its field, reads either way; any other reading
+# ("home", "at_dock") is no fact.
 _READS_TRUE = frozenset({"on", "true", "yes"})
+_READS_FALSE = frozenset({"off", "false", "no"})
 # In the order the model is told them: "Rover 3: docked, charging, not driving, idle".
 _ROVER_FACTS = ("docked", "charging", "driving", "idle", "undocked")
 ROVER_KEY = "rover:"
@@ -145,11 +147,18 @@ def rover_device(rover: Rover) -> Device:
             continue
         reading = entity.state.casefold()
         if field_of in (RoverField.DOCKED, RoverField.CHARGING):
-            facts[field_of.value] = reading in _READS_TRUE or reading == field_of.value
+            if reading in _READS_TRUE or reading == field_of.value:
+                facts[field_of.value] = True
+            elif reading in _READS_FALSE or reading in (f"un{field_of.value}", f"not_{field_of.value}"):
+                facts[field_of.value] = False
         elif field_of is RoverField.ACTIVITY and reading in _DRIVING | _RESTING:
             facts["driving"] = reading in _DRIVING
     if facts.get("docked"):
-        facts["driving"] = False
+        # Docked and driving is a rover leaving or arriving: which one it is, nothing says.
+        if facts.pop("driving", False):
+            facts.pop("docked")
+        else:
+            facts["driving"] = False
     if "driving" in facts:
         facts["idle"] = not facts["driving"]
     if "docked" in facts:

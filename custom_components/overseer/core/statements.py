@@ -358,8 +358,7 @@ _EN = _Table(
             "error": "stuck|jammed|in error|blocked|broken",
         },
         Kind.ROVER: {
-            "docked": "docked|[back] (on|at|in) (its|the) (dock|base|station|pit|pits)|home|at home"
-            "|back home",
+            "docked": "docked|[back] (on|at|in) (its|the) (dock|base|station)|home|at home|back home",
             "undocked": "undocked|off (its|the) dock|away from (its|the) dock|[out] on the track",
             "charging": "charging|recharging|on charge|plugged in|topping up",
             "driving": "driving|racing|moving|running|rolling|cruising|lapping|on the move|out driving",
@@ -1500,7 +1499,8 @@ def _carried_claims(items: list[_Item], subject: list[str], by_key: Mapping[str,
     if index is None:
         return
     before, after = items[:index], items[index + 1 :]
-    if not all(_denial(other) or other.meaning.roles & (_BEFORE_A_STATE & ~Role.ARTICLE) for other in before):
+    # Not a lead either: "Rover 3 is charging now, then racing again" says what comes next.
+    if not all(_denial(other) or other.meaning.roles & (Role.COPULA | Role.ADVERB) for other in before):
         return
     if not all(other.meaning.roles & _AFTER_A_STATE for other in after):
         return
@@ -1560,6 +1560,14 @@ _VACUUM_TRUE: Mapping[str, frozenset[str]] = {
     "error": frozenset({"error"}),
 }
 _VACUUM_STATES = frozenset().union(*_VACUUM_TRUE.values())
+# The states whose every word means the state itself, so denying one says the room does not show
+# it. Not the lift's or the vacuum's: "The lift isn't rising, it's up", "Neato isn't charging,
+# it's full" deny a motion or a sign of the state, and are true of it; nor a rover's driving
+# ("isn't racing, it's cruising") or its worked-out idle.
+_DENIABLE: Mapping[Kind, frozenset[str]] = {
+    Kind.LIGHT: frozenset({"on", "off"}),
+    Kind.ROVER: frozenset({"docked", "charging"}),
+}
 # A colour said and the room's colour names (core.world's palette) it may show as: a light set to
 # "violet" reads as "pink", one set to "turquoise" as "cyan". Colours outside this table (black,
 # or a CSS name only a call used) are never judged: nothing here can place them.
@@ -1598,8 +1606,8 @@ def _false(
     if not device.known:
         return None
     if claim.negated:
-        # Judged by the room alone, and only where it shows the state outright: "not docked yet"
-        # is true of a vacuum on its way home, "not up" of a lift a call of this decision raised.
+        # Judged by the room alone, and only where it shows the state outright: "not on yet" is
+        # true of a light a call of this decision just turned on.
         if any(deed.device == device.key for deed in ran):
             return None
         return _described(device) if _shows_outright(claim, device) else None
@@ -1608,6 +1616,8 @@ def _false(
 
 
 def _shows_outright(claim: _Claim, device: Device) -> bool:
+    if claim.claimed not in _DENIABLE.get(device.kind, ()):
+        return False
     if device.kind is Kind.ROVER:
         return dict(device.facts).get(claim.claimed) is True
     return device.state == claim.claimed
