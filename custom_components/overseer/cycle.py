@@ -300,7 +300,8 @@ async def _async_decide(
     said = [line.text for index, line in enumerate(own) if index >= last or line.ts >= since][
         -OWN_LINES_HELD_UNASKED:
     ]
-    read = [line.text for line in lines if not line.own]
+    read = [line.text for line in lines if not line.own and not line.bot]
+    bots_read = [line.text for line in lines if not line.own and line.bot]
     question = cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else ""
     check = partial(
         normalise,
@@ -308,6 +309,7 @@ async def _async_decide(
         vocabulary=vocabulary(world, settings.limits, include_missing=True),
         own_lines=said,
         chat_read=read,
+        bots_read=bots_read,
         rules=settings.rules,
         question=question,
     )

@@ -24,8 +24,8 @@ WORLD = demo_world()
 COLOURS = frozenset({"red", "blue", "purple"})
 
 
-def normalise_reply(reply, own=(), read=(), **rules):
-    """The decision on a reply, after the overseer's own lines and the people's lines it read."""
+def normalise_reply(reply, own=(), read=(), bots_read=(), **rules):
+    """The decision on a reply, after the overseer's own lines and the people's and bots' lines it read."""
     return normalise(
         reply,
         name="Overseer",
@@ -33,6 +33,7 @@ def normalise_reply(reply, own=(), read=(), **rules):
         vocabulary=vocabulary(WORLD, Limits(colour_names=COLOURS), include_missing=True),
         own_lines=own,
         chat_read=read,
+        bots_read=bots_read,
         rules=DecisionRules(**rules),
     )
 
@@ -380,6 +381,29 @@ def test_a_line_that_says_a_persons_line_back_is_dropped_and_noted_apart_from_a_
     # A copy of both is its own line again first: the seed's anti-repeat context comes first.
     both = decide("go go go", own=["Go go go!"], read=["go go go"])
     assert (both.mode, both.notes) == (Mode.SKIP, (Note.REPEAT_DROPPED,))
+
+
+@pytest.mark.parametrize(
+    ("line", "person_said"),
+    [
+        # A hostile review's: an answer in the words of the asker's own line, which it read.
+        ("La luz del banco está encendida.", "overseer: ¿la luz del banco está encendida?"),
+        ("Sí, la luz del banco está encendida.", "Hola overseer. ¿La luz del banco está encendida?"),
+        ("Lowering the lift.", "overseer! lower the lift"),
+        ("Encendiendo la luz del banco.", "Hola overseer. Enciende la luz del banco."),
+    ],
+)
+def test_an_answer_in_the_words_of_a_persons_line_is_not_said_back(line, person_said):
+    decision = decide(line, read=[person_said])
+    assert (decision.mode, decision.chat) == (Mode.CHAT, line)
+
+
+def test_a_sentence_of_another_bots_line_said_back_is_dropped_but_not_one_of_a_persons():
+    guide = "To add what the track shows: Rover 3 is on its dock, charging."
+    copy = normalise_reply(typed_reply("Rover 3 is on its dock, charging.", None), bots_read=[guide])
+    assert (copy.mode, copy.notes) == (Mode.SKIP, (Note.CHAT_SAID_BACK,))
+    told = decide("The lift is down.", read=["Lap done. The lift is down."])
+    assert told.chat == "The lift is down."
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,8 @@ def said(line: str, rule: LineRule) -> Decision:
             after = {"own_lines": (rule.after,)}
         case Source.CHAT_READ:
             after = {"chat_read": (rule.after,)}
+        case Source.BOTS_READ:
+            after = {"bots_read": (rule.after,)}
         case Source.QUESTION:
             after = {"question": rule.after}
         case Source.CUE:

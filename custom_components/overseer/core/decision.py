@@ -99,6 +99,7 @@ def normalise(
     question: str = "",
     shown_tools: Iterable[str] | None = None,
     cue: str = "",
+    bots_read: Iterable[str] = (),
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
@@ -108,7 +109,8 @@ def normalise(
     overseer, if someone did. shown_tools: the tools the request showed (available or
     blocked), when fewer than the known ones; another known tool is not available to this
     decision. cue: what the request's last words asked for; a line of its words alone says it
-    back.
+    back. bots_read: the lines other bots said that it read: a line too close to one of them, or
+    to one of its sentences, says it back.
     """
     known = frozenset(known_tools)
     shown = known if shown_tools is None else frozenset(shown_tools)
@@ -160,6 +162,7 @@ def normalise(
         {
             Source.OWN_LINES: tuple(own_lines),
             Source.CHAT_READ: tuple(chat_read),
+            Source.BOTS_READ: tuple(bots_read),
             Source.QUESTION: (question,),
             Source.CUE: (cue,),
         },

@@ -66,6 +66,8 @@ class Source(StrEnum):
     OWN_LINES = "own_lines"
     # The lines people said that it read ("go go go", said back as "jo: go go go").
     CHAT_READ = "chat_read"
+    # The lines other bots said that it read ("Rover 3 is on its dock, charging.", the Rover guide's).
+    BOTS_READ = "bots_read"
     # The words that addressed it, when someone did.
     QUESTION = "question"
     # What the request's last words asked for.
@@ -183,11 +185,15 @@ def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
             said, told = fold(without_addressee(line)), fold(without_addressee(text))
             if not told or said == told:
                 return bool(told)
+            # Texts of lengths this far apart cannot be alike enough, so long chat lines cost little.
+            if 2 * min(len(said), len(told)) < threshold * (len(said) + len(told)):
+                return False
             return SequenceMatcher(None, said, told).ratio() >= threshold and not _says_otherwise(said, told)
         case Likeness.CLOSE_TO_A_PART:
+            parts = _PARTS.split(without_addressee(text), maxsplit=MOST_PARTS)[:MOST_PARTS]
             return _echo(line, text, Likeness.CLOSE, threshold) or any(
                 _echo(line, part, Likeness.CLOSE, threshold)
-                for part in _PARTS.split(without_addressee(text))
+                for part in parts
                 if part != text and len(_words(part)) >= CUE_ECHO_WORDS
             )
         case Likeness.IN_ORDER:
@@ -206,6 +212,9 @@ def _echo(line: str, text: str, likeness: Likeness, threshold: float) -> bool:
 _WORDS = re.compile(r"[\w']+")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+")
 _PARTS = re.compile(r"(?<=[.!?;:])\s+")
+# The parts of one text a line is held against, at most: a bot's line has a few, and a flood of
+# sentences costs no more than these.
+MOST_PARTS = 12
 # How alike two words are at least to be one word said another way ("stays", "staying").
 WORD_LIKENESS = 0.6
 
@@ -577,19 +586,29 @@ LINE_RULES: tuple[LineRule, ...] = (
         ),
         after="alex: Lift is staying put. Chaos has standards.",
     ),
-    # The bundled model met a rover docking with "alex: go go go", a crowd line it had read.
+    # The bundled model met a rover docking with "alex: go go go", a crowd line it had read. A
+    # person's question in an answer's order is answered, not said back: "overseer: ¿la luz del
+    # banco está encendida?", "La luz del banco está encendida.".
     LineRule(
         note=Note.CHAT_SAID_BACK,
         drops="a copy of a line a person said that the overseer read, whomever the copy is for",
-        test=Echo(Source.CHAT_READ, Likeness.CLOSE_TO_A_PART),
+        test=Echo(Source.CHAT_READ, Likeness.CLOSE, statement_answers=True),
         languages=None,
-        keeps=(
-            "Go go go yourself, jo.",
-            "Jo cheers. The dock is unimpressed.",
-            "Rover 3? Track it yourself.",
-        ),
-        drops_examples=("Overseer: jo: go go go", "Go go go.", "Rover 3 is on its dock, charging."),
-        after="go go go. To add what the track shows: Rover 3 is on its dock, charging.",
+        keeps=("Go go go yourself, jo.", "Jo cheers. The dock is unimpressed."),
+        drops_examples=("Overseer: jo: go go go", "Go go go!"),
+        after="go go go",
+    ),
+    # scripts/develop's overseer posted "Rover 3 is on its dock, charging." a minute after the Rover
+    # guide's "To add what the track shows: Rover 3 is on its dock, charging.".
+    LineRule(
+        note=Note.CHAT_SAID_BACK,
+        drops="a copy of another bot's line the overseer read, or of one of its sentences, whomever the copy"
+        " is for",
+        test=Echo(Source.BOTS_READ, Likeness.CLOSE_TO_A_PART),
+        languages=None,
+        keeps=("Rover 3? Track it yourself.", "Rover 3 charges. The dock purrs."),
+        drops_examples=("Rover 3 is on its dock, charging.", "alex: rover 3 is on its dock, charging"),
+        after="To add what the track shows: Rover 3 is on its dock, charging.",
     ),
     LineRule(
         note=Note.QUESTION_SAID_BACK,
