@@ -391,7 +391,9 @@ def without_help_offers(line: str) -> str:
 
 
 # A tool's name, or written in words: "the HA set entity command" (scripts/develop posted it). Two
-# words alone ("lift up", "neato start") are the room's own speech unless called a command.
+# words alone ("lift up", "neato start") are the room's own speech unless called a command, or said
+# run in a machine's words: the demo check's overseer wrote "Lift down executed." after its call
+# and then "Lift up executed." with no call at all.
 _SPACED = {name: r"\s+".join(map(re.escape, name.split("_"))) for name in TOOLS}
 _TOOL_NAMED = re.compile(
     r"\b(?:"
@@ -400,7 +402,7 @@ _TOOL_NAMED = re.compile(
     + "|".join(spaced for name, spaced in _SPACED.items() if name.count("_") >= 2)
     + r"|(?:"
     + "|".join(_SPACED.values())
-    + r")\s+(?:command|function|tool)s?"
+    + r")\s+(?:(?:command|function|tool)s?|executed|invoked|triggered|ejecutad[oa])"
     + r")\b",
     re.IGNORECASE,
 )
@@ -539,6 +541,7 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Neato, send it home.",
             "Lift up? Call it.",
             "That lift up call was mine.",
+            "Lift up. Executed with malice.",
         ),
         drops_examples=(
             "The HA set entity command is blocked due to cooldown remaining 10s.",
@@ -547,6 +550,8 @@ LINE_RULES: tuple[LineRule, ...] = (
             'alex: ha_set_entity("light.corner", "off")',
             "I will call the lift_down() function to lower the lift.",
             "Voy a usar lift_up para subir el ascensor.",
+            "Lift up executed.",
+            "Lift down ejecutado.",
         ),
     ),
     # Whom a line is for, or marks, and no word: nothing was said. The bundled model once
