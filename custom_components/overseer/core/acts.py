@@ -14,7 +14,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from .world import MISSING_STATES, Entity, Rover, RoverField, World
+from .world import MISSING_STATES, READS_TRUE, Entity, Rover, RoverField, World
 
 # The lift and the vacuum are one each per room: their device keys are their roles.
 LIFT = "lift"
@@ -127,9 +127,8 @@ def room_devices(world: World) -> tuple[Device, ...]:
 # What a rover's activity sensor reads, by whether the rover is out driving.
 _DRIVING = frozenset({"driving", "racing", "moving", "running"})
 _RESTING = frozenset({"idle", "docked", "charging", "parked", "resting", "stopped"})
-# How a binary sensor, or a plain sensor named for its field, reads either way; any other reading
-# ("home", "at_dock") is no fact.
-_READS_TRUE = frozenset({"on", "true", "yes"})
+# How a binary sensor, or a plain sensor named for its field, reads false; any reading neither
+# true nor false ("home", "at_dock") is no fact.
 _READS_FALSE = frozenset({"off", "false", "no"})
 # In the order the model is told them: "Rover 3: docked, charging, not driving, idle".
 _ROVER_FACTS = ("docked", "charging", "driving", "idle", "undocked")
@@ -147,7 +146,7 @@ def rover_device(rover: Rover) -> Device:
             continue
         reading = entity.state.casefold()
         if field_of in (RoverField.DOCKED, RoverField.CHARGING):
-            if reading in _READS_TRUE or reading == field_of.value:
+            if reading in READS_TRUE or reading == field_of.value:
                 facts[field_of.value] = True
             elif reading in _READS_FALSE or reading in (f"un{field_of.value}", f"not_{field_of.value}"):
                 facts[field_of.value] = False

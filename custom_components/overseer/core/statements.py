@@ -10,16 +10,16 @@ A line is read clause by clause, in plain word lists: no regular expression runs
 but the tokenizer's, so a line costs what its length does. A clause claims something only when
 it names a device of the room (a name or alias from Home Assistant's registries, or a kind noun
 when the room has one device of that kind) and says what it is or what was done to it in words
-this module knows. A question, a negation, someone else's deed and words it cannot read claim
-nothing: a dropped true line is a defect, a false one posted a worse one, and an unread one
-neither.
+this module knows. A question, a negation (but a state plainly denied: "Rover 3 is not
+charging"), someone else's deed and words it cannot read claim nothing: a dropped true line is
+a defect, a false one posted a worse one, and an unread one neither.
 
 The words are Home Assistant's own where its language data has them (the home-assistant-intents
 package: state and colour names, in its template syntax) and a table of ours for the rest: deeds
 in the past, present and future, the function words a clause is read by, the lift's and the
-vacuum's states. English and Spanish are complete, German and French cover the deeds and states
-of the room's devices; any other language gets statements of state from its data, and English
-underneath, because models slip into it.
+vacuum's and the rovers' states. English and Spanish are complete, German and French cover the
+deeds and states of the room's devices (French not their denials); any other language gets statements
+of state from its data, and English underneath, because models slip into it.
 """
 
 from __future__ import annotations
@@ -1279,7 +1279,7 @@ def _negated(items: list[_Item]) -> bool:
 
 
 def _denies_a_state(items: list[_Item], index: int) -> bool:
-    if not items[index].meaning.roles & Role.NOT or items[index].meaning.roles & Role.MODAL:
+    if not _denial(items[index]) or items[index].meaning.roles & Role.MODAL:
         return False
     # Only a copula between: "not just charging" says it charges, and more.
     for item in items[index + 1 :]:

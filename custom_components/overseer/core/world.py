@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 MISSING_STATES = frozenset({"unavailable", "unknown"})
+# How a binary sensor, or a plain sensor named for what it reports ("docked"), reads true.
+READS_TRUE = frozenset({"on", "true", "yes"})
 _WORDS = re.compile(r"[^a-z0-9]+")
 
 
@@ -187,7 +189,7 @@ def world_event(role: Role, rover: RoverField | None, old: str | None, new: str)
         return "came_back"
     if role is Role.ROVER:
         if rover is RoverField.DOCKED:
-            return "docked" if new in ("on", "true", "docked", "yes") else "undocked"
+            return "docked" if new in READS_TRUE or new == RoverField.DOCKED.value else "undocked"
         if rover is RoverField.DRIVER:
             return "driver_changed"
     if role is Role.LIFT and (new in ("open", "closed") or (old, new) == ("off", "on")):
