@@ -42,6 +42,9 @@ DEVICE_WORDS: dict[str, tuple[str, ...]] = {
 DEVICE_WORDS[LIGHTS[2]] += ("esquina", "luz de la esquina")
 DEVICE_WORDS[LIGHTS[3]] += ("aux 1", "luz auxiliar 1")
 DEVICE_WORDS[LIGHTS[4]] += ("aux 2", "luz auxiliar 2")
+# Things of the room this judge does not read: a sentence naming one is about it, and a light's
+# name in it may be a place ("Rover 2 is parked on the bench." says nothing of the bench light).
+UNREAD_THINGS = ("rover", "rovers")
 # A device moved within this long of a call is that call's doing (the lift travels four seconds).
 CALL_TO_MOVE = 8.0
 # A state, and the words that state it, per kind of device.
@@ -258,7 +261,7 @@ def claims(line: str) -> list[tuple[str, str]]:
             continue
         named = [entity for entity, words in DEVICE_WORDS.items() if _mentions(sentence, words)]
         # "the lights" or two devices in one sentence: whose state is which is not plain.
-        if len(named) != 1:
+        if len(named) != 1 or _mentions(sentence, UNREAD_THINGS):
             continue
         entity = named[0]
         states = [s for s, words in STATE_WORDS[kind_of(entity)].items() if _mentions(sentence, words)]

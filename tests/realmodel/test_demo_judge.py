@@ -25,6 +25,9 @@ BENCH = "light.bench"
         ("Should I raise the lift?", []),
         ("The vacuum is running home.", []),
         ("The lift and the vacuum are fine.", []),
+        ("Rover 2 is parked on the bench.", []),
+        ("El rover 1 está en el banco.", []),
+        ("The bench light is on.", [(BENCH, "on")]),
     ],
 )
 def test_a_line_states_what_a_person_would_read_in_it(line, read):
