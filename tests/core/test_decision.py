@@ -333,6 +333,55 @@ def test_an_eager_opener_is_cut_from_the_front_of_a_line(said, posted):
 @pytest.mark.parametrize(
     ("said", "posted", "note"),
     [
+        # The refusal goes on to say something: the keeper says it without the apology.
+        (
+            "I'm sorry, but I can't lower the lift. It sleeps.",
+            "I can't lower the lift. It sleeps.",
+            Note.APOLOGY_CUT,
+        ),
+        (
+            "sam: I\u2019m so sorry, I won\u2019t paint it: red bores me.",
+            "sam: I won\u2019t paint it: red bores me.",
+            Note.APOLOGY_CUT,
+        ),
+        (
+            "Nice try. Sorry, but I cannot help you cheat.",
+            "Nice try. I cannot help you cheat.",
+            Note.APOLOGY_CUT,
+        ),
+        (
+            "Lo siento, pero no puedo subirlo. El ascensor duerme.",
+            "No puedo subirlo. El ascensor duerme.",
+            Note.APOLOGY_CUT,
+        ),
+        # A bare apology and refusal is a stock refusal, asked again; an apology that refuses nothing stays.
+        ("I'm sorry, but I can't raise the lift right now.", None, Note.STOCK_REFUSAL_DROPPED),
+        (
+            "I'm sorry, but I can't: the lift is cooling down.",
+            "I can't: the lift is cooling down.",
+            Note.APOLOGY_CUT,
+        ),
+        (
+            "Sorry, I can't lower it because the budget is spent.",
+            "I can't lower it because the budget is spent.",
+            Note.APOLOGY_CUT,
+        ),
+        ("I'm sorry, alex. I can't let you do that.", "I'm sorry, alex. I can't let you do that.", None),
+        ("Sorry sam, no.", "Sorry sam, no.", None),
+        ("I'm sorry for rover 3. It can't drive.", "I'm sorry for rover 3. It can't drive.", None),
+    ],
+)
+def test_an_apology_is_cut_from_the_front_of_a_refusal(said, posted, note):
+    decision = decide(said)
+    assert decision.chat == posted
+    assert [n for n in decision.notes if n in (Note.APOLOGY_CUT, Note.STOCK_REFUSAL_DROPPED)] == (
+        [note] if note else []
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "posted", "note"),
+    [
         ("I'm here to help!", None, Note.HELP_DESK_DROPPED),
         ("Sam: Let me know if you need anything. ", None, Note.HELP_DESK_DROPPED),
         ("Encantado de ayudarte.", None, Note.HELP_DESK_DROPPED),

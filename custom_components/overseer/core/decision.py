@@ -23,7 +23,7 @@ from .line_rules import (
     without_help_offers,
 )
 from .reply import ModelReply
-from .text import fold, one_line, without_thinking
+from .text import fold, one_line, without_addressee, without_thinking
 from .tools import CHAT_TOOLS, TOOLS, ArgumentError, Refusal, Vocabulary
 
 RAW_TEXT_CHARS = 20000
@@ -34,6 +34,16 @@ REJECTED_ARGUMENT_CHARS = 200
 # (a held-out draw of the demo check). The keeper's line is what follows it.
 _EAGER_OPENER = re.compile(
     r"^[¡\s]*(?:certainly|absolutely|of course|sure thing|claro|por supuesto|desde luego)\s*!+\s*(?=\w)",
+    re.IGNORECASE,
+)
+# A chat assistant's apology in front of a refusal that goes on to say something: "I'm sorry, but I
+# can't roast rover 3 for you. It's not my job." (a held-out draw of the demo check). The keeper
+# refuses without it; a bare apology and refusal, nothing more, is still a stock refusal, dropped.
+_APOLOGY_BEFORE_REFUSAL = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:i['’]?m\s+|i am\s+)?(?:so\s+|very\s+|really\s+)?sorry[,.!]?\s+(?:but\s+)?"
+    r"(?=i\s+(?:can ?not|can['’]?t|am unable|['’]?m unable|am not able|won['’]?t)\b)"
+    r"|(?:^|(?<=[.!?]\s))¡?lo siento(?: mucho)?[,.!]?\s+(?:pero\s+)?"
+    r"(?=no\s+(?:puedo|podemos|me es posible)\b)",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r'^((?:[^:"\s]{1,32}:\s*)?)["\u201c]([^"\u201c\u201d]+)["\u201d]$')
@@ -239,6 +249,9 @@ def _chat_line(
         line = offered
     if not line or _dropped(line, replace(seen, written=written), AS_SAID, notes):
         return None
+    if (unapologetic := _without_apology(line)) != line:
+        notes.append(Note.APOLOGY_CUT)
+        line = unapologetic
     if len(line) > rules.max_chat_chars:
         notes.append(Note.CHAT_CUT)
         line = _cut_at_word(line, rules.max_chat_chars)
@@ -251,6 +264,19 @@ def _dropped(line: str, seen: LineContext, rules: Iterable[LineRule], notes: lis
     if rule is not None and rule.note is not None:
         notes.append(rule.note)
     return rule is not None
+
+
+def _without_apology(line: str) -> str:
+    """Return the line without the apologies in front of its refusals, whom it is for kept."""
+    said = without_addressee(line)
+    addressee = line[: len(line) - len(said)]
+    kept, start = [], 0
+    for apology in _APOLOGY_BEFORE_REFUSAL.finditer(said):
+        kept.append(said[start : apology.start()])
+        # The refusal now starts its sentence: "no puedo" is "No puedo".
+        kept.append(said[apology.end()].upper())
+        start = apology.end() + 1
+    return addressee + "".join(kept) + said[start:]
 
 
 def _unquoted(line: str) -> str:

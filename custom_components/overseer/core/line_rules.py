@@ -33,6 +33,8 @@ class Note(StrEnum):
     CHAT_CUT = "chat_cut"
     # An eager opener ("Certainly!", "¡Por supuesto!") cut from the front of the line.
     OPENER_CUT = "opener_cut"
+    # An apology cut from the front of a refusal that says more ("I'm sorry, but I can't…").
+    APOLOGY_CUT = "apology_cut"
     REPEAT_DROPPED = "repeat_dropped"
     JSON_TEXT_DROPPED = "json_text_dropped"
     CALLS_IGNORED = "calls_ignored"
@@ -489,8 +491,9 @@ LINE_RULES: tuple[LineRule, ...] = (
             "I can't help but laugh at rover 3.",
             "I'm sorry, alex. I can't let you do that.",
             "Sorry sam, the lift is on cooldown, I can't raise it right now.",
-            "I'm sorry, but I can't: the lift is cooling down.",
-            "Sorry, I can't lower it because the budget is spent.",
+            # An apology beside a reason; one straight before a refusal that says more is cut, not dropped.
+            "Sorry, the lift is cooling down: I can't raise it.",
+            "I can't lower it, sorry: the budget is spent.",
             "Lo siento, sam: el ascensor se está enfriando.",
             "No puedo ayudarte a ganar, sam.",
             "Désolé, je ne peux pas vous aider avec ça.",
