@@ -340,8 +340,8 @@ def test_an_eager_opener_is_cut_from_the_front_of_a_line(said, posted):
             Note.APOLOGY_CUT,
         ),
         (
-            "sam: I\u2019m so sorry, I won\u2019t paint it: red bores me.",
-            "sam: I won\u2019t paint it: red bores me.",
+            "sam: I\u2019m so sorry, I can\u2019t paint it: red bores me.",
+            "sam: I can\u2019t paint it: red bores me.",
             Note.APOLOGY_CUT,
         ),
         (
@@ -368,6 +368,17 @@ def test_an_eager_opener_is_cut_from_the_front_of_a_line(said, posted):
         ),
         ("I'm sorry, alex. I can't let you do that.", "I'm sorry, alex. I can't let you do that.", None),
         ("Sorry sam, no.", "Sorry sam, no.", None),
+        (
+            "Sam, I'm sorry, but I can't raise it. It sleeps.",
+            "Sam, I can't raise it. It sleeps.",
+            Note.APOLOGY_CUT,
+        ),
+        (
+            "I'm sorry, I\u2019m unable to raise it: it sleeps.",
+            "I\u2019m unable to raise it: it sleeps.",
+            Note.APOLOGY_CUT,
+        ),
+        ("I'm sorry, I won't do it again.", "I'm sorry, I won't do it again.", None),
         ("I'm sorry for rover 3. It can't drive.", "I'm sorry for rover 3. It can't drive.", None),
     ],
 )

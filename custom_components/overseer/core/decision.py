@@ -40,10 +40,12 @@ _EAGER_OPENER = re.compile(
 # can't roast rover 3 for you. It's not my job." (a held-out draw of the demo check). The keeper
 # refuses without it; a bare apology and refusal, nothing more, is still a stock refusal, dropped.
 _APOLOGY_BEFORE_REFUSAL = re.compile(
-    r"(?:^|(?<=[.!?]\s))(?:i['’]?m\s+|i am\s+)?(?:so\s+|very\s+|really\s+)?sorry[,.!]?\s+(?:but\s+)?"
-    r"(?=i\s+(?:can ?not|can['’]?t|am unable|['’]?m unable|am not able|won['’]?t)\b)"
-    r"|(?:^|(?<=[.!?]\s))¡?lo siento(?: mucho)?[,.!]?\s+(?:pero\s+)?"
-    r"(?=no\s+(?:puedo|podemos|me es posible)\b)",
+    # At the line's start (perhaps after whom it is for, "Sam, "), or a sentence's.
+    r"(?:^(?:[^\W\d_][\w' ]{0,30},\s+)?|(?<=[.!?]\s))(?P<apology>"
+    r"(?:i['’]?m\s+|i am\s+)?(?:so\s+|very\s+|really\s+)?sorry[,.!]?\s+(?:but\s+)?"
+    # "I won't" is left alone: "I'm sorry, I won't do it again." is no refusal.
+    r"(?=i(?:\s+(?:can ?not|can['’]?t|am unable|am not able)|['’]m\s+(?:unable|not able))\b)"
+    r"|¡?lo siento(?: mucho)?[,.!]?\s+(?:pero\s+)?(?=no\s+(?:puedo|podemos|me es posible)\b))",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r'^((?:[^:"\s]{1,32}:\s*)?)["\u201c]([^"\u201c\u201d]+)["\u201d]$')
@@ -271,11 +273,12 @@ def _without_apology(line: str) -> str:
     said = without_addressee(line)
     addressee = line[: len(line) - len(said)]
     kept, start = [], 0
-    for apology in _APOLOGY_BEFORE_REFUSAL.finditer(said):
-        kept.append(said[start : apology.start()])
-        # The refusal now starts its sentence: "no puedo" is "No puedo".
-        kept.append(said[apology.end()].upper())
-        start = apology.end() + 1
+    for found in _APOLOGY_BEFORE_REFUSAL.finditer(said):
+        kept.append(said[start : found.start("apology")])
+        # The refusal now starts its sentence: "no puedo" is "No puedo" (but "Sam, no puedo").
+        refusal = said[found.end("apology")]
+        kept.append(refusal.upper() if found.start("apology") == found.start() else refusal)
+        start = found.end("apology") + 1
     return addressee + "".join(kept) + said[start:]
 
 
