@@ -32,6 +32,7 @@ from .core.context import (
     tool_turn,
 )
 from .core.decision import Decision, backed, normalise, with_line
+from .core.figures import unshown_figures
 from .core.gate import ASKER_CHARS, SOLICITED, Trigger, TriggerKind
 from .core.language import LANGUAGE_NAMES, base_language, language_of, say_it_in
 from .core.line_rules import Note
@@ -72,7 +73,11 @@ RESULTS_SHOWN = 8
 # The request after a false line: that it is not so, what the room shows, what ran; then what to
 # do. The false line is its answer just before, and is not quoted again: quoted last, the bundled
 # model said it back word for word ("The shelf light is purple." to a shelf light that was off).
-STATEMENT_CHECK = "statement_check: that is not so. The room shows {facts}; this decision ran: {ran}. "
+NOT_SO = "statement_check: that is not so. "
+ROOM_SHOWS = "The room shows {facts}; this decision ran: {ran}. "
+# After a figure nothing it read holds ("The final score was 10-10."): the figure is not quoted
+# back as a fact, only as what it does not know.
+FIGURE_UNKNOWN = "Nothing you were shown says {figures}: you do not know it. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
 # The request after an answer that called nothing when the asker's words asked for an offered call.
 # Told "You called nothing." first, the bundled model said "I did not call anything." to the room.
@@ -434,9 +439,10 @@ async def _async_true_line(
 ) -> Decision:
     """Return the decision with a line the room does not contradict, or with none.
 
-    A line that states a device's state the room contradicts, or a deed no call of this
-    decision did, is never posted: the model is asked once more with the facts, and a line
-    still false is dropped (the overseer's own account of what ran answers instead).
+    A line that states a device's state the room contradicts, a deed no call of this decision
+    did, or a figure nothing the model read holds (a made-up score), is never posted: the model
+    is asked once more with the facts, and a line still false is dropped (the overseer's own
+    account of what ran answers instead).
     """
     if not decision.chat:
         return decision
@@ -451,7 +457,14 @@ async def _async_true_line(
     devices = stated_devices(parts.world())
     deeds = (done, refused, earlier)
     false = await _async_stated_falsely(parts, cycle.language, decision.chat, devices, deeds)
-    if not false:
+    # What the model read, not what it said: its own earlier answer holds no fact.
+    read = [
+        json.dumps(message, ensure_ascii=False, default=str)
+        for message in conversation
+        if message.get("role") != "assistant"
+    ]
+    made_up = unshown_figures(decision.chat, read)
+    if not false and not made_up:
         return decision
     cycle.false_statements = false
     now = parts.now()
@@ -460,19 +473,24 @@ async def _async_true_line(
             parts.metrics.record_unbacked_claim(now)
         else:
             parts.metrics.record_false_statement(now)
-    names = {device.key: device.names[0] if device.names else device.key for device in devices}
-    facts = "; ".join(dict.fromkeys(f"{names.get(item.device, item.device)}: {item.truth}" for item in false))
+    if made_up:
+        parts.metrics.record_false_statement(now)
+    told_why = NOT_SO
+    if false:
+        names = {device.key: device.names[0] if device.names else device.key for device in devices}
+        facts = "; ".join(
+            dict.fromkeys(f"{names.get(item.device, item.device)}: {item.truth}" for item in false)
+        )
+        ran_now = ", ".join(record.tool for record in ran if _deed(record)) or "nothing"
+        told_why += ROOM_SHOWS.format(facts=facts, ran=ran_now)
+    if made_up:
+        told_why += FIGURE_UNKNOWN.format(figures=", ".join(made_up))
     told = [
         *conversation,
         {"role": "assistant", "content": decision.chat},
         {
             "role": "user",
-            "content": STATEMENT_CHECK.format(
-                facts=facts,
-                ran=", ".join(record.tool for record in ran if _deed(record)) or "nothing",
-            )
-            + TRUE_LINE_CUE
-            + say_it_in(cycle.language, _room_language(parts)),
+            "content": told_why + TRUE_LINE_CUE + say_it_in(cycle.language, _room_language(parts)),
         },
     ]
     world = parts.world()
@@ -490,8 +508,10 @@ async def _async_true_line(
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
     line = again.chat
-    if line is not None and not await _async_stated_falsely(
-        parts, cycle.language, line, stated_devices(parts.world()), deeds
+    if (
+        line is not None
+        and not unshown_figures(line, read)
+        and not await _async_stated_falsely(parts, cycle.language, line, stated_devices(parts.world()), deeds)
     ):
         return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
     return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)

@@ -223,3 +223,39 @@ async def test_a_line_that_claims_what_a_refused_call_would_have_done_is_never_p
     assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_down", "blocked")]
     assert "Done, the lift went down." not in bot_texts(chat)
     assert metrics(hass)["false_statements"] == 1
+
+
+async def test_a_figure_nothing_it_read_holds_is_never_posted(hass, freezer, ollama_stub, room):
+    # The demo's model answered "what was the final score last night?" with a score the room does not hold.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("The final score was 10-10.")
+    ollama_stub.reply("No score reaches this room. Watch the lift.")
+    say(hass, "alex", "overseer, what was the final score last night?")
+    await tick(hass, freezer)
+    told = ollama_stub.decisions[1]["messages"][-1]["content"]
+    assert told.startswith("statement_check: that is not so. Nothing you were shown says 10")
+    assert bot_texts(chat) == ["No score reaches this room. Watch the lift."]
+    assert metrics(hass)["false_statements"] == 1
+
+
+async def test_a_figure_still_made_up_when_asked_again_is_never_posted(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Kim bet 500 euros.")
+    ollama_stub.reply("Kim bet 400 euros.")
+    say(hass, "alex", "overseer, how much money did kim bet?")
+    await tick(hass, freezer)
+    assert not [text for text in bot_texts(chat) if "euros" in text]
+
+
+async def test_a_figure_someone_said_in_the_chat_is_posted_as_said(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    say(hass, "kim", "I put 500 on rover 2")
+    await tick(hass, freezer, seconds=5)
+    ollama_stub.reply("Kim bet 500. Bold.")
+    say(hass, "alex", "overseer, how much did kim bet?")
+    await tick(hass, freezer)
+    assert bot_texts(chat) == ["Kim bet 500. Bold."]
+    assert metrics(hass)["false_statements"] == 0

@@ -1,0 +1,38 @@
+"""A figure the overseer states must be one it read: a made-up score or bet is no fact."""
+
+from __future__ import annotations
+
+import pytest
+
+from custom_components.overseer.core.figures import MAX_FIGURES, unshown_figures
+
+STATE = "STATE_UPDATE\nlift: closed (cooldown 21 s)\nrover3 docked\nlight aux2: on"
+
+
+@pytest.mark.parametrize(
+    ("line", "made_up"),
+    [
+        # Said by the bundled model to questions about facts the room does not hold.
+        ("The final score was 10-10.", ("10",)),
+        ("El dinero apostado por Jo fue de 500 euros.", ("500",)),
+        ("El calor hace 20 grados.", ("20",)),
+        ("It's 18,5 degrees outside.", ("18.5",)),
+        # Figures it was shown, and the digits of names, are what it read.
+        ("I can't lower the lift yet: it is cooling down for 21 s.", ()),
+        ("Rover 3 is on its dock. Aux 2 stays lit.", ()),
+        ("The lift is down. Earn the light.", ()),
+    ],
+)
+def test_a_figure_is_made_up_when_nothing_it_read_holds_it(line, made_up):
+    assert unshown_figures(line, [STATE]) == made_up
+
+
+def test_a_figure_someone_said_in_the_chat_is_one_it_read():
+    chat = ['{"role": "user", "content": "kim: I put 500 on rover 2"}']
+    assert unshown_figures("Kim bet 500 on rover 2.", chat) == ()
+    assert unshown_figures("Kim bet 600 on rover 2.", chat) == ("600",)
+
+
+def test_a_long_list_of_figures_is_read_in_part():
+    line = " ".join(str(number) for number in range(1000, 1000 + 3 * MAX_FIGURES))
+    assert len(unshown_figures(line, [])) == MAX_FIGURES
