@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.overseer.core.figures import MAX_FIGURES, unshown_figures
+from custom_components.overseer.core.figures import unshown_figures
 
-STATE = "STATE_UPDATE\nlift: closed (cooldown 21 s)\nrover3 docked\nlight aux2: on"
+STATE = "STATE_UPDATE\ntime: 2026-10-02T20:10:31-04:00\nlift: closed (cooldown 21 s)\nrover3 docked\nlight aux2: on"
 
 
 @pytest.mark.parametrize(
@@ -16,11 +16,16 @@ STATE = "STATE_UPDATE\nlift: closed (cooldown 21 s)\nrover3 docked\nlight aux2: 
         ("The final score was 10-10.", ("10",)),
         ("El dinero apostado por Jo fue de 500 euros.", ("500",)),
         ("El calor hace 20 grados.", ("20",)),
-        ("It's 18,5 degrees outside.", ("18.5",)),
+        ("It's 18,5 degrees outside.", ("18", "5")),
+        # The clock in the state shows none of its numbers: 10, 20 and 31 are not shown by it.
+        ("The score is 20 to 31, 10 laps in.", ("20", "31", "10")),
+        ("Kim bet 09 euros on 2026.", ("9", "2026")),
         # Figures it was shown, and the digits of names, are what it read.
         ("I can't lower the lift yet: it is cooling down for 21 s.", ()),
         ("Rover 3 is on its dock. Aux 2 stays lit.", ()),
         ("The lift is down. Earn the light.", ()),
+        # A time of day is not held to anything.
+        ("It's 10:14 and the lift is down.", ()),
     ],
 )
 def test_a_figure_is_made_up_when_nothing_it_read_holds_it(line, made_up):
@@ -33,6 +38,7 @@ def test_a_figure_someone_said_in_the_chat_is_one_it_read():
     assert unshown_figures("Kim bet 600 on rover 2.", chat) == ("600",)
 
 
-def test_a_long_list_of_figures_is_read_in_part():
-    line = " ".join(str(number) for number in range(1000, 1000 + 3 * MAX_FIGURES))
-    assert len(unshown_figures(line, [])) == MAX_FIGURES
+def test_every_figure_of_a_long_line_is_read():
+    line = "Rover 3 " * 20 + "and the score was 99-98."
+    assert unshown_figures(line, [STATE]) == ("99", "98")
+    assert unshown_figures("9" * 5000, [STATE]) == ("9" * 5000,)

@@ -552,8 +552,8 @@ async def test_a_line_nobody_asked_for_is_no_repeat_of_any_of_its_lines_of_the_l
     # scripts/develop said "The lift is already down." three times in eight minutes, unasked.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    # "Rover two docks." is news, however like "Rover one docks." it reads (in words: the room it
-    # reads holds no rover numbered, and a figure nothing it read holds is made up).
+    # "Rover two docks." is news, however like "Rover one docks." it reads (in words: a decision
+    # that reads no rover2 would hold "Rover 2" a made-up figure).
     said = ["The lift is already down.", "Rover one docks.", "Rover two docks.", "The lift is already down!"]
     for number, line in enumerate(said):
         ollama_stub.reply(line)
