@@ -6,7 +6,15 @@ import pytest
 
 from custom_components.overseer.core.figures import unshown_figures
 
-STATE = "STATE_UPDATE\ntime: 2026-10-02T20:10:31-04:00\nlift: closed (cooldown 21 s)\nrover3 docked\nlight aux2: on"
+STATE = "\n".join(
+    (
+        "STATE_UPDATE",
+        "time: 2026-10-02T20:10:31-04:00",
+        "lift: closed (cooldown 21 s)",
+        "rover3 docked",
+        "light aux2: on",
+    )
+)
 
 
 @pytest.mark.parametrize(
