@@ -91,6 +91,9 @@ LINE_OWED = (
 # Told "alex asked in Spanish: say your line again, in Spanish.", it said the same English line
 # again or the question back; asked to translate it, it did (6 of 6, a tuning-part lab replay).
 LINE_IN_LANGUAGE = "Translate your line into {language} for {who}."
+# What a decision's calls did, what its refused calls would have done, and the overseer's deeds
+# of earlier decisions: what a line's deeds are held to.
+type Deeds = tuple[tuple[Deed, ...], tuple[Deed, ...], tuple[Deed, ...]]
 # Audit records looked at for the overseer's own recent actions (the budget bounds how many ran).
 OWN_ACTIONS_LOOKED_AT = 20
 
@@ -508,13 +511,71 @@ async def _async_true_line(
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
     line = again.chat
-    if (
-        line is not None
-        and not unshown_figures(line, read)
-        and not await _async_stated_falsely(parts, cycle.language, line, stated_devices(parts.world()), deeds)
-    ):
+    if line is not None and not await _async_untrue(parts, cycle, line, read, deeds):
+        said = [*told, {"role": "assistant", "content": line}]
+        line = await _async_in_their_language(parts, cycle, said, line, read, deeds, check)
         return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
     return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)
+
+
+async def _async_untrue(
+    parts: CycleParts,
+    cycle: Cycle,
+    line: str,
+    read: Sequence[str],
+    deeds: Deeds,
+) -> bool:
+    """Return whether the line makes a figure up or states what the room shows false."""
+    return bool(unshown_figures(line, read)) or bool(
+        await _async_stated_falsely(parts, cycle.language, line, stated_devices(parts.world()), deeds)
+    )
+
+
+async def _async_in_their_language(
+    parts: CycleParts,
+    cycle: Cycle,
+    said: list[dict[str, Any]],
+    line: str,
+    read: Sequence[str],
+    deeds: Deeds,
+    check: Callable[..., Decision],
+) -> str:
+    """Return the true line said again in the asker's language, or as it is.
+
+    Asked again with the facts (and to say it in Spanish), the bundled model answered Spanish
+    questions in English ("Lifted the elevator.", "OK, I did it."), after the language was
+    checked. Asked to translate it, it does; a translation that is not in their language, or
+    not true, is not said: the true line is.
+    """
+    asked_in = base_language(cycle.language)
+    if (
+        cycle.trigger.kind is not TriggerKind.DIRECT_ADDRESS
+        or asked_in not in LANGUAGE_NAMES
+        or language_of(line, asked_in) == asked_in
+    ):
+        return line
+    cue = LINE_IN_LANGUAGE.format(
+        who=asker(cycle.trigger, parts.settings.name), language=LANGUAGE_NAMES[asked_in]
+    )
+    world = parts.world()
+    try:
+        reply = await _async_ask(
+            parts, cycle, [*said, {"role": "user", "content": cue}], _chat_only(parts, world)
+        )
+    except ModelError as err:
+        LOGGER.warning("Model call failed (%s) when asked to translate its line; its line stands", err)
+        return line
+    translation = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
+    for rejection in translation.rejections:
+        cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+    translated = translation.chat
+    if (
+        translated is None
+        or language_of(translated, asked_in) != asked_in
+        or await _async_untrue(parts, cycle, translated, read, deeds)
+    ):
+        return line
+    return translated
 
 
 async def _async_stated_falsely(
@@ -522,7 +583,7 @@ async def _async_stated_falsely(
     asked_in: str,
     line: str,
     devices: Sequence[Device],
-    deeds: tuple[tuple[Deed, ...], tuple[Deed, ...], tuple[Deed, ...]],
+    deeds: Deeds,
 ) -> tuple[FalseStatement, ...]:
     """Return what the line states falsely (deeds: those that ran, were refused, ran earlier).
 

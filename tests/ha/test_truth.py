@@ -259,3 +259,31 @@ async def test_a_figure_someone_said_in_the_chat_is_posted_as_said(hass, freezer
     await tick(hass, freezer)
     assert bot_texts(chat) == ["Kim bet 500. Bold."]
     assert metrics(hass)["false_statements"] == 0
+
+
+@pytest.mark.parametrize(
+    ("translation", "posted"),
+    [
+        ("El elevador está abajo.", "El elevador está abajo."),
+        # Not true, or not Spanish: the true line is said as it is.
+        ("El elevador está arriba.", "The lift is down, alex."),
+        ("The lift is down, my friend.", "The lift is down, alex."),
+    ],
+)
+async def test_asked_again_with_the_facts_a_line_in_another_language_is_translated_if_true(
+    hass, freezer, ollama_stub, room, translation, posted
+):
+    # Asked again with the facts, the demo's model answered Spanish questions in English, after the
+    # language was checked ("Lifted the elevator.").
+    await setup_overseer(hass, ollama_stub)
+    await spanish_names(hass)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("El elevador está arriba.")
+    ollama_stub.reply("The lift is down, alex.")
+    ollama_stub.line_owed(translation)
+    say(hass, "alex", "overseer, ¿dónde está el elevador?")
+    await tick(hass, freezer)
+    (asked,) = ollama_stub.lines_owed
+    assert asked["messages"][-1]["content"] == "Translate your line into Spanish for alex."
+    assert asked["messages"][-2] == {"role": "assistant", "content": "The lift is down, alex."}
+    assert bot_texts(chat) == [posted]
