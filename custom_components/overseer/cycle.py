@@ -513,8 +513,8 @@ async def _async_true_line(
     line = again.chat
     if line is not None and not await _async_untrue(parts, cycle, line, read, deeds):
         said = [*told, {"role": "assistant", "content": line}]
-        line = await _async_in_their_language(parts, cycle, said, line, read, deeds, check)
-        return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes)
+        line, translated = await _async_in_their_language(parts, cycle, said, line, read, deeds, check)
+        return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes, *translated)
     return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)
 
 
@@ -539,8 +539,8 @@ async def _async_in_their_language(
     read: Sequence[str],
     deeds: Deeds,
     check: Callable[..., Decision],
-) -> str:
-    """Return the true line said again in the asker's language, or as it is.
+) -> tuple[str, tuple[str, ...]]:
+    """Return the true line said again in the asker's language, or as it is, and the notes of that.
 
     Asked again with the facts (and to say it in Spanish), the bundled model answered Spanish
     questions in English ("Lifted the elevator.", "OK, I did it."), after the language was
@@ -553,29 +553,34 @@ async def _async_in_their_language(
         or asked_in not in LANGUAGE_NAMES
         or language_of(line, asked_in) == asked_in
     ):
-        return line
+        return line, ()
     cue = LINE_IN_LANGUAGE.format(
         who=asker(cycle.trigger, parts.settings.name), language=LANGUAGE_NAMES[asked_in]
     )
     world = parts.world()
     try:
         reply = await _async_ask(
-            parts, cycle, [*said, {"role": "user", "content": cue}], _chat_only(parts, world)
+            parts,
+            cycle,
+            [*said, {"role": "user", "content": cue}],
+            _chat_only(parts, world),
+            must_call=tuple(CHAT_TOOLS),
         )
     except ModelError as err:
         LOGGER.warning("Model call failed (%s) when asked to translate its line; its line stands", err)
-        return line
+        return line, ()
     translation = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
     for rejection in translation.rejections:
-        cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+        # As when asked for its line: refused and audited, but no act of this decision's.
+        parts.executor.record_rejection(cycle.decision_id, rejection)
     translated = translation.chat
     if (
         translated is None
         or language_of(translated, asked_in) != asked_in
         or await _async_untrue(parts, cycle, translated, read, deeds)
     ):
-        return line
-    return translated
+        return line, ()
+    return translated, (Note.LINE_ASKED_FOR, *translation.notes)
 
 
 async def _async_stated_falsely(
