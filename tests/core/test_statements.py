@@ -93,6 +93,8 @@ FALSE_LINES = [
     ("en", "Rover 1 is idle.", {(ROVER_1, "idle", False)}),
     ("en", "The lights are dim and Rover 1 is parked.", {(ROVER_1, "idle", False)}),
     ("es", "El rover 3 no está cargando.", {(ROVER_3, "not charging", False)}),
+    # scripts/develop's overseer said "…, sin estar en el estado de carga." of a rover charging.
+    ("es", "El rover 3 no está en el estado de carga.", {(ROVER_3, "not charging", False)}),
     ("es", "El rover 3 está en la pista.", {(ROVER_3, "undocked", False)}),
     (
         "es",
@@ -246,6 +248,7 @@ TRUE_LINES = [
     ("en", "I raised Rover 1.", ()),  # no tool moves a rover: a deed said of one is not read
     ("es", "El rover 3 está en su base, cargando.", ()),
     ("es", "El rover 1 no está en su base.", ()),
+    ("es", "El rover 3 está en su base, en carga.", ()),
     # A hostile review's: a denial of a motion, of a sign of a state, of a worked-out state, or
     # a state that comes next.
     ("en", "The lift isn't dropping.", ()),

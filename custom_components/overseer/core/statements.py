@@ -513,7 +513,8 @@ _ES = _Table(
             "|en boxes",
             "undocked": "fuera de (la|su) (base|estación)|fuera del (dock|muelle)|desacoplad(o|a)"
             "|en (la|el) (pista|circuito)",
-            "charging": "cargando|cargándose|recargando|en carga|enchufad(o|a)",
+            # "en el estado de carga": scripts/develop's overseer, of a rover charging.
+            "charging": "cargando|cargándose|recargando|en carga|en [el] estado de carga|enchufad(o|a)",
             "driving": "conduciendo|corriendo|rodando|circulando|en marcha|en movimiento|moviéndose"
             "|dando vueltas",
             "idle": "inactiv(o|a)|parad(o|a)|quiet(o|a)|en reposo|descansando|aparcad(o|a)",
