@@ -95,6 +95,11 @@ FALSE_LINES = [
     ("es", "El rover 3 no está cargando.", {(ROVER_3, "not charging", False)}),
     # scripts/develop's overseer said "…, sin estar en el estado de carga." of a rover charging.
     ("es", "El rover 3 no está en el estado de carga.", {(ROVER_3, "not charging", False)}),
+    (
+        "es",
+        "El rover 3 está en el estado idle, sin ningún driver y sin estar en el estado de carga.",
+        {(ROVER_3, "not charging", False)},
+    ),
     ("es", "El rover 3 está en la pista.", {(ROVER_3, "undocked", False)}),
     (
         "es",
@@ -249,6 +254,10 @@ TRUE_LINES = [
     ("es", "El rover 3 está en su base, cargando.", ()),
     ("es", "El rover 1 no está en su base.", ()),
     ("es", "El rover 3 está en su base, en carga.", ()),
+    ("es", "El rover 3 está en su base, sin prisa y sin estar conduciendo.", ()),
+    ("es", "El rover 1 está en la pista, sin piloto y sin estar en su base.", ()),
+    ("es", "El rover 1 corre sin estar en su base.", ()),
+    ("es", "El rover 3 está en el estado de carga.", ()),
     # A hostile review's: a denial of a motion, of a sign of a state, of a worked-out state, or
     # a state that comes next.
     ("en", "The lift isn't dropping.", ()),

@@ -454,7 +454,8 @@ _EN = _Table(
 _ES = _Table(
     roles={
         Role.NEGATION: "no|nunca|ni|jamás|tampoco|nada|sin|ningún|ninguna|ninguno|nadie",
-        Role.NOT: "no|ya no",
+        # "sin estar en el estado de carga": scripts/develop's overseer, of a rover charging.
+        Role.NOT: "no|ya no|sin",
         Role.QUESTION: "quieres|quiere|querés|quieren|debo|debería|puedo|podría|puedes|qué|cómo|cuál|cuándo"
         "|dónde|quién|por qué|hay|está|están|es",
         # Not "si": folded it is also "if", and "Si subo el ascensor" claims nothing.
@@ -468,12 +469,13 @@ _ES = _Table(
         # "El ascensor ha subido": the lift went up, a state the room shows or not. "Se ha puesto
         # azul", "se ha cambiado a azul": it turned blue (the demo check's held-out draws met both
         # of a light that had not). Not "cambia", "pasa": orders as well ("Cambia tú la luz").
-        Role.COPULA: "está|están|sigue|siguen|queda|quedan|es|son|ha|han|se ha puesto|se han puesto"
+        Role.COPULA: "está|están|estar|sigue|siguen|queda|quedan|es|son|ha|han|se ha puesto|se han puesto"
         "|se puso|se pusieron|se ha quedado|se quedó|ha quedado|quedó|[se] (cambió|ha cambiado"
         "|han cambiado)|se volvió|se ha vuelto|pasó|ha pasado|brilla|brillan|luce|lucen",
         Role.ARTICLE: "el|la|los|las|lo|le|les|un|una|unos|unas|del|de|al|a|mi|mis|tu|tus|su|sus|este|esta"
         "|esto|estos|estas|ese|esa|eso|esos|esas|me|te|se|nos|os|todas las|todos los|de la|de los|de las",
         Role.ADVERB: "ya|ahora|todavía|aún|completamente|del todo|de nuevo|otra vez|ahora mismo|por fin"
+        "|en [el] estado"
         "|finalmente|totalmente|hoy|esta noche|por ahora|para (ti|vos|usted|ustedes|vosotros|vosotras|todos"
         "|todas)",
         Role.AGENT: "por",
@@ -1090,7 +1092,10 @@ def false_statements(
         else:
             blocked = clause.question or _negated(items) or _other_subject(items)
         if blocked or clause.sentence in conditional:
-            subject = []
+            # A denial of nothing the room shows leaves the subject to the clause after it: "…,
+            # sin ningún driver y sin estar en el estado de carga" (scripts/develop's overseer).
+            if clause.question or clause.sentence in conditional or _says_of_the_room(items):
+                subject = []
             continue
         written = text[clause.tokens[0].start : clause.tokens[-1].end]
         if subject and not any(item.devices for item in items):
@@ -1277,6 +1282,13 @@ def _negated(items: list[_Item]) -> bool:
         if not item.named and item.meaning.roles & (Role.NEGATION | Role.MODAL)
     ]
     return bool(denials) and not (len(denials) == 1 and _denies_a_state(items, denials[0]))
+
+
+def _says_of_the_room(items: list[_Item]) -> bool:
+    """Return whether the clause names a device or says a state, a colour or a deed."""
+    return any(
+        item.devices or item.meaning.states or item.meaning.colour or item.meaning.deeds for item in items
+    )
 
 
 def _denies_a_state(items: list[_Item], index: int) -> bool:
