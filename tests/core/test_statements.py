@@ -258,6 +258,12 @@ TRUE_LINES = [
     ("es", "El rover 1 está en la pista, sin piloto y sin estar en su base.", ()),
     ("es", "El rover 1 corre sin estar en su base.", ()),
     ("es", "El rover 3 está en el estado de carga.", ()),
+    # A hostile review's: the clause between has a subject of its own ("the other one isn't").
+    ("es", "La luz del estante está apagada, la otra no, está encendida.", ()),
+    ("es", "El rover 3 está cargando, el otro no, está conduciendo.", ()),
+    ("es", "El rover 1 está en la pista y el otro no, está cargando.", ()),
+    ("es", "El rover 3 está en su base, su rival no, está en la pista.", ()),
+    ("en", "The shelf light is off, the other one isn't: on, and purple.", ()),
     # A hostile review's: a denial of a motion, of a sign of a state, of a worked-out state, or
     # a state that comes next.
     ("en", "The lift isn't dropping.", ()),

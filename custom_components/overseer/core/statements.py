@@ -1092,9 +1092,10 @@ def false_statements(
         else:
             blocked = clause.question or _negated(items) or _other_subject(items)
         if blocked or clause.sentence in conditional:
-            # A denial of nothing the room shows leaves the subject to the clause after it: "…,
-            # sin ningún driver y sin estar en el estado de carga" (scripts/develop's overseer).
-            if clause.question or clause.sentence in conditional or _says_of_the_room(items):
+            # A clause that opens with a denial of nothing the room shows leaves the subject to
+            # the clause after it: "…, sin ningún driver y sin estar en el estado de carga"
+            # (scripts/develop's overseer). One with a subject of its own ("la otra no") ends it.
+            if clause.question or clause.sentence in conditional or not _denies_nothing(items):
                 subject = []
             continue
         written = text[clause.tokens[0].start : clause.tokens[-1].end]
@@ -1284,10 +1285,15 @@ def _negated(items: list[_Item]) -> bool:
     return bool(denials) and not (len(denials) == 1 and _denies_a_state(items, denials[0]))
 
 
-def _says_of_the_room(items: list[_Item]) -> bool:
-    """Return whether the clause names a device or says a state, a colour or a deed."""
-    return any(
-        item.devices or item.meaning.states or item.meaning.colour or item.meaning.deeds for item in items
+def _denies_nothing(items: list[_Item]) -> bool:
+    """Return whether the clause opens with a negation and names no device, state, colour or deed."""
+    return (
+        bool(items)
+        and not items[0].named
+        and bool(items[0].meaning.roles & Role.NEGATION)
+        and not any(
+            item.devices or item.meaning.states or item.meaning.colour or item.meaning.deeds for item in items
+        )
     )
 
 
