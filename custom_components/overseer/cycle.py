@@ -415,21 +415,38 @@ async def _async_line_owed(
         {"role": "assistant", "content": chat or "SKIP"},
         {"role": "user", "content": cue},
     ]
-    try:
-        reply = await _async_ask(parts, cycle, again, offered, must_call=tuple(CHAT_TOOLS))
-    except ModelError as err:
-        LOGGER.warning("Model call failed (%s) when asked for its line; its answer stands", err)
-        return decision, conversation
-    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
-    for rejection in line.rejections:
-        # Held to a line, it called a room tool (a server that cannot hold it to one): refused and
-        # audited, but no act of this decision's: Assist answers from those ("couldn't raise the lift").
-        parts.executor.record_rejection(cycle.decision_id, rejection)
-    if line.chat is None:
+    line = await _async_held_to_a_line(parts, cycle, again, offered, check)
+    if line is None or line.chat is None:
         return decision, conversation
     # Said with the calls' results in view, it announces nothing they did not do.
     cycle.line_knew = cycle.line_knew or bool(cycle.tool_results)
     return with_line(decision, line.chat, Note.LINE_ASKED_FOR, *line.notes), again
+
+
+async def _async_held_to_a_line(
+    parts: CycleParts,
+    cycle: Cycle,
+    again: list[dict[str, Any]],
+    offered: list[dict[str, Any]],
+    check: Callable[..., Decision],
+) -> Decision | None:
+    """Ask once more, its answer held to chat_say; return the checked answer, None if the model failed.
+
+    again ends with the request's cue, which the check is told so a line saying it back is none.
+    """
+    try:
+        reply = await _async_ask(parts, cycle, again, offered, must_call=tuple(CHAT_TOOLS))
+    except ModelError as err:
+        LOGGER.warning("Model call failed (%s) when asked again for its line; its answer stands", err)
+        return None
+    line = check(
+        reply, known_tools=configured_tools(parts.world()), shown_tools=CHAT_TOOLS, cue=again[-1]["content"]
+    )
+    for rejection in line.rejections:
+        # Held to a line, it called a room tool (a server that cannot hold it to one): refused and
+        # audited, but no act of this decision's: Assist answers from those ("couldn't raise the lift").
+        parts.executor.record_rejection(cycle.decision_id, rejection)
+    return line
 
 
 async def _async_true_line(
@@ -557,22 +574,11 @@ async def _async_in_their_language(
     cue = LINE_IN_LANGUAGE.format(
         who=asker(cycle.trigger, parts.settings.name), language=LANGUAGE_NAMES[asked_in]
     )
-    world = parts.world()
-    try:
-        reply = await _async_ask(
-            parts,
-            cycle,
-            [*said, {"role": "user", "content": cue}],
-            _chat_only(parts, world),
-            must_call=tuple(CHAT_TOOLS),
-        )
-    except ModelError as err:
-        LOGGER.warning("Model call failed (%s) when asked to translate its line; its line stands", err)
+    translation = await _async_held_to_a_line(
+        parts, cycle, [*said, {"role": "user", "content": cue}], _chat_only(parts, parts.world()), check
+    )
+    if translation is None:
         return line, ()
-    translation = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
-    for rejection in translation.rejections:
-        # As when asked for its line: refused and audited, but no act of this decision's.
-        parts.executor.record_rejection(cycle.decision_id, rejection)
     translated = translation.chat
     if (
         translated is None
