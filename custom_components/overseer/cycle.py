@@ -483,7 +483,7 @@ async def _async_true_line(
         for message in conversation
         if message.get("role") != "assistant"
     ]
-    made_up = unshown_figures(decision.chat, read)
+    made_up = unshown_figures(decision.chat, read, _names_of(devices))
     if not false and not made_up:
         return decision
     cycle.false_statements = false
@@ -543,9 +543,15 @@ async def _async_untrue(
     deeds: Deeds,
 ) -> bool:
     """Return whether the line makes a figure up or states what the room shows false."""
-    return bool(unshown_figures(line, read)) or bool(
-        await _async_stated_falsely(parts, cycle.language, line, stated_devices(parts.world()), deeds)
+    devices = stated_devices(parts.world())
+    return bool(unshown_figures(line, read, _names_of(devices))) or bool(
+        await _async_stated_falsely(parts, cycle.language, line, devices, deeds)
     )
+
+
+def _names_of(devices: Sequence[Device]) -> tuple[str, ...]:
+    """Every name the room's devices go by, and their keys ("light.aux2", "rover:rover1")."""
+    return tuple(name for device in devices for name in (device.key, *device.names))
 
 
 async def _async_in_their_language(

@@ -10,11 +10,18 @@ STATE = "\n".join(
     (
         "STATE_UPDATE",
         "time: 2026-10-02T20:10:31-04:00",
-        "lift: closed (cooldown 21 s)",
-        "rover3 docked",
-        "light aux2: on",
+        "cooldowns: lift=21s, lights=ready",
+        "actions: 0/3 used in 60s",
+        "lift: down, busy=false",
+        "- rover1: idle, docked=true, charging=true",
+        "- rover2: driving, driver=kim",
+        "- rover3: idle, docked=true",
+        "light.aux2=on",
     )
 )
+# The demo room's names, as the cycle passes them: its devices' keys, names and aliases.
+NAMES = ("rover:rover1", "rover1", "rover:rover2", "rover2", "rover:rover3", "rover3")
+NAMES += ("light.aux2", "Auxiliar 2", "luz auxiliar 2")
 
 
 @pytest.mark.parametrize(
@@ -30,14 +37,27 @@ STATE = "\n".join(
         ("Kim bet 09 euros on 2026.", ("9", "2026")),
         # Figures it was shown, and the digits of names, are what it read.
         ("I can't lower the lift yet: it is cooling down for 21 s.", ()),
+        ("Lift cools down 21s more. 0 of 3 actions spent.", ()),
         ("Rover 3 is on its dock. Aux 2 stays lit.", ()),
+        ("El rover 1 carga; la luz auxiliar 2 sigue encendida.", ()),
+        ("Rover_2 drives.", ()),
+        # The numbers of names are the names': they show no score, and no rover the room lacks.
+        ("The final score last night was 2-1.", ("2", "1")),
+        ("Rover 2 won 5-1.", ("5", "1")),
+        ("Rover 7 is on its dock.", ("7",)),
         ("The lift is down. Earn the light.", ()),
         # A time of day is not held to anything.
         ("It's 10:14 and the lift is down.", ()),
     ],
 )
 def test_a_figure_is_made_up_when_nothing_it_read_holds_it(line, made_up):
-    assert unshown_figures(line, [STATE]) == made_up
+    assert unshown_figures(line, [STATE], NAMES) == made_up
+
+
+def test_a_number_glued_to_a_word_is_a_name_not_a_figure():
+    # Without the room's names, "rover1" and "aux2" still show no 1 and no 2.
+    assert unshown_figures("It ended 2-1.", [STATE]) == ("2", "1")
+    assert unshown_figures("Rover1 is docked.", [STATE]) == ()
 
 
 def test_a_figure_someone_said_in_the_chat_is_one_it_read():
@@ -48,5 +68,5 @@ def test_a_figure_someone_said_in_the_chat_is_one_it_read():
 
 def test_every_figure_of_a_long_line_is_read():
     line = "Rover 3 " * 20 + "and the score was 99-98."
-    assert unshown_figures(line, [STATE]) == ("99", "98")
+    assert unshown_figures(line, [STATE], NAMES) == ("99", "98")
     assert unshown_figures("9" * 5000, [STATE]) == ("9" * 5000,)

@@ -239,6 +239,19 @@ async def test_a_figure_nothing_it_read_holds_is_never_posted(hass, freezer, oll
     assert metrics(hass)["false_statements"] == 1
 
 
+async def test_the_number_of_a_rovers_name_is_no_score(hass, freezer, ollama_stub, room):
+    # "The final score last night was 2-1." passed while the demo's rovers were called rover1..3.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("The final score last night was 1-1.")
+    ollama_stub.reply("Rover 1 is out driving; no score reaches me.")
+    say(hass, "alex", "overseer, what was the final score last night?")
+    await tick(hass, freezer)
+    told = ollama_stub.decisions[1]["messages"][-1]["content"]
+    assert told.startswith("statement_check: that is not so. Nothing you were shown says 1:")
+    assert bot_texts(chat) == ["Rover 1 is out driving; no score reaches me."]
+
+
 async def test_a_figure_still_made_up_when_asked_again_is_never_posted(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
