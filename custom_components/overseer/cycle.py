@@ -116,8 +116,6 @@ class Cycle:
     line_reply: ModelReply | None = None
     # The line was said in that answer, knowing the results (not the first answer's, said before).
     line_knew: bool = False
-    # What its line stated that the room contradicts, before it was asked again or dropped.
-    false_statements: tuple[FalseStatement, ...] = ()
     decision: Decision | None = None
     latency: float | None = None
     # Its requests' tokens: with the latency, what the card and the demo check set beside the floor.
@@ -486,7 +484,6 @@ async def _async_true_line(
     made_up = unshown_figures(decision.chat, read, _names_of(devices))
     if not false and not made_up:
         return decision
-    cycle.false_statements = false
     now = parts.now()
     for statement in false:
         if statement.deed:
