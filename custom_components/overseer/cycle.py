@@ -14,7 +14,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer, state_answer
-from .core.acts import Deed, Device, expected_state, room_devices, stated_devices
+from .core.acts import Deed, Device, Kind, expected_state, room_devices, stated_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -42,7 +42,7 @@ from .core.reply import ModelReply, Spent
 from .core.requests import asked_deeds, named_devices
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
-from .core.statements import FalseStatement, false_statements
+from .core.statements import FalseStatement, false_statements, named_kinds
 from .core.text import one_line
 from .core.tools import CHAT_TOOLS, TOOLS, call_for, call_text
 from .core.world import World
@@ -476,12 +476,15 @@ async def _async_true_line(
     deeds = (done, refused, earlier)
     false = await _async_stated_falsely(parts, cycle.language, decision.chat, devices, deeds)
     # What the model read, not what it said: its own earlier answer holds no fact.
+    # A message's text as the model read it: a JSON dump would glue a line's first number to "\n".
     read = [
-        json.dumps(message, ensure_ascii=False, default=str)
+        content
+        if isinstance(content := message.get("content"), str)
+        else json.dumps(message, ensure_ascii=False, default=str)
         for message in conversation
         if message.get("role") != "assistant"
     ]
-    made_up = unshown_figures(decision.chat, read, _names_of(devices))
+    made_up = await _async_made_up(parts, cycle.language, decision.chat, read, devices)
     if not false and not made_up:
         return decision
     now = parts.now()
@@ -541,14 +544,24 @@ async def _async_untrue(
 ) -> bool:
     """Return whether the line makes a figure up or states what the room shows false."""
     devices = stated_devices(parts.world())
-    return bool(unshown_figures(line, read, _names_of(devices))) or bool(
+    return bool(await _async_made_up(parts, cycle.language, line, read, devices)) or bool(
         await _async_stated_falsely(parts, cycle.language, line, devices, deeds)
     )
 
 
-def _names_of(devices: Sequence[Device]) -> tuple[str, ...]:
-    """Every name the room's devices go by, and their keys ("light.aux2", "rover:rover1")."""
-    return tuple(name for device in devices for name in (device.key, *device.names))
+async def _async_made_up(
+    parts: CycleParts, asked_in: str, line: str, read: Sequence[str], devices: Sequence[Device]
+) -> tuple[str, ...]:
+    """Return the figures the line makes up: not read, no name's number, no count of the room's things.
+
+    A count is read by the kinds of device the line names, in the asker's language and its own.
+    """
+    kinds: set[Kind] = set()
+    for language in dict.fromkeys((asked_in, language_of(line, asked_in))):
+        kinds |= named_kinds(line, await async_words(parts.hass, language))
+    counted = max((sum(device.kind is kind for device in devices) for kind in kinds), default=0)
+    names = (name for device in devices for name in (device.key, *device.names))
+    return unshown_figures(line, read, names, counted)
 
 
 async def _async_in_their_language(

@@ -54,6 +54,55 @@ def test_a_figure_is_made_up_when_nothing_it_read_holds_it(line, made_up):
     assert unshown_figures(line, [STATE], NAMES) == made_up
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Ways people write a name's number (a hostile review's finds, flagged by the first version).
+        "Rover #2 is out with kim.",
+        "Rover no. 2 is driving.",
+        "Rover nº 2 está conduciendo.",
+        "El rover número 2 está fuera.",
+        "Rover  2 is out.",
+        "rover-1 is docked.",
+        "ROVER 3 RESTS.",
+    ],
+)
+def test_a_names_number_written_any_way_is_the_name(line):
+    assert unshown_figures(line, [STATE], NAMES) == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "made_up"),
+    [
+        ("2 rovers are docked, 1 is out.", ()),
+        ("Solo 1 rover está fuera; 2 están en la base.", ()),
+        ("Rovers 1 and 3 are docked.", ()),
+        ("The 1st rover is charging.", ()),
+        # More than the room has is no count of it.
+        ("Rover 7 is on its dock.", ("7",)),
+        ("5 rovers are out.", ("5",)),
+    ],
+)
+def test_a_count_up_to_what_the_room_has_of_a_kind_the_line_names_is_no_figure(line, made_up):
+    # The cycle counts the room's devices of each kind the line names: three rovers here.
+    assert unshown_figures(line, [STATE], NAMES, counted=3) == made_up
+
+
+def test_a_line_naming_none_of_the_rooms_things_counts_nothing():
+    assert unshown_figures("It ended 0-0.", [STATE], NAMES) == ()  # "actions: 0/3" shows 0
+    assert unshown_figures("It ended 2-2.", [STATE], NAMES, counted=0) == ("2",)
+
+
+def test_names_and_lines_are_read_folded():
+    # A user's room: accents dropped in the line, an underscore in the name.
+    assert unshown_figures("Habitacion 2 is warm.", [], ("Habitación 2",)) == ()
+    assert unshown_figures("Rover 1 is docked.", ["- rover_1: idle"], ("rover_1",)) == ()
+
+
+def test_a_number_that_opens_a_line_of_what_it_read_is_shown():
+    assert unshown_figures("A clean lap is worth 10 points.", ["House rules:\n10 points a clean lap."]) == ()
+
+
 def test_a_number_glued_to_a_word_is_a_name_not_a_figure():
     # Without the room's names, "rover1" and "aux2" still show no 1 and no 2.
     assert unshown_figures("It ended 2-1.", [STATE]) == ("2", "1")

@@ -20,7 +20,13 @@ from custom_components.overseer.core.acts import (
     Kind,
     rover_device,
 )
-from custom_components.overseer.core.statements import FalseStatement, expand, false_statements, words_for
+from custom_components.overseer.core.statements import (
+    FalseStatement,
+    expand,
+    false_statements,
+    named_kinds,
+    words_for,
+)
 from custom_components.overseer.core.world import Entity, Rover, RoverField
 
 WORDS = {language: words_for(language, get_intents(language)) for language in ("en", "es", "de", "fr")}
@@ -1001,3 +1007,16 @@ def test_a_language_without_data_reads_english_underneath():
     assert said("I raised the lift.") == {(LIFT, "open", True)}
     assert false_statements("I raised the lift.", room(), (), words)[0].claimed == "open"
     assert words_for("es-419", get_intents("es")).meaning("subí") == WORDS["es"].meaning("subí")
+
+
+@pytest.mark.parametrize(
+    ("language", "line", "kinds"),
+    [
+        ("en", "2 rovers are docked, 1 is out.", {Kind.ROVER}),
+        ("en", "Three lights on, the lift down.", {Kind.LIGHT, Kind.LIFT}),
+        ("es", "Solo 2 luces encendidas y la aspiradora en su base.", {Kind.LIGHT, Kind.VACUUM}),
+        ("en", "The final score last night was 2-1.", set()),
+    ],
+)
+def test_the_kinds_of_device_a_line_names_are_read(language, line, kinds):
+    assert named_kinds(line, words_for(language, get_intents(language))) == kinds

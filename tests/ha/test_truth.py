@@ -252,6 +252,17 @@ async def test_the_number_of_a_rovers_name_is_no_score(hass, freezer, ollama_stu
     assert bot_texts(chat) == ["Rover 1 is out driving; no score reaches me."]
 
 
+async def test_a_count_of_the_rooms_lights_is_posted_as_said(hass, freezer, ollama_stub, room):
+    # The room has two lights (shelf and bench): a count of them is no made-up figure.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("2 lights here, 1 of them lit. Guess which.")
+    say(hass, "alex", "overseer, which lights are on?")
+    await tick(hass, freezer)
+    assert bot_texts(chat) == ["2 lights here, 1 of them lit. Guess which."]
+    assert metrics(hass)["false_statements"] == 0
+
+
 async def test_a_figure_still_made_up_when_asked_again_is_never_posted(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")

@@ -3,11 +3,11 @@
 Asked "how much money did kim bet?" and "what was the final score last night?", the bundled
 model answered "500 euros" and "10-10": the room holds no bet and no score, and no device state
 contradicts a made-up one. A figure (a number in digits) the overseer states must be one it was
-shown: in the room's state, the chat, a call's result. The number of a name ("Rover 3",
-"rover3", "aux 2") is the name's, not a figure, on either side: the room's rovers showed every
-small number, and "The final score last night was 2-1." passed. Not read: numbers in words
-("ten"), and dates and times of day, on either side. The room's own counts ground like any
-figure: "actions: 0/3" shows 0 and 3.
+shown: in the room's state, the chat, a call's result. Two kinds of number are no figure: the
+number of a name ("Rover 3", "rover3", "luz auxiliar 2"), on either side, and a count of things
+of the room the line names ("2 of the rovers", "3 luces"), up to how many the room has. Names
+showed every small number before: "The final score last night was 2-1." passed in a room of
+rovers 1 to 3. Not read: numbers in words ("ten"), and dates and times of day, on either side.
 """
 
 from __future__ import annotations
@@ -15,55 +15,65 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .text import fold
+
 # A date or a time of day. The room's state carries the clock ("time: 2026-05-02T22:14:10-04:00"),
 # which would show every number up to 59 at some moment; a line telling the time is not held to it.
 _CLOCK = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?"
-    r"|(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)"
+    r"|(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)",
+    re.IGNORECASE,
 )
-# A run of digits not after a letter: one that ends a word ("rover1", "light.aux2") is part of a
-# name, one a unit follows ("21s", "87%") is a figure. Every run is one figure: "21.5" and "21,5"
-# are 21 and 5 on both sides, alike.
+# A run of digits not after a letter: one that ends a word ("sensor.rover1_docked") is part of
+# an identifier, one a unit follows ("21s", "87%") is a figure. Every run is one figure: "21.5"
+# and "21,5" are 21 and 5 on both sides, alike.
 _DIGITS = re.compile(r"(?<![^\W\d])\d+")
-# A name's word and its number: "rover1" -> ("rover", "1"), "luz auxiliar 2" -> ("auxiliar", "2").
-_NAMED_NUMBER = re.compile(r"([^\W\d]+)[\s_]?(\d+)(?!\d)")
+# A word and the number after it, as names are written: "rover1", "rover_1", "rover #1", "rover
+# no. 1", "rover numero 1" (folded). It starts only where a word does, so it reads a word once.
+_WORD_AND_NUMBER = re.compile(r"(?<![^\W\d_])([^\W\d_]+)[\s_#.-]{0,3}(?:(?:no|numero)\.?\s{0,2})?(\d+)")
+# A count says how many of something there are: no room has a thousand rovers.
+_COUNT_DIGITS = 3
 
 
-def _figures(text: str) -> list[str]:
+def _number(digits: str) -> str:
     # Leading zeros say nothing ("09" is 9); no int(): a run of thousands of digits is text too.
-    return [digits.lstrip("0") or "0" for digits in _DIGITS.findall(_CLOCK.sub(" ", text))]
+    return digits.lstrip("0") or "0"
 
 
-def _names_numbers(names: Iterable[str]) -> re.Pattern[str] | None:
-    """Match a name's number as a line or a state writes it: "Rover 1", "rover1", "rover_1"."""
-    pairs = {
-        (word.casefold(), digits.lstrip("0") or "0")
-        for name in names
-        for word, digits in _NAMED_NUMBER.findall(name)
-    }
-    if not pairs:
-        return None
-    spelled = "|".join(
-        rf"{re.escape(word)}[\s_]?0*{digits}"
-        for word, digits in sorted(pairs, key=lambda pair: -len(pair[0]))
+def _name_numbers(names: Iterable[str]) -> frozenset[tuple[str, str]]:
+    """Each name's word and number: "Rover 1" -> ("rover", "1"), "light.aux2" -> ("aux", "2")."""
+    return frozenset(
+        (word, _number(digits)) for name in names for word, digits in _WORD_AND_NUMBER.findall(fold(name))
     )
-    return re.compile(rf"(?<![^\W\d])(?:{spelled})(?!\d)", re.IGNORECASE)
 
 
-def unshown_figures(line: str, shown: Iterable[str], names: Iterable[str] = ()) -> tuple[str, ...]:
+def _figures(text: str, name_numbers: frozenset[tuple[str, str]]) -> list[str]:
+    text = _CLOCK.sub(" ", fold(text))
+    named = {
+        match.start(2)
+        for match in _WORD_AND_NUMBER.finditer(text)
+        if (match[1], _number(match[2])) in name_numbers
+    }
+    return [_number(match.group()) for match in _DIGITS.finditer(text) if match.start() not in named]
+
+
+def unshown_figures(
+    line: str, shown: Iterable[str], names: Iterable[str] = (), counted: int = 0
+) -> tuple[str, ...]:
     """Return the figures the line states that none of the shown texts holds, in order, once each.
 
-    names: the room's names (its devices', its rovers'); their numbers are no figure.
+    names: the room's names (its devices', its rovers'). counted: the most things of one kind the
+    room has of those the line names (3 when it speaks of rovers and the room has three).
     """
-    named = _names_numbers(names)
-
-    def unnamed(text: str) -> str:
-        return named.sub(" ", text) if named else text
-
-    stated = dict.fromkeys(_figures(unnamed(line)))
+    name_numbers = _name_numbers(names)
+    stated = dict.fromkeys(
+        figure
+        for figure in _figures(line, name_numbers)
+        if not (counted and len(figure) <= _COUNT_DIGITS and int(figure) <= counted)
+    )
     if not stated:
         return ()
     seen: set[str] = set()
     for text in shown:
-        seen.update(_figures(unnamed(text)))
+        seen.update(_figures(text, name_numbers))
     return tuple(figure for figure in stated if figure not in seen)

@@ -130,6 +130,17 @@ class Words:
         return self.lexicon.get(_words(phrase), Meaning())
 
 
+def named_kinds(text: str, words: Words) -> frozenset[Kind]:
+    """Return the kinds of device the text names by a noun of the language ("rovers", "las luces")."""
+    said = _words(unicodedata.normalize("NFC", text))
+    return frozenset(
+        kind
+        for start in range(len(said))
+        for end in range(start + 1, min(start + words.longest, len(said)) + 1)
+        if (kind := words.lexicon.get(said[start:end], Meaning()).kind) is not None
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class FalseStatement:
     """A clause of a line that says something false of a device of the room."""
