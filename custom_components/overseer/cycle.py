@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -14,7 +15,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer, state_answer
-from .core.acts import Deed, Device, Kind, expected_state, room_devices, stated_devices
+from .core.acts import Deed, Device, expected_state, room_devices, stated_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -42,7 +43,7 @@ from .core.reply import ModelReply, Spent
 from .core.requests import asked_deeds, named_devices
 from .core.results import call_result
 from .core.staleness import Answer, Fact, OwnAction, StaleReason, judge, room_facts
-from .core.statements import FalseStatement, false_statements, named_kinds
+from .core.statements import FalseStatement, false_statements, kind_nouns
 from .core.text import one_line
 from .core.tools import CHAT_TOOLS, TOOLS, call_for, call_text
 from .core.world import World
@@ -554,14 +555,17 @@ async def _async_made_up(
 ) -> tuple[str, ...]:
     """Return the figures the line makes up: not read, no name's number, no count of the room's things.
 
-    A count is read by the kinds of device the line names, in the asker's language and its own.
+    A count is read by the nouns of the asker's language and the line's ("2 rovers", "3 luces").
     """
-    kinds: set[Kind] = set()
+    if not any(character.isdigit() for character in line):
+        return ()
+    has = Counter(device.kind for device in devices)
+    counts: dict[str, int] = {}
     for language in dict.fromkeys((asked_in, language_of(line, asked_in))):
-        kinds |= named_kinds(line, await async_words(parts.hass, language))
-    counted = max((sum(device.kind is kind for device in devices) for kind in kinds), default=0)
+        nouns = kind_nouns(await async_words(parts.hass, language))
+        counts |= {noun: has[kind] for noun, kind in nouns.items() if has[kind]}
     names = (name for device in devices for name in (device.key, *device.names))
-    return unshown_figures(line, read, names, counted)
+    return unshown_figures(line, read, names, counts)
 
 
 async def _async_in_their_language(

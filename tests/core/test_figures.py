@@ -71,26 +71,29 @@ def test_a_names_number_written_any_way_is_the_name(line):
     assert unshown_figures(line, [STATE], NAMES) == ()
 
 
+# The nouns a line counts the demo room's things by, as the cycle passes them.
+COUNTS = {"rover": 3, "rovers": 3, "light": 6, "lights": 6, "luz": 6, "luces": 6}
+
+
 @pytest.mark.parametrize(
     ("line", "made_up"),
     [
-        ("2 rovers are docked, 1 is out.", ()),
-        ("Solo 1 rover está fuera; 2 están en la base.", ()),
-        ("Rovers 1 and 3 are docked.", ()),
-        ("The 1st rover is charging.", ()),
+        ("2 rovers are docked, the other is out.", ()),
+        ("Solo 1 rover está fuera; hay 2 luces encendidas.", ()),
+        ("2 other rovers rest. 6 lights glow.", ()),
+        # A count is the noun's: a number elsewhere in a line naming rovers is a figure.
+        ("Rover 2 won 5-1.", ("5", "1")),
+        ("The final score last night was 2-1: Rover 3 won.", ("2", "1")),
+        ("Rover 3 is 2 laps ahead.", ("2",)),
+        ("Kim bet 2 euros on Rover 3.", ("2",)),
+        ("El marcador final fue 2-1 para el rover 3.", ("2", "1")),
         # More than the room has is no count of it.
-        ("Rover 7 is on its dock.", ("7",)),
         ("5 rovers are out.", ("5",)),
+        ("Rover 7 is on its dock.", ("7",)),
     ],
 )
-def test_a_count_up_to_what_the_room_has_of_a_kind_the_line_names_is_no_figure(line, made_up):
-    # The cycle counts the room's devices of each kind the line names: three rovers here.
-    assert unshown_figures(line, [STATE], NAMES, counted=3) == made_up
-
-
-def test_a_line_naming_none_of_the_rooms_things_counts_nothing():
-    assert unshown_figures("It ended 0-0.", [STATE], NAMES) == ()  # "actions: 0/3" shows 0
-    assert unshown_figures("It ended 2-2.", [STATE], NAMES, counted=0) == ("2",)
+def test_a_count_is_a_number_the_next_noun_counts_up_to_what_the_room_has(line, made_up):
+    assert unshown_figures(line, [STATE], NAMES, COUNTS) == made_up
 
 
 def test_names_and_lines_are_read_folded():

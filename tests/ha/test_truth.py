@@ -256,10 +256,10 @@ async def test_a_count_of_the_rooms_lights_is_posted_as_said(hass, freezer, olla
     # The room has two lights (shelf and bench): a count of them is no made-up figure.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("2 lights here, 1 of them lit. Guess which.")
+    ollama_stub.reply("2 lights here; 1 light burns. Guess which.")
     say(hass, "alex", "overseer, which lights are on?")
     await tick(hass, freezer)
-    assert bot_texts(chat) == ["2 lights here, 1 of them lit. Guess which."]
+    assert bot_texts(chat) == ["2 lights here; 1 light burns. Guess which."]
     assert metrics(hass)["false_statements"] == 0
 
 

@@ -4,16 +4,17 @@ Asked "how much money did kim bet?" and "what was the final score last night?", 
 model answered "500 euros" and "10-10": the room holds no bet and no score, and no device state
 contradicts a made-up one. A figure (a number in digits) the overseer states must be one it was
 shown: in the room's state, the chat, a call's result. Two kinds of number are no figure: the
-number of a name ("Rover 3", "rover3", "luz auxiliar 2"), on either side, and a count of things
-of the room the line names ("2 of the rovers", "3 luces"), up to how many the room has. Names
-showed every small number before: "The final score last night was 2-1." passed in a room of
-rovers 1 to 3. Not read: numbers in words ("ten"), and dates and times of day, on either side.
+number of a name ("Rover 3", "rover3", "luz auxiliar 2"), on either side, and a count the noun
+after it says, up to how many the room has ("2 rovers", "3 luces encendidas"). Names showed
+every small number before: "The final score last night was 2-1." passed in a room of rovers 1
+to 3. Not read: numbers in words ("ten"), and dates and times written as 2026-05-02 or 10:14, on
+either side ("10 pm" is a figure).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .text import fold
 
@@ -31,6 +32,8 @@ _DIGITS = re.compile(r"(?<![^\W\d])\d+")
 # A word and the number after it, as names are written: "rover1", "rover_1", "rover #1", "rover
 # no. 1", "rover numero 1" (folded). It starts only where a word does, so it reads a word once.
 _WORD_AND_NUMBER = re.compile(r"(?<![^\W\d_])([^\W\d_]+)[\s_#.-]{0,3}(?:(?:no|numero)\.?\s{0,2})?(\d+)")
+# The noun a count counts: the next word, or the one after it ("2 rovers", "2 other rovers").
+_NEXT_WORDS = re.compile(r"\s+([^\W\d_]+)(?:\s+([^\W\d_]+))?")
 # A count says how many of something there are: no room has a thousand rovers.
 _COUNT_DIGITS = 3
 
@@ -47,30 +50,42 @@ def _name_numbers(names: Iterable[str]) -> frozenset[tuple[str, str]]:
     )
 
 
-def _figures(text: str, name_numbers: frozenset[tuple[str, str]]) -> list[str]:
+def _figures(
+    text: str, name_numbers: frozenset[tuple[str, str]], counts: Mapping[str, int] | None = None
+) -> list[str]:
+    """Return the text's figures; with counts (a noun: how many the room has), not its counts."""
     text = _CLOCK.sub(" ", fold(text))
     named = {
         match.start(2)
         for match in _WORD_AND_NUMBER.finditer(text)
         if (match[1], _number(match[2])) in name_numbers
     }
-    return [_number(match.group()) for match in _DIGITS.finditer(text) if match.start() not in named]
+    found = []
+    for match in _DIGITS.finditer(text):
+        number = _number(match.group())
+        if match.start() not in named and not (counts and _is_count(number, text, match.end(), counts)):
+            found.append(number)
+    return found
+
+
+def _is_count(number: str, text: str, end: int, counts: Mapping[str, int]) -> bool:
+    after = _NEXT_WORDS.match(text, end)
+    if after is None or len(number) > _COUNT_DIGITS:
+        return False
+    most = max((counts.get(noun, 0) for noun in after.groups() if noun), default=0)
+    return int(number) <= most
 
 
 def unshown_figures(
-    line: str, shown: Iterable[str], names: Iterable[str] = (), counted: int = 0
+    line: str, shown: Iterable[str], names: Iterable[str] = (), counts: Mapping[str, int] | None = None
 ) -> tuple[str, ...]:
     """Return the figures the line states that none of the shown texts holds, in order, once each.
 
-    names: the room's names (its devices', its rovers'). counted: the most things of one kind the
-    room has of those the line names (3 when it speaks of rovers and the room has three).
+    names: the room's names (its devices', its rovers'). counts: the nouns a line counts the
+    room's things by (folded) and how many it has of each ("rovers": 3, "luces": 6).
     """
     name_numbers = _name_numbers(names)
-    stated = dict.fromkeys(
-        figure
-        for figure in _figures(line, name_numbers)
-        if not (counted and len(figure) <= _COUNT_DIGITS and int(figure) <= counted)
-    )
+    stated = dict.fromkeys(_figures(line, name_numbers, counts))
     if not stated:
         return ()
     seen: set[str] = set()

@@ -130,15 +130,13 @@ class Words:
         return self.lexicon.get(_words(phrase), Meaning())
 
 
-def named_kinds(text: str, words: Words) -> frozenset[Kind]:
-    """Return the kinds of device the text names by a noun of the language ("rovers", "las luces")."""
-    said = _words(unicodedata.normalize("NFC", text))
-    return frozenset(
-        kind
-        for start in range(len(said))
-        for end in range(start + 1, min(start + words.longest, len(said)) + 1)
-        if (kind := words.lexicon.get(said[start:end], Meaning()).kind) is not None
-    )
+def kind_nouns(words: Words) -> dict[str, Kind]:
+    """Return the language's one-word nouns for a kind of device, folded: "rovers", "luces", "lift"."""
+    return {
+        phrase[0]: meaning.kind
+        for phrase, meaning in words.lexicon.items()
+        if len(phrase) == 1 and meaning.kind is not None
+    }
 
 
 @dataclass(frozen=True, slots=True)
