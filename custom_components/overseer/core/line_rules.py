@@ -331,9 +331,20 @@ _HELP_DESK = re.compile(
 )
 
 
+# A help desk's bare yes: "¡Claro!" was a whole answer to "arranca la aspiradora" (a held-out draw
+# of the demo check) while the vacuum started. It says nothing of what was done; asked again, the
+# model says it, or the overseer's own account does.
+_BARE_YES = re.compile(
+    r"(?:[^:,!¡]{1,32}[:,]\s*)?¡?(?:sure(?: thing)?|certainly|absolutely|of course|ok(?:ay)?|got it"
+    r"|claro(?: que s[ií])?|por supuesto|desde luego|vale|de acuerdo|entendido)[!.]*",
+    re.IGNORECASE,
+)
+
+
 def _help_desk(line: str, seen: LineContext) -> bool:
-    """Return whether the whole line is a help desk's greeting and offer."""
-    return _HELP_DESK.fullmatch(line.strip()) is not None
+    """Return whether the whole line is a help desk's greeting and offer, or its bare yes."""
+    said = line.strip()
+    return _HELP_DESK.fullmatch(said) is not None or _BARE_YES.fullmatch(said) is not None
 
 
 # A help desk's standing offer in a sentence: "I'm bored, but I'm here to help." (a held-out draw
@@ -514,15 +525,24 @@ LINE_RULES: tuple[LineRule, ...] = (
     # bundled model: the room's keeper is no help desk, and the line answers nothing.
     LineRule(
         note=Note.HELP_DESK_DROPPED,
-        drops="a help desk's greeting and offer as the whole line",
+        drops="a help desk's greeting and offer, or its bare yes, as the whole line",
         test=_help_desk,
         languages=None,
         keeps=(
             "How can I help? By staying out of the lane.",
             "¿Ayudarte? Primero gánatelo.",
             "Hello, robin. The lift stays put.",
+            "Sure. The lift stays down.",
+            "Claro que no.",
+            "Okay, robin: the lift is up.",
+            "Sure?",
         ),
         drops_examples=(
+            "¡Claro!",
+            "Sure!",
+            "Of course.",
+            "robin: okay!",
+            "Vale.",
             "How can I assist you today?",
             "Hello! How can I help you today?",
             "robin: what can I do for you?",
