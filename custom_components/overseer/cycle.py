@@ -80,6 +80,8 @@ ROOM_SHOWS = "The room shows {facts}; this decision ran: {ran}. "
 # back as a fact, only as what it does not know.
 FIGURE_UNKNOWN = "Nothing you were shown says {figures}: you do not know it. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
+# How many times a false line is sent back with the facts before it is dropped.
+TRUTH_ASKS = 2
 # The request after an answer that called nothing when the asker's words asked for an offered call.
 # Told "You called nothing." first, the bundled model said "I did not call anything." to the room.
 CALL_OR_SAY_WHY = "If you do what {who} asked, call {call} now; if not, say why in one short line."
@@ -460,8 +462,8 @@ async def _async_true_line(
 
     A line that states a device's state the room contradicts, a deed no call of this decision
     did, or a figure nothing the model read holds (a made-up score), is never posted: the model
-    is asked once more with the facts, and a line still false is dropped (the overseer's own
-    account of what ran answers instead).
+    is asked again with the facts, at most TRUTH_ASKS times, and a line still false is dropped
+    (the overseer's own account of what ran answers instead).
     """
     if not decision.chat:
         return decision
@@ -475,7 +477,6 @@ async def _async_true_line(
     )
     devices = stated_devices(parts.world())
     deeds = (done, refused, earlier)
-    false = await _async_stated_falsely(parts, cycle.language, decision.chat, devices, deeds)
     # What the model read, not what it said: its own earlier answer holds no fact.
     # A message's text as the model read it: a JSON dump would glue a line's first number to "\n".
     read = [
@@ -485,7 +486,7 @@ async def _async_true_line(
         for message in conversation
         if message.get("role") != "assistant"
     ]
-    made_up = await _async_made_up(parts, cycle.language, decision.chat, read, devices)
+    false, made_up = await _async_not_so(parts, cycle, decision.chat, read, devices, deeds)
     if not false and not made_up:
         return decision
     now = parts.now()
@@ -496,44 +497,67 @@ async def _async_true_line(
             parts.metrics.record_false_statement(now)
     if made_up:
         parts.metrics.record_false_statement(now)
-    told_why = NOT_SO
-    if false:
-        names = {device.key: device.names[0] if device.names else device.key for device in devices}
-        facts = "; ".join(
-            dict.fromkeys(f"{names.get(item.device, item.device)}: {item.truth}" for item in false)
+    ran_now = ", ".join(record.tool for record in ran if _deed(record)) or "nothing"
+    names = {device.key: device.names[0] if device.names else device.key for device in devices}
+    told = conversation
+    line: str = decision.chat
+    notes: list[str] = []
+    # A model that made a figure up once often makes up another ("500 euros", then "100"); told
+    # both, it says it does not know. Bounded: each ask is a whole request.
+    for _ask in range(TRUTH_ASKS):
+        told_why = NOT_SO
+        if false:
+            facts = "; ".join(
+                dict.fromkeys(f"{names.get(item.device, item.device)}: {item.truth}" for item in false)
+            )
+            told_why += ROOM_SHOWS.format(facts=facts, ran=ran_now)
+        if made_up:
+            told_why += FIGURE_UNKNOWN.format(figures=", ".join(made_up))
+        told = [
+            *told,
+            {"role": "assistant", "content": line},
+            {
+                "role": "user",
+                "content": told_why + TRUE_LINE_CUE + say_it_in(cycle.language, _room_language(parts)),
+            },
+        ]
+        world = parts.world()
+        try:
+            reply = await _async_ask(parts, cycle, told, _chat_only(parts, world))
+        except ModelError as err:
+            # The false line is not posted whatever the model does; what ran is told in its own words.
+            LOGGER.warning("Model call failed (%s) after a false line; the line is dropped", err)
+            return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *notes)
+        # The facts it was told are its cue too: "The room shows Lift: open." only says them back.
+        again = check(
+            reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=told[-1]["content"]
         )
-        ran_now = ", ".join(record.tool for record in ran if _deed(record)) or "nothing"
-        told_why += ROOM_SHOWS.format(facts=facts, ran=ran_now)
-    if made_up:
-        told_why += FIGURE_UNKNOWN.format(figures=", ".join(made_up))
-    told = [
-        *conversation,
-        {"role": "assistant", "content": decision.chat},
-        {
-            "role": "user",
-            "content": told_why + TRUE_LINE_CUE + say_it_in(cycle.language, _room_language(parts)),
-        },
-    ]
-    world = parts.world()
-    chat_only = _chat_only(parts, world)
-    try:
-        reply = await _async_ask(parts, cycle, told, chat_only)
-    except ModelError as err:
-        # The false line is not posted whatever the model does; what ran is told in its own words.
-        LOGGER.warning("Model call failed (%s) after a false line; the line is dropped", err)
-        return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED)
-    # The facts it was told are its cue too: "The room shows Lift: open." only says them back.
-    cue = told[-1]["content"]
-    again = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
-    for rejection in again.rejections:
-        # Offered only the chat, it called a room tool: refused and recorded, like any call.
-        cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
-    line = again.chat
-    if line is not None and not await _async_untrue(parts, cycle, line, read, deeds):
-        said = [*told, {"role": "assistant", "content": line}]
-        line, translated = await _async_in_their_language(parts, cycle, said, line, read, deeds, check)
-        return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *again.notes, *translated)
-    return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *again.notes)
+        for rejection in again.rejections:
+            # Offered only the chat, it called a room tool: refused and recorded, like any call.
+            cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))
+        notes.extend(again.notes)
+        if again.chat is None:
+            break
+        line = again.chat
+        false, made_up = await _async_not_so(parts, cycle, line, read, devices, deeds)
+        if not false and not made_up:
+            said = [*told, {"role": "assistant", "content": line}]
+            line, translated = await _async_in_their_language(parts, cycle, said, line, read, deeds, check)
+            return with_line(decision, line, Note.FALSE_STATEMENT_ASKED_AGAIN, *notes, *translated)
+    return with_line(decision, None, Note.FALSE_STATEMENT_DROPPED, *notes)
+
+
+async def _async_not_so(
+    parts: CycleParts,
+    cycle: Cycle,
+    line: str,
+    read: Sequence[str],
+    devices: Sequence[Device],
+    deeds: Deeds,
+) -> tuple[tuple[FalseStatement, ...], tuple[str, ...]]:
+    """Return what the line states that the room contradicts, and the figures it makes up."""
+    false = await _async_stated_falsely(parts, cycle.language, line, devices, deeds)
+    return false, await _async_made_up(parts, cycle.language, line, read, devices)
 
 
 async def _async_untrue(
@@ -544,10 +568,7 @@ async def _async_untrue(
     deeds: Deeds,
 ) -> bool:
     """Return whether the line makes a figure up or states what the room shows false."""
-    devices = stated_devices(parts.world())
-    return bool(await _async_made_up(parts, cycle.language, line, read, devices)) or bool(
-        await _async_stated_falsely(parts, cycle.language, line, devices, deeds)
-    )
+    return any(await _async_not_so(parts, cycle, line, read, stated_devices(parts.world()), deeds))
 
 
 async def _async_made_up(

@@ -38,6 +38,12 @@ NAMES += ("light.aux2", "Auxiliar 2", "luz auxiliar 2")
         # Figures it was shown, and the digits of names, are what it read.
         ("I can't lower the lift yet: it is cooling down for 21 s.", ()),
         ("Lift cools down 21s more. 0 of 3 actions spent.", ()),
+        ("El ascensor espera 21 segundos; llevo 0/3 acciones.", ()),
+        # The overseer's own bookkeeping holds a wait or a share, not a plain figure: the room's
+        # "21s" and "0/3" are no lap count, no score, no bet.
+        ("Rover 2 did 21 laps last night.", ("21",)),
+        ("It ended 0-3.", ("0", "3")),
+        ("Kim bet 60 euros.", ("60",)),
         ("Rover 3 is on its dock. Aux 2 stays lit.", ()),
         ("El rover 1 carga; la luz auxiliar 2 sigue encendida.", ()),
         ("Rover_2 drives.", ()),
@@ -122,3 +128,10 @@ def test_every_figure_of_a_long_line_is_read():
     line = "Rover 3 " * 20 + "and the score was 99-98."
     assert unshown_figures(line, [STATE], NAMES) == ("99", "98")
     assert unshown_figures("9" * 5000, [STATE]) == ("9" * 5000,)
+
+
+def test_the_overseers_own_action_count_is_no_lap_count():
+    # Said in a newcomer run after one action: the STATE_UPDATE showed "actions: 1/3 used in 60s".
+    state = STATE.replace("actions: 0/3", "actions: 1/3")
+    assert unshown_figures("Rover 2 did 1 lap last night.", [state], NAMES) == ("1",)
+    assert unshown_figures("1 of 3 actions spent; the lift waits 21 s.", [state], NAMES) == ()

@@ -657,6 +657,7 @@ async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, free
     ollama_stub.reply("Overseer: Lift raised.")
     ollama_stub.reply("Lift raised.")  # told it called nothing, it calls nothing again
     ollama_stub.reply("Lift raised.")  # told it is not so, it says it again
+    ollama_stub.reply("Lift raised.")  # and again
     ollama_stub.reply("Lift raised.", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)

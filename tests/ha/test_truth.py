@@ -268,9 +268,24 @@ async def test_a_figure_still_made_up_when_asked_again_is_never_posted(hass, fre
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Kim bet 500 euros.")
     ollama_stub.reply("Kim bet 400 euros.")
+    ollama_stub.reply("Kim bet 300 euros.")
     say(hass, "alex", "overseer, how much money did kim bet?")
     await tick(hass, freezer)
     assert not [text for text in bot_texts(chat) if "euros" in text]
+
+
+async def test_told_a_second_made_up_figure_it_may_still_say_a_true_line(hass, freezer, ollama_stub, room):
+    # The bundled model made a bet up twice ("500", then "100") and the asker heard the fallback.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Kim bet 500 euros.")
+    ollama_stub.reply("Kim bet 100 euros.")
+    ollama_stub.reply("Kim's bet never reached me.")
+    say(hass, "alex", "overseer, how much money did kim bet?")
+    await tick(hass, freezer)
+    told = ollama_stub.decisions[2]["messages"][-1]["content"]
+    assert told.startswith("statement_check: that is not so. Nothing you were shown says 100:")
+    assert bot_texts(chat) == ["Kim's bet never reached me."]
 
 
 async def test_a_figure_someone_said_in_the_chat_is_posted_as_said(hass, freezer, ollama_stub, room):

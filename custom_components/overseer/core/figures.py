@@ -7,8 +7,9 @@ shown: in the room's state, the chat, a call's result. Two kinds of number are n
 number of a name ("Rover 3", "rover3", "luz auxiliar 2"), on either side, and a count the noun
 after it says, up to how many the room has ("2 rovers", "3 luces encendidas"). Names showed
 every small number before: "The final score last night was 2-1." passed in a room of rovers 1
-to 3. Not read: numbers in words ("ten"), and dates and times written as 2026-05-02 or 10:14, on
-either side ("10 pm" is a figure).
+to 3. A number the room shows in seconds or as a share ("lift=21s", "actions: 1/3") holds only a
+line's seconds or share. Not read: numbers in words ("ten"), and dates and times written as
+2026-05-02 or 10:14, on either side ("10 pm" is a figure).
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ _WORD_AND_NUMBER = re.compile(r"(?<![^\W\d_])([^\W\d_]+)[\s_#.-]{0,3}(?:(?:no|nu
 _NEXT_WORDS = re.compile(r"\s+([^\W\d_]+)(?:\s+([^\W\d_]+))?")
 # A count says how many of something there are: no room has a thousand rovers.
 _COUNT_DIGITS = 3
+# A number measured in seconds ("21s", "21 segundos") or as a share of another ("0/3", "1 of 3").
+# The overseer's own bookkeeping is written so ("cooldowns: lift=21s", "actions: 1/3 used in
+# 60s"): it holds a line's wait or share, never a plain "1 lap" or "2-1" ("Rover 2 did 1 lap last
+# night." passed while the room showed "actions: 1/3").
+_SECONDS_AFTER = re.compile(r" ?(?:s|secs?|seconds?|segs?|segundos?)\b")
+_SHARE_AFTER = re.compile(r" ?(?:/|(?:out )?of |de ) ?\d")
+_SHARE_BEFORE = re.compile(r"\d ?(?:/|(?:out )?of|de) ?$")
+_SHARE_LOOKBACK = 12
 
 
 def _number(digits: str) -> str:
@@ -52,8 +61,11 @@ def _name_numbers(names: Iterable[str]) -> frozenset[tuple[str, str]]:
 
 def _figures(
     text: str, name_numbers: frozenset[tuple[str, str]], counts: Mapping[str, int] | None = None
-) -> list[str]:
-    """Return the text's figures; with counts (a noun: how many the room has), not its counts."""
+) -> list[tuple[str, bool]]:
+    """Return the text's figures and whether each is measured; with counts, not its counts.
+
+    counts: a noun and how many of it the room has.
+    """
     text = _CLOCK.sub(" ", fold(text))
     named = {
         match.start(2)
@@ -64,8 +76,16 @@ def _figures(
     for match in _DIGITS.finditer(text):
         number = _number(match.group())
         if match.start() not in named and not (counts and _is_count(number, text, match.end(), counts)):
-            found.append(number)
+            found.append((number, _is_measured(text, match.start(), match.end())))
     return found
+
+
+def _is_measured(text: str, start: int, end: int) -> bool:
+    return bool(
+        _SECONDS_AFTER.match(text, end)
+        or _SHARE_AFTER.match(text, end)
+        or _SHARE_BEFORE.search(text, max(0, start - _SHARE_LOOKBACK), start)
+    )
 
 
 def _is_count(number: str, text: str, end: int, counts: Mapping[str, int]) -> bool:
@@ -85,10 +105,18 @@ def unshown_figures(
     room's things by (folded) and how many it has of each ("rovers": 3, "luces": 6).
     """
     name_numbers = _name_numbers(names)
-    stated = dict.fromkeys(_figures(line, name_numbers, counts))
+    stated = _figures(line, name_numbers, counts)
     if not stated:
         return ()
-    seen: set[str] = set()
+    # A measured figure holds only a measured one: the room's "1/3" is no "1 lap".
+    seen: dict[bool, set[str]] = {False: set(), True: set()}
     for text in shown:
-        seen.update(_figures(text, name_numbers))
-    return tuple(figure for figure in stated if figure not in seen)
+        for number, measured in _figures(text, name_numbers):
+            seen[measured].add(number)
+    return tuple(
+        dict.fromkeys(
+            number
+            for number, measured in stated
+            if number not in seen[False] and not (measured and number in seen[True])
+        )
+    )
