@@ -80,7 +80,7 @@ ROOM_SHOWS = "The room shows {facts}; this decision ran: {ran}. "
 # back as a fact, only as what it does not know.
 FIGURE_UNKNOWN = "Nothing you were shown says {figures}: you do not know it. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
-# How many times a false line is sent back with the facts before it is dropped.
+# How many times a false line is sent back with the facts before it is dropped (after calls: once).
 TRUTH_ASKS = 2
 # The request after an answer that called nothing when the asker's words asked for an offered call.
 # Told "You called nothing." first, the bundled model said "I did not call anything." to the room.
@@ -497,14 +497,25 @@ async def _async_true_line(
             parts.metrics.record_false_statement(now)
     if made_up:
         parts.metrics.record_false_statement(now)
-    ran_now = ", ".join(record.tool for record in ran if _deed(record)) or "nothing"
+    # What ran, with the device it left and how: "ran: ha_set_entity" alone named no light.
+    ran_now = (
+        ", ".join(
+            f"{record.tool} ({after})"
+            if (after := _state_after(record, parts.world(), done))
+            else record.tool
+            for record in ran
+            if _deed(record)
+        )
+        or "nothing"
+    )
     names = {device.key: device.names[0] if device.names else device.key for device in devices}
     told = conversation
     line: str = decision.chat
     notes: list[str] = []
     # A model that made a figure up once often makes up another ("500 euros", then "100"); told
-    # both, it says it does not know. Bounded: each ask is a whole request.
-    for _ask in range(TRUTH_ASKS):
+    # both, it says it does not know. Bounded: a decision whose calls ran asked once already for
+    # its line with their results, and makes three requests at most (CONTRACT).
+    for _ask in range(1 if ran else TRUTH_ASKS):
         told_why = NOT_SO
         if false:
             facts = "; ".join(
@@ -734,7 +745,7 @@ def _sent(arguments: Any) -> dict[str, Any]:
 
 
 def _state_after(record: AuditRecord, world: World, done: tuple[Deed, ...]) -> str:
-    """Return the state of the device a call that ran acts on, as its deed leaves it ("open")."""
+    """Return the device a call that ran acts on, and its state as the deed leaves it ("Lift: open")."""
     deed = _deed(record)
     if not record.ran or deed is None:
         return ""
@@ -742,7 +753,10 @@ def _state_after(record: AuditRecord, world: World, done: tuple[Deed, ...]) -> s
     if device is None or not device.known:
         return ""
     device = expected_state(device, done)
-    return f"{device.state} ({device.colour})" if device.colour else device.state
+    # Named as the STATE_UPDATE names it: told only "on (purple)" after lighting Aux1, the bundled
+    # model said "The bench light is now on." (its earlier line), three times.
+    state = f"{device.state} ({device.colour})" if device.colour else device.state
+    return f"{device.names[0] if device.names else device.key}: {state}"
 
 
 def _judge(

@@ -692,7 +692,7 @@ async def test_the_line_after_a_call_is_said_in_the_same_decision_knowing_its_re
     assert called["function"]["name"] == "lift_up"
     result = json.loads(messages[len(asked) + 1]["content"])
     assert messages[len(asked) + 1]["role"] == "tool"
-    assert result == {"success": True, "tool": "lift_up", "outcome": "executed", "state": "open"}
+    assert result == {"success": True, "tool": "lift_up", "outcome": "executed", "state": "Lift: open"}
     assert [tool["function"]["name"] for tool in follow_up["tools"]] == ["chat_say"]
     await tick(hass, freezer, seconds=10)
     assert len(ollama_stub.requests) == 2  # answered: nothing more is asked

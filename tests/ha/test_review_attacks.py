@@ -159,7 +159,7 @@ async def test_a_tool_result_reports_the_state_the_call_leaves(hass, freezer, ol
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     [result] = [json.loads(m["content"]) for m in tool_messages(ollama_stub.follow_ups[0])]
-    assert result == {"success": True, "tool": "lift_up", "outcome": "executed", "state": "open"}
+    assert result == {"success": True, "tool": "lift_up", "outcome": "executed", "state": "Lift: open"}
 
 
 # --- Reload mid-decision ------------------------------------------------------------------------

@@ -7,6 +7,8 @@ did: each is checked against the room's states, read back here, when it would be
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from homeassistant.helpers import entity_registry as er
 from pytest_homeassistant_custom_component.common import async_capture_events
@@ -159,6 +161,28 @@ async def test_a_deed_said_after_its_call_ran_is_true(hass, freezer, ollama_stub
     await tick(hass, freezer)
     # The cover still reads closed (the scripted room does not move it): the deed that ran counts.
     assert bot_texts(chat) == ["Raised the lift. The lift is up, alex."]
+
+
+async def test_after_a_call_a_false_line_is_told_what_ran_and_asked_once(hass, freezer, ollama_stub, room):
+    # Told only "this decision ran: ha_set_entity" after lighting Aux1, the bundled model said
+    # "The bench light is now on." (its earlier line about the bench) three times.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("The bench light is on.")
+    ollama_stub.after_calls("The bench light is on.")
+    ollama_stub.after_calls("Up it goes. Watch it.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    result = json.loads(
+        next(m for m in ollama_stub.requests[1]["messages"] if m["role"] == "tool")["content"]
+    )
+    assert result["state"] == "Lift: open"
+    told = ollama_stub.requests[-1]["messages"][-1]["content"]
+    assert "The room shows Bench: off; this decision ran: lift_up (Lift: open)." in told
+    # A decision whose call ran makes three requests at most: the call, its line, one more.
+    assert len(ollama_stub.requests) == 3
+    assert not [text for text in bot_texts(chat) if "bench" in text.lower()]
 
 
 @pytest.mark.parametrize(
