@@ -27,6 +27,7 @@ from .core.context import (
     build_messages,
     closing_cue,
     describe_trigger,
+    label,
     render_state_update,
     select_transcript,
     summarise,
@@ -508,14 +509,14 @@ async def _async_true_line(
         )
         or "nothing"
     )
-    names = {device.key: device.names[0] if device.names else device.key for device in devices}
+    names = {device.key: _device_name(device) for device in devices}
     told = conversation
     line: str = decision.chat
     notes: list[str] = []
     # A model that made a figure up once often makes up another ("500 euros", then "100"); told
-    # both, it says it does not know. Bounded: a decision whose calls ran asked once already for
-    # its line with their results, and makes three requests at most (CONTRACT).
-    for _ask in range(1 if ran else TRUTH_ASKS):
+    # both, it says it does not know. After calls (refused ones too) its line came from the
+    # request with their results: one more, as the contract's loop allows.
+    for _ask in range(1 if cycle.tool_results else TRUTH_ASKS):
         told_why = NOT_SO
         if false:
             facts = "; ".join(
@@ -753,10 +754,15 @@ def _state_after(record: AuditRecord, world: World, done: tuple[Deed, ...]) -> s
     if device is None or not device.known:
         return ""
     device = expected_state(device, done)
-    # Named as the STATE_UPDATE names it: told only "on (purple)" after lighting Aux1, the bundled
-    # model said "The bench light is now on." (its earlier line), three times.
+    # Named: told only "on (purple)" after lighting Aux1, the bundled model said "The bench light
+    # is now on." (its earlier line), three times.
     state = f"{device.state} ({device.colour})" if device.colour else device.state
-    return f"{device.names[0] if device.names else device.key}: {state}"
+    return f"{_device_name(device)}: {label(state)}"
+
+
+def _device_name(device: Device) -> str:
+    """Return the device's first name, quoted like any name the room shows the model."""
+    return label(device.names[0] if device.names else device.key)
 
 
 def _judge(

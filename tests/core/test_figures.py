@@ -44,6 +44,10 @@ NAMES += ("light.aux2", "Auxiliar 2", "luz auxiliar 2")
         ("Rover 2 did 21 laps last night.", ("21",)),
         ("It ended 0-3.", ("0", "3")),
         ("Kim bet 60 euros.", ("60",)),
+        # Its seconds are no share and its share no other share (a hostile review's finds).
+        ("Kim won 21 of 60 races.", ("21/60",)),
+        ("Kim apostó 3 de 60 euros.", ("3/60",)),
+        ("The score was 3 out of 0.", ("3/0",)),
         ("Rover 3 is on its dock. Aux 2 stays lit.", ()),
         ("El rover 1 carga; la luz auxiliar 2 sigue encendida.", ()),
         ("Rover_2 drives.", ()),
@@ -135,3 +139,17 @@ def test_the_overseers_own_action_count_is_no_lap_count():
     state = STATE.replace("actions: 0/3", "actions: 1/3")
     assert unshown_figures("Rover 2 did 1 lap last night.", [state], NAMES) == ("1",)
     assert unshown_figures("1 of 3 actions spent; the lift waits 21 s.", [state], NAMES) == ()
+
+
+def test_a_refused_calls_wait_is_no_lap_count():
+    # A cooldown refusal's result carries the wait as a field in seconds.
+    result = '{"success": false, "tool": "lift_up", "outcome": "blocked", "retry_in_s": 21}'
+    assert unshown_figures("Rover 2 did 21 laps last night.", [result], NAMES) == ("21",)
+    assert unshown_figures("The lift is ready in 21 s.", [result], NAMES) == ()
+
+
+def test_a_share_of_the_rooms_things_is_a_count():
+    counts = {"rovers": 3}
+    assert unshown_figures("2 of 3 rovers are docked.", [], NAMES, counts) == ()
+    assert unshown_figures("2 of 30 rovers are docked.", [], NAMES, counts) == ("2/30",)
+    assert unshown_figures("9" * 5000 + " of 3 rovers", [], NAMES, counts) == ("9" * 5000 + "/3",)

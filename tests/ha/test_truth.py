@@ -185,6 +185,19 @@ async def test_after_a_call_a_false_line_is_told_what_ran_and_asked_once(hass, f
     assert not [text for text in bot_texts(chat) if "bench" in text.lower()]
 
 
+async def test_after_a_refused_call_a_made_up_figure_is_asked_again_once(hass, freezer, ollama_stub, room):
+    # A call no tool answers is refused, yet its result went back: three requests at most.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("fly_to_the_moon"))
+    for _ in range(4):
+        ollama_stub.after_calls("Kim bet 500 euros.")
+    say(hass, "alex", "overseer, how much money did kim bet?")
+    await tick(hass, freezer)
+    assert len(ollama_stub.requests) == 3
+    assert not [text for text in bot_texts(chat) if "euros" in text]
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -108,7 +108,7 @@ def transcript_messages(lines: Iterable[ChatLine], name: str) -> list[dict[str, 
     ]
 
 
-def _label(text: str) -> str:
+def label(text: str) -> str:
     """Entity names and states come from devices and users: quote them like chat."""
     return quote_chat(text, LABEL_CHARS)
 
@@ -127,22 +127,22 @@ def _bounded(items: Sequence[Any], limit: int) -> tuple[Sequence[Any], str | Non
 
 def _entity(entity: Entity) -> str:
     """name=state, with a short detail such as a light's colour."""
-    detail = f"({_label(entity.detail)})" if entity.detail else ""
-    return f"{_label(entity.name)}={_label(entity.state)}{detail}"
+    detail = f"({label(entity.detail)})" if entity.detail else ""
+    return f"{label(entity.name)}={label(entity.state)}{detail}"
 
 
 def _rover_line(name: str, fields: Sequence[tuple[RoverField, Entity]]) -> str:
     """- rover1: driving, driver=alex, docked=false, charging=true."""
     parts: list[str] = []
     for field, entity in fields:
-        value = _label(_flag(entity.state))
+        value = label(_flag(entity.state))
         if field is RoverField.ACTIVITY:
             parts.insert(0, value)
         elif field is RoverField.OTHER:
             parts.append(_entity(entity))
         else:
             parts.append(f"{field.value}={value}")
-    return f"- {_label(name)}: {', '.join(parts) or 'no data'}"
+    return f"- {label(name)}: {', '.join(parts) or 'no data'}"
 
 
 def _lift_line(world: World) -> str | None:
@@ -154,7 +154,7 @@ def _lift_line(world: World) -> str | None:
         state = lift.cover.state
         position = {"closed": "down", "open": "up", "opening": "moving up", "closing": "moving down"}
         busy = state in ("opening", "closing")
-        return f"lift: {position.get(state, _label(state))}, busy={str(busy).lower()}"
+        return f"lift: {position.get(state, label(state))}, busy={str(busy).lower()}"
     scripts = [s for s in (lift.up_script, lift.down_script) if s is not None]
     if any(s.missing for s in scripts):
         return "lift: unavailable"
@@ -165,7 +165,7 @@ def _lift_line(world: World) -> str | None:
 def describe_trigger(trigger: Trigger) -> str:
     """Return the STATE_UPDATE's trigger line; a question asked again says plainly who is waiting."""
     if trigger.attempt and trigger.kind is TriggerKind.DIRECT_ADDRESS:
-        asker = _label(trigger.detail) or "someone"
+        asker = label(trigger.detail) or "someone"
         return f"{trigger.kind.value} from {asker}, asked again: answer {asker} now in one chat line"
     return trigger.kind.value
 
@@ -185,7 +185,7 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
         f"site_mode: {world.site_mode.value}{', lights_locked_on=true' if world.lights_locked_on else ''}",
         f"cooldowns: {cooldowns or 'none'}",
         f"actions: {spent}/{limits.action_budget} used in {int(limits.action_window)}s",
-        f"people: {', '.join(_label(p) for p in world.active_people[:12]) or 'nobody active'}",
+        f"people: {', '.join(label(p) for p in world.active_people[:12]) or 'nobody active'}",
     ]
     if world.rovers:
         rovers, more = _bounded(world.rovers, MAX_ROVERS)
@@ -196,10 +196,10 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
         lines.append(lift_line)
     if world.vacuum is not None:
         vacuum = world.vacuum
-        detail = f", {_label(vacuum.detail)}" if vacuum.detail else ""
-        lines.append(f"neato: state={_label(vacuum.state)}{detail}")
+        detail = f", {label(vacuum.detail)}" if vacuum.detail else ""
+        lines.append(f"neato: state={label(vacuum.state)}{detail}")
     if world.counter is not None:
-        lines.append(f"counter: {_label(world.counter.name)}={_label(world.counter.state)}")
+        lines.append(f"counter: {label(world.counter.name)}={label(world.counter.state)}")
     if world.lights:
         lights, more = _bounded(world.lights, MAX_LIGHTS)
         lines.append("lights:")
@@ -217,9 +217,7 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
         lines.extend([more] if more else [])
     # Every decision of a room that never wrote memory said "1=(empty), 2=(empty), 3=(empty)".
     memory = (
-        ", ".join(
-            f"{slot}={_label(text) if text else '(empty)'}" for slot, text in enumerate(world.memory, 1)
-        )
+        ", ".join(f"{slot}={label(text) if text else '(empty)'}" for slot, text in enumerate(world.memory, 1))
         if any(world.memory)
         else "empty"
     )

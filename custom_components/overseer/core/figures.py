@@ -37,14 +37,18 @@ _WORD_AND_NUMBER = re.compile(r"(?<![^\W\d_])([^\W\d_]+)[\s_#.-]{0,3}(?:(?:no|nu
 _NEXT_WORDS = re.compile(r"\s+([^\W\d_]+)(?:\s+([^\W\d_]+))?")
 # A count says how many of something there are: no room has a thousand rovers.
 _COUNT_DIGITS = 3
-# A number measured in seconds ("21s", "21 segundos") or as a share of another ("0/3", "1 of 3").
-# The overseer's own bookkeeping is written so ("cooldowns: lift=21s", "actions: 1/3 used in
-# 60s"): it holds a line's wait or share, never a plain "1 lap" or "2-1" ("Rover 2 did 1 lap last
-# night." passed while the room showed "actions: 1/3").
+# Numbers measured in seconds ("21s", "21 segundos", a result's "retry_in_s": 21) and shares of
+# another ("0/3", "1 of 3", "1 de 3") are read as such. The overseer's own bookkeeping is written
+# so ("cooldowns: lift=21s", "actions: 1/3 used in 60s"): it holds a line's wait or that share,
+# never a plain "1 lap" or "2-1" ("Rover 2 did 1 lap last night." passed while the room showed
+# "actions: 1/3").
+SECONDS = "seconds"
+SHARE = "share"
 _SECONDS_AFTER = re.compile(r" ?(?:s|secs?|seconds?|segs?|segundos?)\b")
-_SHARE_AFTER = re.compile(r" ?(?:/|(?:out )?of |de ) ?\d")
-_SHARE_BEFORE = re.compile(r"\d ?(?:/|(?:out )?of|de) ?$")
-_SHARE_LOOKBACK = 12
+# A field named in seconds, as the room's results and tool blocks name them.
+_SECONDS_FIELD = re.compile(r"_s\"? ?[:=] ?$")
+_SECONDS_FIELD_LOOKBACK = 8
+_SHARE = re.compile(r"(?<![^\W\d])(\d+) ?(?:/|(?:out )?of|de) ?(\d+)")
 
 
 def _number(digits: str) -> str:
@@ -61,10 +65,10 @@ def _name_numbers(names: Iterable[str]) -> frozenset[tuple[str, str]]:
 
 def _figures(
     text: str, name_numbers: frozenset[tuple[str, str]], counts: Mapping[str, int] | None = None
-) -> list[tuple[str, bool]]:
-    """Return the text's figures and whether each is measured; with counts, not its counts.
+) -> list[tuple[str, str | None]]:
+    """Return the text's figures, in order, each with how it is measured (SECONDS, SHARE or None).
 
-    counts: a noun and how many of it the room has.
+    counts: a noun and how many of it the room has; a count of them is no figure.
     """
     text = _CLOCK.sub(" ", fold(text))
     named = {
@@ -72,19 +76,30 @@ def _figures(
         for match in _WORD_AND_NUMBER.finditer(text)
         if (match[1], _number(match[2])) in name_numbers
     }
-    found = []
+    found: list[tuple[int, str, str | None]] = []
+    in_shares: set[int] = set()
+    for match in _SHARE.finditer(text):
+        if match.start(1) in named or match.start(2) in named:
+            continue
+        part, whole = _number(match[1]), _number(match[2])
+        in_shares.update((match.start(1), match.start(2)))
+        # "2 of 3 rovers": a count of the room's things, part of it a count too.
+        counted = counts and _is_count(whole, text, match.end(), counts) and len(part) <= _COUNT_DIGITS
+        if not (counted and int(part) <= int(whole)):
+            found.append((match.start(), f"{part}/{whole}", SHARE))
     for match in _DIGITS.finditer(text):
+        if match.start() in named or match.start() in in_shares:
+            continue
         number = _number(match.group())
-        if match.start() not in named and not (counts and _is_count(number, text, match.end(), counts)):
-            found.append((number, _is_measured(text, match.start(), match.end())))
-    return found
+        if not (counts and _is_count(number, text, match.end(), counts)):
+            found.append((match.start(), number, SECONDS if _in_seconds(text, match) else None))
+    return [(figure, kind) for _, figure, kind in sorted(found)]
 
 
-def _is_measured(text: str, start: int, end: int) -> bool:
+def _in_seconds(text: str, match: re.Match[str]) -> bool:
     return bool(
-        _SECONDS_AFTER.match(text, end)
-        or _SHARE_AFTER.match(text, end)
-        or _SHARE_BEFORE.search(text, max(0, start - _SHARE_LOOKBACK), start)
+        _SECONDS_AFTER.match(text, match.end())
+        or _SECONDS_FIELD.search(text, max(0, match.start() - _SECONDS_FIELD_LOOKBACK), match.start())
     )
 
 
@@ -108,15 +123,17 @@ def unshown_figures(
     stated = _figures(line, name_numbers, counts)
     if not stated:
         return ()
-    # A measured figure holds only a measured one: the room's "1/3" is no "1 lap".
-    seen: dict[bool, set[str]] = {False: set(), True: set()}
+    seen: dict[str | None, set[str]] = {None: set(), SECONDS: set(), SHARE: set()}
     for text in shown:
-        for number, measured in _figures(text, name_numbers):
-            seen[measured].add(number)
+        for figure, kind in _figures(text, name_numbers):
+            seen[kind].add(figure)
+    # A plain figure holds any; a measured one holds only its kind: the room's "1/3" is no "1 lap".
     return tuple(
         dict.fromkeys(
-            number
-            for number, measured in stated
-            if number not in seen[False] and not (measured and number in seen[True])
+            figure
+            for figure, kind in stated
+            if figure not in seen[None]
+            and figure not in seen[kind]
+            and not (kind is SHARE and set(figure.split("/")) <= seen[None])
         )
     )
