@@ -77,6 +77,8 @@ RESULTS_SHOWN = 8
 # model said it back word for word ("The shelf light is purple." to a shelf light that was off).
 NOT_SO = "statement_check: that is not so. "
 ROOM_SHOWS = "The room shows {facts}; this decision ran: {ran}. "
+# After a deed its own call did, credited to the asker ("You switched the corner light off.").
+YOUR_CALL = "Your call did it, not them: say it as yours. "
 # After a figure nothing it read holds ("The final score was 10-10."): the figure is not quoted
 # back as a fact, only as what it does not know.
 FIGURE_UNKNOWN = "Nothing you were shown says {figures}: you do not know it. "
@@ -523,6 +525,8 @@ async def _async_true_line(
                 dict.fromkeys(f"{names.get(item.device, item.device)}: {item.truth}" for item in false)
             )
             told_why += ROOM_SHOWS.format(facts=facts, ran=ran_now)
+            if any(item.yours for item in false):
+                told_why += YOUR_CALL
         if made_up:
             told_why += FIGURE_UNKNOWN.format(figures=", ".join(made_up))
         told = [

@@ -507,6 +507,41 @@ def test_a_deed_whose_call_this_decision_refused_is_false_whatever_the_room_show
     assert said("Done, I lowered the lift.", refused=(Deed(BENCH, Act.OFF),), earlier=(DOWN,)) == set()
 
 
+OFF_CORNER, RED_BENCH = Deed(CORNER, Act.OFF), Deed(BENCH, Act.COLOUR, "red")
+
+
+@pytest.mark.parametrize(
+    ("language", "line", "ran", "claims"),
+    [
+        # The last newcomer runs: the overseer's own call did it, and its line credited the asker.
+        ("en", "You switched the corner light off.", (OFF_CORNER,), {(CORNER, "off", True)}),
+        ("en", "You turned the bench light red.", (RED_BENCH,), {(BENCH, "colour", True)}),
+        ("en", "Done! You've raised the lift.", (UP,), {(LIFT, "open", True)}),
+        ("es", "Apagaste la luz del rincón.", (OFF_CORNER,), {(CORNER, "off", True)}),
+        ("es", "Tú pusiste la luz del banco en rojo.", (RED_BENCH,), {(BENCH, "colour", True)}),
+        ("es", "Has subido el ascensor.", (UP,), {(LIFT, "open", True)}),
+        ("fr", "Tu as monté l'ascenseur.", (UP,), {(LIFT, "open", True)}),
+        # The asker's deed where no call of this decision did it: they may have, out of its sight.
+        ("en", "You switched the corner light off.", (), set()),
+        ("en", "You switched the corner light off.", (Deed(SHELF, Act.OFF),), set()),
+        ("es", "Apagaste la luz del rincón.", (), set()),
+        # Not the asker's deed done: an order, a promise, a question, a condition, the overseer's.
+        ("en", "You can switch the corner light off yourself.", (OFF_CORNER,), set()),
+        ("en", "You'll see the lift go up.", (UP,), set()),
+        ("en", "Did you switch the corner light off?", (OFF_CORNER,), set()),
+        ("en", "If you win, I'll raise the lift.", (UP,), set()),
+        ("en", "You asked, and I switched the corner light off.", (OFF_CORNER,), set()),
+        ("en", "I switched the corner light off for you.", (OFF_CORNER,), set()),
+        ("en", "Thank you: corner light switched off.", (OFF_CORNER,), set()),
+        ("es", "Como pediste, apagué la luz del rincón.", (OFF_CORNER,), set()),
+        ("fr", "Je vous ai monté l'ascenseur.", (UP,), set()),
+    ],
+)
+def test_a_deed_its_own_call_did_said_as_the_askers_is_not_so(language, line, ran, claims):
+    assert said(line, language, ran) == claims
+    assert all(found.yours for found in false_statements(line, room(), ran, WORDS[language]))
+
+
 def test_a_state_is_judged_by_the_side_the_device_is_on():
     assert said("The lift is up.", lift="opening") == set()
     assert said("The lift is moving up.", lift="opening") == set()

@@ -185,6 +185,23 @@ async def test_after_a_call_a_false_line_is_told_what_ran_and_asked_once(hass, f
     assert not [text for text in bot_texts(chat) if "bench" in text.lower()]
 
 
+async def test_a_deed_its_call_did_said_as_the_askers_is_asked_again_as_its_own(
+    hass, freezer, ollama_stub, room
+):
+    # A newcomer run: "switch the corner light off" ran, and the line credited the asker.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("You raised the lift, alex.")
+    ollama_stub.after_calls("Raised the lift for you, alex.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    told = ollama_stub.requests[-1]["messages"][-1]["content"]
+    assert "this decision ran: lift_up (Lift: open). Your call did it, not them" in told
+    assert bot_texts(chat) == ["Raised the lift for you, alex."]
+    assert metrics(hass)["unbacked_claims"] == 1
+
+
 async def test_after_a_refused_call_a_made_up_figure_is_asked_again_once(hass, freezer, ollama_stub, room):
     # A call no tool answers is refused, yet its result went back: three requests at most.
     await setup_overseer(hass, ollama_stub)

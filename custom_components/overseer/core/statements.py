@@ -49,6 +49,8 @@ class Role(Flag):
     # "okay", "done", "listo": words a reply opens with, that change nothing it claims.
     LEAD = auto()
     ME = auto()
+    # The asker as a deed's doer: "You switched the light off" credits them with what was done.
+    YOU = auto()
     PROMISE = auto()
     # The first person's auxiliaries: "I've", "he subido", "ich habe", "j'ai".
     AUX = auto()
@@ -86,6 +88,8 @@ class Need(Flag):
     AUX = auto()
     # Right after the device, as a headline ("Lift raised.", "Aufzug hochgefahren.").
     HEAD = auto()
+    # Nothing: the form says the second person itself, done ("apagaste", "subiste").
+    YOU = auto()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +152,8 @@ class FalseStatement:
     claimed: str  # what it says, e.g. "open", "on", "blue", or the Act value for a deed ("open")
     deed: bool  # a deed claimed (nothing that ran did it) rather than a state
     truth: str  # the device's state as the room shows it (for the model's facts): "closed", "on (purple)"
+    # A deed this decision's own call did, said as the asker's ("You switched the light off.").
+    yours: bool = False
 
 
 # --- Tokens ---------------------------------------------------------------------------------------
@@ -322,6 +328,7 @@ _EN = _Table(
         Role.LEAD: "ok|okay|sure|done|so|then|yes|yeah|yep|alright|all right|right|there|here|well|great|good"
         "|fine|voila|boom|hey|oh|also|finally|as requested|as asked|as you wished|there you go",
         Role.ME: "i|we",
+        Role.YOU: "you|y'all|you all|you guys",
         Role.PROMISE: "'ll|will|shall|going to|gonna|let me|let's|let us|watch me|about to",
         Role.AUX: "have|'ve|am|'m|are|'re|had|been",
         Role.PASSIVE: "was|were|has been|have been|had been|'s been|got|gets|is being|are being|just got",
@@ -472,6 +479,8 @@ _ES = _Table(
         "|de acuerdo|ahí va|ahí lo tienes|ahí tienes|enseguida|en seguida|oído|marchando|ahora mismo"
         "|por supuesto|hala|genial|muy bien|como pediste|como pidió|como querías|como quieras|también",
         Role.ME: "yo|nosotros|nosotras",
+        # "has" is the second person's auxiliary alone: "has apagado la luz" ("ha" is anyone's).
+        Role.YOU: "tú|usted|ustedes|vosotros|vosotras|has|habéis",
         Role.PROMISE: "voy a|vamos a|déjame|deja que|acabo de|acabamos de|procedo a|me pongo a",
         Role.AUX: "he|hemos|estoy|estamos",
         Role.PASSIVE: "fue|fueron|ha sido|han sido",
@@ -604,6 +613,14 @@ _ES = _Table(
         (_BY_PARTICLE, Need.BARE, "mando|envío|mandaré|enviaré"),
         (_BY_PARTICLE, _PARTICIPLE, "(puest|cambiad|mandad|enviad|pintad)(o|a)[s]"),
         (_BY_PARTICLE, _PLAIN, "poner|cambiar|mandar|enviar|pintar"),
+        # The second person's preterite says the asker did it: "Apagaste la luz del rincón."
+        (_OPEN, Need.YOU, "subiste|levantaste|elevaste|alzaste"),
+        (_CLOSE, Need.YOU, "bajaste|descendiste"),
+        (_ON, Need.YOU, "encendiste|prendiste|activaste"),
+        (_OFF, Need.YOU, "apagaste|desactivaste"),
+        (_START, Need.YOU, "arrancaste|iniciaste"),
+        (_DOCK, Need.YOU, "devolviste"),
+        (_BY_PARTICLE, Need.YOU, "pusiste|cambiaste|mandaste|enviaste|pintaste"),
     ),
 )
 
@@ -616,6 +633,7 @@ _DE = _Table(
         Role.LEAD: "ok|okay|so|gut|alles klar|klar|erledigt|fertig|ja|jawohl|jetzt|nun|also|sicher|gern"
         "|gerne|bitte schön|bitteschön|hier|na|prima|super|geschafft|wie gewünscht",
         Role.ME: "ich|wir",
+        Role.YOU: "du|ihr",
         Role.PROMISE: "werde|werden|lass mich|lasst uns",
         Role.AUX: "habe|haben|hab",
         Role.PASSIVE: "wurde|wurden|wird",
@@ -734,6 +752,8 @@ _FR = _Table(
         "|c'est parti|allez|hop|ça y est|c'est bon|et voilà|super|entendu|comme demandé",
         # "on" is "we" here: "On a monté l'ascenseur".
         Role.ME: "je|j'|nous|moi|on",
+        # Also the object ("je vous ai monté l'ascenseur"): a clause with the first person is its.
+        Role.YOU: "tu|t'|vous|as|avez",
         Role.PROMISE: "vais|allons|laisse-moi|laissez-moi|viens de|venons de",
         Role.AUX: "ai|avons",
         Role.PASSIVE: "a été|ont été|été|fut",
@@ -1050,6 +1070,8 @@ class _Claim:
     done: bool = False
     # A state said not to hold: "Rover 3 is not charging".
     negated: bool = False
+    # A deed said as the asker's, not the overseer's: "You switched the corner light off."
+    yours: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1118,7 +1140,7 @@ def false_statements(
             truth = _false(claim, device, done, denied, before)
             if truth is not None:
                 claimed = f"not {claim.claimed}" if claim.negated else claim.claimed
-                statement = FalseStatement(device.key, written, claimed, claim.deed, truth)
+                statement = FalseStatement(device.key, written, claimed, claim.deed, truth, claim.yours)
                 found.setdefault((device.key, written, claimed, claim.deed), statement)
     return tuple(found.values())
 
@@ -1411,12 +1433,15 @@ def _deed_claims(
             return None  # "The lift is raised": a state
         if passive and any(item.meaning.roles & Role.AGENT for item in items[index + 1 :]):
             return None  # "lowered by Sam"
-        me = bool(roles & (Role.ME | Role.PROMISE))
-        aux = bool(roles & Role.AUX) or passive
+        # The asker as the doer ("You switched it off", "has apagado"): their deed, done or not.
+        you = bool(roles & Role.YOU) and not roles & Role.ME
+        me = bool(roles & (Role.ME | Role.PROMISE)) or you
+        aux = bool(roles & Role.AUX) or passive or you
         head = bool(before) and bool(_skip_adverbs(before)[-1:] and _skip_adverbs(before)[-1].named)
         forms = [form for form in verb.meaning.deeds if _satisfied(form.needs, device_seen, me, aux, head)]
         if not forms:
             continue
+        you = you or any(form.needs & Need.YOU for form in forms)
         done = not roles & (Role.PROMISE | Role.ONGOING) and any(
             _done(form.needs, aux, head) for form in forms
         )
@@ -1437,7 +1462,7 @@ def _deed_claims(
         return [
             claim
             for key in mentioned
-            if key in objects and (claim := _deed_claim(by_key[key], acts, colours, done)) is not None
+            if key in objects and (claim := _deed_claim(by_key[key], acts, colours, done, you)) is not None
         ]
     return None
 
@@ -1452,10 +1477,10 @@ def _skip_adverbs(items: list[_Item]) -> list[_Item]:
 def _done(needs: Need, aux: bool, head: bool) -> bool:
     """Return whether a form says a deed done: one an auxiliary may carry, read as a past or a participle.
 
-    "I raised", "he subido", "Lift raised", "j'ai monté" are done; "je monte", "I set" (a first
-    person's present, or a past no one can tell from it) are not.
+    "I raised", "he subido", "Lift raised", "j'ai monté", "apagaste" are done; "je monte", "I set"
+    (a first person's present, or a past no one can tell from it) are not.
     """
-    return bool(needs & Need.AUX and (aux or head or needs & Need.BARE))
+    return bool(needs & Need.YOU or (needs & Need.AUX and (aux or head or needs & Need.BARE)))
 
 
 def _satisfied(needs: Need, device_seen: bool, me: bool, aux: bool, head: bool) -> bool:
@@ -1464,10 +1489,11 @@ def _satisfied(needs: Need, device_seen: bool, me: bool, aux: bool, head: bool) 
         or (needs & Need.ME and me)
         or (needs & Need.AUX and aux)
         or (needs & Need.HEAD and head)
+        or needs & Need.YOU
     )
 
 
-def _deed_claim(device: Device, acts: set[Act], colours: set[str], done: bool) -> _Claim | None:
+def _deed_claim(device: Device, acts: set[Act], colours: set[str], done: bool, yours: bool) -> _Claim | None:
     own = {_KIND_ACTS[device.kind][act] for act in acts if act in _KIND_ACTS[device.kind]}
     if device.kind is Kind.LIGHT and Act.COLOUR in own:
         # A colour turns a light on: "encendí la luz en azul" sets a colour, "turned it off blue" nothing.
@@ -1477,7 +1503,8 @@ def _deed_claim(device: Device, acts: set[Act], colours: set[str], done: bool) -
     if len(own) != 1:
         return None
     act = own.pop()
-    return _Claim(device.key, act.value, True, next(iter(colours)) if act is Act.COLOUR else "", done)
+    colour = next(iter(colours)) if act is Act.COLOUR else ""
+    return _Claim(device.key, act.value, True, colour, done, yours=yours)
 
 
 def _state_claims(items: list[_Item], mentioned: list[str], by_key: Mapping[str, Device]) -> Iterator[_Claim]:
@@ -1623,6 +1650,10 @@ def _false(
     """Return the device's state as the room shows it when the claim is false; None when true or unknown."""
     now = expected_state(device, ran)
     truth = _described(now)
+    if claim.yours:
+        # The asker may have done it themselves, out of sight; not when this decision's call did it.
+        bears_out = any(_bears_out(claim, deed) for deed in ran if deed.device == device.key)
+        return truth if claim.done and bears_out else None
     if claim.deed:
         # What ran is known whatever the device reads, so a deed is judged even of a device that
         # cannot be read (a lift run by scripts).
