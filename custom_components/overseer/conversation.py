@@ -25,7 +25,8 @@ from homeassistant.util.json import JsonObjectType
 
 from .compat import chat_log_trace, conversation_busy_errors
 from .const import OverseerMode, status_signal
-from .core.accounts import Phrase, describe_actions
+from .core.accounts import Names, Phrase, describe_actions
+from .core.acts import device_names
 from .core.gate import TriggerKind
 from .core.results import call_result
 from .cycle import Cycle
@@ -152,7 +153,8 @@ class OverseerAgent(conversation.ConversationEntity):
                 loop.inputs.take_address(answer.asker, user_input.text, user_input.context, answer.identity)
             async with asyncio.timeout(loop.settings.request_timeout):
                 answered = await answer.done
-            return _reply(answered, loop.state.dry_run, phrase), answered[0] if answered else None
+            reply = _reply(answered, loop.state.dry_run, phrase, device_names(loop.world()))
+            return reply, answered[0] if answered else None
         except TimeoutError:
             return phrase("reply_still_thinking"), None
         finally:
@@ -217,14 +219,14 @@ def _spoken(
     )
 
 
-def _reply(answer: tuple[Cycle, str | None] | None, dry_run: bool, phrase: Phrase) -> str:
+def _reply(answer: tuple[Cycle, str | None] | None, dry_run: bool, phrase: Phrase, names: Names) -> str:
     """Return the decision's line; else what it tried, in plain words from its audit records."""
     if answer is None:
         return phrase("reply_off")
     cycle, line = answer
     if line:
         return line
-    tried = describe_actions(cycle.actions, phrase)
+    tried = describe_actions(cycle.actions, phrase, names)
     would_say = cycle.decision.chat if dry_run and cycle.decision else None
     if would_say:
         return " ".join(part for part in (phrase("reply_dry_run_line", line=would_say), tried) if part)

@@ -15,7 +15,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer, state_answer
-from .core.acts import Deed, Device, expected_state, room_devices, stated_devices
+from .core.acts import Deed, Device, device_names, expected_state, room_devices, stated_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -256,7 +256,11 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     phrase = await _async_phrase_in(parts, cycle.language)
     # Whatever the model said, the room hears the truth: the call waits for a person.
     waiting = [record for record in ran if record.outcome is Outcome.AWAITING_APPROVAL]
-    if waiting and not state.dry_run and (line := describe_actions(waiting, phrase)):
+    if (
+        waiting
+        and not state.dry_run
+        and (line := describe_actions(waiting, phrase, device_names(parts.world())))
+    ):
         _post(parts, cycle, line)
     if cycle.trigger.owed and not posted and not state.dry_run:
         # The room has not heard the overseer for its quiet limit, and the model gave no line it
@@ -827,14 +831,15 @@ async def _async_answer_the_question(
     if posted or ran or waiting:
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
-        if not posted and ran and (account := describe_actions(ran, phrase)):
+        if not posted and ran and (account := describe_actions(ran, phrase, device_names(parts.world()))):
             _post(parts, cycle, account)
             return True
         return False
     # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of
     # it; asked again, the model would only try the same call on the same guardrail.
-    why = refusal_answer(cycle.actions, trigger.detail, phrase) or blocked_answer(
-        cycle.asked, cycle.tools.blocked, trigger.detail, phrase
+    names = device_names(parts.world())
+    why = refusal_answer(cycle.actions, trigger.detail, phrase, names) or blocked_answer(
+        cycle.asked, cycle.tools.blocked, trigger.detail, phrase, names
     )
     if why is None and trigger.attempt < ASKS_PER_QUESTION - 1:
         parts.metrics.record_address(finished, AddressOutcome.ASKED_AGAIN)

@@ -157,9 +157,7 @@ def test_assist_waits_for_a_person_and_a_grant_spares_the_mcp_client_asking_twic
     )
     response.raise_for_status()
     speech = response.json()["response"]["speech"]["plain"]["speech"]
-    assert speech.startswith("I will set a room light (light.bench, red) once a person approves it (APR-"), (
-        speech
-    )
+    assert speech.startswith("I will set a room light (Bench, red) once a person approves it (APR-"), speech
     assert state(ha, "light.bench") == "off"
     waiting = {a["source"]: a for a in room_status(ha, entry_id)["approvals"] if a["status"] == "pending"}
     assert set(waiting) == {"llm_api", "assist"}  # two callers, two requests
@@ -211,7 +209,7 @@ def test_a_line_in_the_chat_waits_for_a_person_and_hears_the_denial(home_assista
     ).raise_for_status()
     said = ha.wait_for(
         lambda: (line := state(ha, "input_text.overseer_said") or "").startswith(
-            "I will set a room light (light.bench, red) once"
+            "I will set a room light (Bench, red) once"
         )
         and line,
         what="the waiting line in the room's chat",

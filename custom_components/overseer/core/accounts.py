@@ -7,6 +7,7 @@ person, and for someone whose asked-for call a guardrail stopped or holds back.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from .acts import Deed, Device, Kind
@@ -16,6 +17,9 @@ from .tools import Refusal, call_for, deed_text
 
 # A phrase by translation key, with its placeholders filled in.
 Phrase = Callable[..., str]
+# A device's name as the room shows it, by its entity id: "light.shelf": "Shelf".
+Names = Mapping[str, str]
+_NO_NAMES: Names = MappingProxyType({})
 # The Home Assistant domain whose state words a kind of device's states are.
 STATE_DOMAINS = {Kind.LIGHT: "light", Kind.LIFT: "cover", Kind.VACUUM: "vacuum"}
 
@@ -28,13 +32,13 @@ def reason_key(reason: str | None) -> str:
         return "reason_failed"
 
 
-def describe_actions(records: Iterable[AuditRecord], phrase: Phrase) -> str | None:
+def describe_actions(records: Iterable[AuditRecord], phrase: Phrase, names: Names = _NO_NAMES) -> str | None:
     """One sentence per attempted call, from its audit record; None when nothing was attempted."""
     sentences = []
     for record in records:
         # What the call does in the room's words ("raise the lift"), never the machinery's name.
         arguments = record.arguments if isinstance(record.arguments, Mapping) else {}
-        tool = told_deed(record.tool, arguments, phrase)
+        tool = told_deed(record.tool, arguments, phrase, names)
         if record.outcome is Outcome.EXECUTED:
             sentences.append(phrase("reply_executed", tool=tool))
         elif record.outcome is Outcome.DRY_RUN:
@@ -60,7 +64,9 @@ _GUARDRAILS = frozenset(
 )
 
 
-def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -> str | None:
+def refusal_answer(
+    records: Iterable[AuditRecord], asker: str, phrase: Phrase, names: Names = _NO_NAMES
+) -> str | None:
     """Why the call made for asker did not run, or None.
 
     "robin, I tried to lower the lift, but it is cooling down for 40 s.": the deed in the room's
@@ -72,12 +78,16 @@ def refusal_answer(records: Iterable[AuditRecord], asker: str, phrase: Phrase) -
     )
     if refused is None:
         return None
-    deed = told_deed(refused.tool, refused.arguments, phrase)
+    deed = told_deed(refused.tool, refused.arguments, phrase, names)
     return phrase("answer_refused", user=asker, deed=deed, reason=_because(refused, phrase))
 
 
 def blocked_answer(
-    asked: frozenset[Deed] | None, blocked: Iterable[tuple[str, Block]], asker: str, phrase: Phrase
+    asked: frozenset[Deed] | None,
+    blocked: Iterable[tuple[str, Block]],
+    asker: str,
+    phrase: Phrase,
+    names: Names = _NO_NAMES,
 ) -> str | None:
     """Why the one act asker's words ask for cannot run now, or None.
 
@@ -96,7 +106,8 @@ def blocked_answer(
     if block.reason not in _GUARDRAILS:
         return None
     reason = phrase(reason_key(block.reason), seconds=block.remaining or 0)
-    return phrase("answer_blocked", user=asker, deed=told_deed(tool, arguments, phrase), reason=reason)
+    deed = told_deed(tool, arguments, phrase, names)
+    return phrase("answer_blocked", user=asker, deed=deed, reason=reason)
 
 
 def state_answer(
@@ -116,13 +127,20 @@ def state_answer(
     return phrase("answer_state", user=asker, states="; ".join(shown)) if shown else None
 
 
-def told_deed(tool: str, arguments: Mapping[str, Any], phrase: Phrase) -> str:
-    """Return what a call does in the room's language ("bajar el elevador"), else its title's words."""
+def told_deed(tool: str, arguments: Mapping[str, Any], phrase: Phrase, names: Names = _NO_NAMES) -> str:
+    """Return what a call does in the room's language ("bajar el elevador"), else its title's words.
+
+    A device is said by its name ("poner una luz (Shelf, green)"): the chat posted "light.shelf",
+    and the model, reading it, wrote the entity id into its next lines.
+    """
+    named = {
+        key: names.get(value, value) if isinstance(value, str) else value for key, value in arguments.items()
+    }
     key = f"deed_{tool}"
     words = phrase(key)
     if words == key:  # a tool with no phrase of its own
-        return deed_text(tool, arguments)
-    values = ", ".join(str(value) for value in arguments.values())
+        return deed_text(tool, named)
+    values = ", ".join(str(value) for value in named.values())
     return f"{words} ({values})" if values else words
 
 

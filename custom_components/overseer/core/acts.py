@@ -174,6 +174,11 @@ def rover_device(rover: Rover) -> Device:
     )
 
 
+def device_names(world: World) -> dict[str, str]:
+    """Return each room device's first name by its key, as people read it: "light.shelf": "Shelf"."""
+    return {device.key: device.names[0] for device in room_devices(world) if device.names}
+
+
 def stated_devices(world: World) -> tuple[Device, ...]:
     """Return the devices a line may state something of: the room's, and the rovers it watches."""
     return (*room_devices(world), *(rover_device(rover) for rover in world.rovers))
