@@ -14,7 +14,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
-from .core.accounts import Phrase, blocked_answer, describe_actions, refusal_answer, state_answer
+from .core.accounts import Phrase, blocked_answer, blocked_why, describe_actions, refusal_answer, state_answer
 from .core.acts import Deed, Device, device_names, expected_state, room_devices, stated_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
@@ -224,7 +224,15 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.call = call_text(*suggested) if suggested else ""
     cycle.call_name = suggested[0] if suggested else ""
     may_act = control and cycle.asked != frozenset()
-    cue = closing_cue(cycle.trigger, settings.name, can_act=may_act, say_it_in=say_it, call=cycle.call) or ""
+    held = (
+        blocked_why(cycle.asked, cycle.tools.blocked, parts.phrase, device_names(world)) if control else None
+    )
+    cue = (
+        closing_cue(
+            cycle.trigger, settings.name, can_act=may_act, say_it_in=say_it, call=cycle.call, held=held
+        )
+        or ""
+    )
     messages = build_messages(
         parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools, cue
     )

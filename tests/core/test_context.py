@@ -333,3 +333,15 @@ def test_a_question_that_asks_for_an_offered_call_is_cued_with_it_written_out():
     )
     # A tool a guardrail holds back now is not offered, and so not suggested.
     assert call_for(Deed("lift", Act.OPEN), ("lift_down",)) is None
+
+
+def test_an_asked_for_act_a_guardrail_holds_is_cued_with_why_before_the_language():
+    # "levanta el elevador" met the spent action budget: listed only among the blocked tools, the
+    # bundled model claimed the deed or said SKIP, and the asker heard the stock sentence.
+    trigger = Trigger(TriggerKind.DIRECT_ADDRESS, 0.0, "robin", question="oye overseer, levanta el elevador")
+    held = ("raise the lift", "the room's action budget is spent for 33 s")
+    cue = closing_cue(trigger, "Overseer", can_act=True, say_it_in=" Answer in Spanish.", held=held)
+    assert cue.endswith(
+        "(and call a tool if you act). You cannot raise the lift yet: the room's action budget is spent"
+        " for 33 s. Tell them so. Answer in Spanish."
+    )

@@ -69,7 +69,8 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     second = ollama_stub.decisions[-1]
     assert second["messages"][-1]["content"].endswith(
         "sam: overseer start neato, again!\nAnswer sam now, in one short line of your own: an answer, an"
-        " opinion or a verdict (and call a tool if you act)."
+        " opinion or a verdict (and call a tool if you act). You cannot start the vacuum yet: it is cooling"
+        " down for 118 s. Tell them so."
     )
     # The seed's order: the system prompt, STATE_UPDATE, the transcript with the overseer's own
     # last line as its turn, then the tool blocks with the question again.
@@ -883,6 +884,27 @@ async def test_an_asked_for_action_shown_as_blocked_is_answered_with_why(hass, f
     assert re.fullmatch(r"alex, I can't lower the lift yet: it is cooling down for \d+ s\.", answer), answer
     await tick(hass, freezer)
     assert len(ollama_stub.decisions) == 3  # the first question, and the second's answer and its check
+
+
+async def test_told_why_an_asked_for_action_is_held_it_says_so_in_its_own_line(
+    hass, freezer, ollama_stub, room
+):
+    # A held-out draw: "levanta el elevador" met the spent action budget; with the call only listed
+    # as blocked, the model's answers were dropped and the asker heard the overseer's stock sentence.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Up.", call("lift_up"))
+    say(hass, "sam", "overseer raise the lift")
+    await tick(hass, freezer)
+    ollama_stub.reply("Not yet, alex. The lift is cooling off.")
+    say(hass, "alex", "overseer lower the lift please")
+    await tick(hass, freezer)
+    cue = ollama_stub.decisions[-1]["messages"][-1]["content"]
+    assert re.search(r"You cannot lower the lift yet: it is cooling down for \d+ s\. Tell them so\.", cue), (
+        cue
+    )
+    assert [line["text"] for line in bot_lines(chat)][1:] == ["Not yet, alex. The lift is cooling off."]
+    assert len(room["cover.close_cover"]) == 0
 
 
 async def test_a_question_about_a_device_the_model_does_not_answer_is_answered_with_its_state(

@@ -95,6 +95,20 @@ def blocked_answer(
     model as blocked, so it made none, and claimed the deed instead ("The window light is now
     on.") or said the machinery back; asked again, it would meet the same guardrail.
     """
+    held = blocked_why(asked, blocked, phrase, names)
+    return None if held is None else phrase("answer_blocked", user=asker, deed=held[0], reason=held[1])
+
+
+def blocked_why(
+    asked: frozenset[Deed] | None,
+    blocked: Iterable[tuple[str, Block]],
+    phrase: Phrase,
+    names: Names = _NO_NAMES,
+) -> tuple[str, str] | None:
+    """Return the one asked-for act a guardrail holds now, and why ("raise the lift", "it is cooling down").
+
+    None when the words ask for no single act, or nothing but a guardrail of the room's holds it.
+    """
     if asked is None or len(asked) != 1:
         return None
     held = dict(blocked)
@@ -106,8 +120,7 @@ def blocked_answer(
     if block.reason not in _GUARDRAILS:
         return None
     reason = phrase(reason_key(block.reason), seconds=block.remaining or 0)
-    deed = told_deed(tool, arguments, phrase, names)
-    return phrase("answer_blocked", user=asker, deed=deed, reason=reason)
+    return told_deed(tool, arguments, phrase, names), reason
 
 
 def state_answer(

@@ -178,7 +178,7 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
     )
     spent = len(ledger.spent(now, limits))
     lines = [
-        "STATE_UPDATE",
+        STATE_UPDATE,
         f"time: {world.local_time}",
         f"trigger: {trigger}",
         # The lock is named only when it holds: its blocked tools say so too.
@@ -225,6 +225,12 @@ def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limi
     return "\n".join(lines)
 
 
+# The prompt's own section names: machinery, never the room's talk ("No blocked tools.", said to
+# the room by scripts/develop's overseer).
+STATE_UPDATE, AVAILABLE_TOOLS, BLOCKED_TOOLS = "STATE_UPDATE", "available_tools", "blocked_tools"
+PROMPT_SECTIONS = (STATE_UPDATE, AVAILABLE_TOOLS, BLOCKED_TOOLS)
+
+
 def render_tool_blocks(availability: Availability) -> tuple[str, str]:
     """Render the available_tools and blocked_tools messages."""
     available = "\n".join(f"- {TOOLS[name].signature}" for name in availability.available) or "- none"
@@ -233,7 +239,7 @@ def render_tool_blocks(availability: Availability) -> tuple[str, str]:
         remaining = f" remaining={block.remaining}s" if block.remaining else ""
         blocked_lines.append(f"- {TOOLS[name].signature} reason={block.reason.value}{remaining}")
     blocked = "\n".join(blocked_lines) or "- none"
-    return f"available_tools:\n{available}", f"blocked_tools:\n{blocked}"
+    return f"{AVAILABLE_TOOLS}:\n{available}", f"{BLOCKED_TOOLS}:\n{blocked}"
 
 
 # Moments the overseer may speak into unprompted (a heartbeat or a manual run needs no nudge).
@@ -248,7 +254,12 @@ def asker(trigger: Trigger, name: str) -> str:
 
 
 def closing_cue(
-    trigger: Trigger, name: str, can_act: bool, say_it_in: str = "", call: str = ""
+    trigger: Trigger,
+    name: str,
+    can_act: bool,
+    say_it_in: str = "",
+    call: str = "",
+    held: tuple[str, str] | None = None,
 ) -> str | None:
     """Return what the request's last words ask for: the question again, or a line for a lively moment.
 
@@ -258,6 +269,9 @@ def closing_cue(
     say_it_in: the words that ask for the asker's language (core/language.py), if any.
     call: the offered call that does what the words ask for, written out (requests.py recognised
     it): the bundled model, asked in Spanish to turn a light off, promised to and called nothing.
+    held: the asked-for act a guardrail holds, and why ("raise the lift", "it is cooling down for
+    40 s"): with the call only listed as blocked, the bundled model claimed the deed or said
+    SKIP, and the asker heard the overseer's stock sentence instead of its voice.
     """
     if trigger.owed:
         return f"The room has not heard you for a while: say one short line to it now.{say_it_in}"
@@ -273,6 +287,9 @@ def closing_cue(
     answer = f"Answer {who} now, in one short line of your own: {opinion}{ask}."
     if call:
         answer += f" If you do what they ask, call {call}."
+    if held:
+        deed, why = held
+        answer += f" You cannot {deed} yet: {why}. Tell them so."
     answer += say_it_in
     question = trigger.question
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
