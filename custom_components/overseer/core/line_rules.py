@@ -18,6 +18,7 @@ from types import MappingProxyType
 
 from .acts import Deed, Device
 from .claims import unbacked_claims
+from .context import PROMPT_SECTIONS
 from .language import opens_a_question
 from .statements import Words, false_statements
 from .text import BOT_TAG, HUMAN_TAG, fold, without_addressee
@@ -407,10 +408,12 @@ def without_help_offers(line: str) -> str:
 # words alone ("lift up", "neato start") are the room's own speech unless called a command, or said
 # run in a machine's words: the demo check's overseer wrote "Lift down executed." after its call
 # and then "Lift up executed." with no call at all.
+# The prompt's section names are machinery too, in words or not: "No blocked tools.".
 _SPACED = {name: r"\s+".join(map(re.escape, name.split("_"))) for name in TOOLS}
+_SECTIONS = [r"[\s_]+".join(map(re.escape, section.split("_"))) for section in PROMPT_SECTIONS]
 _TOOL_NAMED = re.compile(
     r"\b(?:"
-    + "|".join(map(re.escape, TOOLS))
+    + "|".join([*map(re.escape, TOOLS), *_SECTIONS])
     + "|"
     + "|".join(spaced for name, spaced in _SPACED.items() if name.count("_") >= 2)
     + r"|(?:"
@@ -554,7 +557,7 @@ LINE_RULES: tuple[LineRule, ...] = (
     # machinery's names; asked again, the model acts.
     LineRule(
         note=Note.TOOL_TEXT_DROPPED,
-        drops="a line that names a tool",
+        drops="a line that names a tool, or a section of the prompt",
         test=_names_a_tool,
         languages=None,
         keeps=(
@@ -575,6 +578,10 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Voy a usar lift_up para subir el ascensor.",
             "Lift up executed.",
             "Lift down ejecutado.",
+            "No blocked tools.",
+            "It looks like there are no blocked tools.",
+            "Available tools: lift up.",
+            "State update: the lift is down.",
         ),
     ),
     # Whom a line is for, or marks, and no word: nothing was said. The bundled model once
