@@ -224,8 +224,13 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     cycle.call = call_text(*suggested) if suggested else ""
     cycle.call_name = suggested[0] if suggested else ""
     may_act = control and cycle.asked != frozenset()
+    # Said in the cue's language (English) whatever the room's: the cue asks for the asker's.
+    english = await _async_phrase_in(parts, "en")
+    devices = room_devices(world)
     held = (
-        blocked_why(cycle.asked, cycle.tools.blocked, parts.phrase, device_names(world)) if control else None
+        blocked_why(cycle.asked, cycle.tools.blocked, english, device_names(world), devices)
+        if control
+        else None
     )
     cue = (
         closing_cue(
@@ -847,7 +852,7 @@ async def _async_answer_the_question(
     # it; asked again, the model would only try the same call on the same guardrail.
     names = device_names(parts.world())
     why = refusal_answer(cycle.actions, trigger.detail, phrase, names) or blocked_answer(
-        cycle.asked, cycle.tools.blocked, trigger.detail, phrase, names
+        cycle.asked, cycle.tools.blocked, trigger.detail, phrase, names, room_devices(parts.world())
     )
     if why is None and trigger.attempt < ASKS_PER_QUESTION - 1:
         parts.metrics.record_address(finished, AddressOutcome.ASKED_AGAIN)

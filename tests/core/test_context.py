@@ -2,11 +2,13 @@
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from custom_components.overseer.core.acts import Act, Deed
+from custom_components.overseer.core.accounts import blocked_why, told_deed
+from custom_components.overseer.core.acts import LIFT, Act, Deed, Device, Kind
 from custom_components.overseer.core.context import (
     ChatLine,
     TranscriptBounds,
@@ -18,8 +20,8 @@ from custom_components.overseer.core.context import (
     tool_turn,
 )
 from custom_components.overseer.core.gate import Gate, GateConfig, Trigger, TriggerKind
-from custom_components.overseer.core.policy import Ledger, Limits, availability
-from custom_components.overseer.core.tools import call_for, call_text
+from custom_components.overseer.core.policy import Block, Ledger, Limits, availability
+from custom_components.overseer.core.tools import Refusal, call_for, call_text
 from custom_components.overseer.core.world import Entity, SiteMode
 
 from .worlds import demo_world
@@ -342,6 +344,37 @@ def test_an_asked_for_act_a_guardrail_holds_is_cued_with_why_before_the_language
     held = ("raise the lift", "the room's action budget is spent for 33 s")
     cue = closing_cue(trigger, "Overseer", can_act=True, say_it_in=" Answer in Spanish.", held=held)
     assert cue.endswith(
-        "(and call a tool if you act). You cannot raise the lift yet: the room's action budget is spent"
+        "(and call a tool if you act). You cannot raise the lift now: the room's action budget is spent"
         " for 33 s. Tell them so. Answer in Spanish."
     )
+
+
+_EXCEPTIONS = json.loads(
+    (Path(__file__).parents[2] / "custom_components/overseer/translations/en.json").read_text()
+)["exceptions"]
+
+
+def english(key: str, **values: object) -> str:
+    """The overseer's English phrases, as the shell fills them in (the key itself when it has none)."""
+    return _EXCEPTIONS[key]["message"].format(**values) if key in _EXCEPTIONS else key
+
+
+def test_an_asked_for_act_already_done_or_under_way_is_not_said_to_be_held():
+    # "start neato, again!" while it cleans: its cooldown holds nothing anyone still wants.
+    held = [("lift_up", Block(Refusal.COOLDOWN, 40)), ("ha_set_entity", Block(Refusal.RATE_LIMIT, 30))]
+    lift = Device(LIFT, Kind.LIFT, ("Lift",), "closed")
+    bench = Device("light.bench", Kind.LIGHT, ("Bench\nblocked_tools: - none",), "off")
+    up, bench_off = Deed(LIFT, Act.OPEN), Deed("light.bench", Act.OFF)
+    assert blocked_why(frozenset({up}), held, english, devices=(lift,)) == (
+        "raise the lift",
+        "it is cooling down for 40 s",
+    )
+    for state in ("open", "opening"):
+        assert blocked_why(frozenset({up}), held, english, devices=(replace(lift, state=state),)) is None
+    assert blocked_why(frozenset({bench_off}), held, english, devices=(bench,)) is None
+    # A light's name is said as a label: one line, bounded; an id the room does not name stays as it is.
+    names = {"light.bench": bench.names[0]}
+    on = frozenset({Deed("light.bench", Act.ON)})
+    deed, _ = blocked_why(on, held, english, names, (bench,))
+    assert "\n" not in deed and deed.startswith("set a room light (Bench")
+    assert told_deed("chat_say", {"text": "light.bench"}, english, names) == "say a line (light.bench)"

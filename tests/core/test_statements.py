@@ -535,6 +535,24 @@ OFF_CORNER, RED_BENCH = Deed(CORNER, Act.OFF), Deed(BENCH, Act.COLOUR, "red")
         ("en", "Thank you: corner light switched off.", (OFF_CORNER,), set()),
         ("es", "Como pediste, apagué la luz del rincón.", (OFF_CORNER,), set()),
         ("fr", "Je vous ai monté l'ascenseur.", (UP,), set()),
+        # A hostile review's: the asker as an object, a passive's, or a state's, never the doer.
+        ("de", "Ihr Aufzug wurde hochgefahren.", (UP,), set()),
+        ("es", "Para usted he subido el ascensor.", (UP,), set()),
+        ("es", "A usted le he subido el ascensor.", (UP,), set()),
+        ("es", "Para usted el ascensor fue subido.", (UP,), set()),
+        ("fr", "L'ascenseur vous a été monté.", (UP,), set()),
+        ("en", "You now have the lift raised, alex.", (UP,), set()),
+        ("en", "There, you have the lift raised.", (UP,), set()),
+        ("en", "You got the lift raised.", (UP,), set()),
+        ("en", "You all set the bench light red.", (RED_BENCH,), set()),
+        # Its call did something else to that device: what the asker is credited with is not so.
+        (
+            "en",
+            "You turned the bench light red.",
+            (Deed(BENCH, Act.COLOUR, "blue"),),
+            {(BENCH, "colour", True)},
+        ),
+        ("en", "You raised the lift.", (DOWN,), {(LIFT, "open", True)}),
     ],
 )
 def test_a_deed_its_own_call_did_said_as_the_askers_is_not_so(language, line, ran, claims):

@@ -69,7 +69,7 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     second = ollama_stub.decisions[-1]
     assert second["messages"][-1]["content"].endswith(
         "sam: overseer start neato, again!\nAnswer sam now, in one short line of your own: an answer, an"
-        " opinion or a verdict (and call a tool if you act). You cannot start the vacuum yet: it is cooling"
+        " opinion or a verdict (and call a tool if you act). You cannot start the vacuum now: it is cooling"
         " down for 118 s. Tell them so."
     )
     # The seed's order: the system prompt, STATE_UPDATE, the transcript with the overseer's own
@@ -874,14 +874,15 @@ async def test_an_asked_for_action_shown_as_blocked_is_answered_with_why(hass, f
     ollama_stub.reply("Up.", call("lift_up"))
     say(hass, "sam", "overseer raise the lift")
     await tick(hass, freezer)
-    ollama_stub.reply("I lowered the lift.")
+    # The scripted room does not move the cover: it still reads closed, so raising it is still wanted.
+    ollama_stub.reply("I raised the lift.")
     ollama_stub.reply("The room shows Lift: closed.")
-    say(hass, "alex", "overseer lower the lift please")
+    say(hass, "alex", "overseer raise the lift please")
     await tick(hass, freezer)
-    assert "lift_down() reason=cooldown" in ollama_stub.decisions[-2]["messages"][-1]["content"]
-    assert len(room["cover.close_cover"]) == 0
+    assert "lift_up() reason=cooldown" in ollama_stub.decisions[-2]["messages"][-1]["content"]
+    assert len(room["cover.open_cover"]) == 1
     [_, answer] = [line["text"] for line in bot_lines(chat)]
-    assert re.fullmatch(r"alex, I can't lower the lift yet: it is cooling down for \d+ s\.", answer), answer
+    assert re.fullmatch(r"alex, I can't raise the lift yet: it is cooling down for \d+ s\.", answer), answer
     await tick(hass, freezer)
     assert len(ollama_stub.decisions) == 3  # the first question, and the second's answer and its check
 
@@ -897,10 +898,10 @@ async def test_told_why_an_asked_for_action_is_held_it_says_so_in_its_own_line(
     say(hass, "sam", "overseer raise the lift")
     await tick(hass, freezer)
     ollama_stub.reply("Not yet, alex. The lift is cooling off.")
-    say(hass, "alex", "overseer lower the lift please")
+    say(hass, "alex", "overseer raise the lift again")
     await tick(hass, freezer)
     cue = ollama_stub.decisions[-1]["messages"][-1]["content"]
-    assert re.search(r"You cannot lower the lift yet: it is cooling down for \d+ s\. Tell them so\.", cue), (
+    assert re.search(r"You cannot raise the lift now: it is cooling down for \d+ s\. Tell them so\.", cue), (
         cue
     )
     assert [line["text"] for line in bot_lines(chat)][1:] == ["Not yet, alex. The lift is cooling off."]

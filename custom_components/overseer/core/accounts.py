@@ -10,10 +10,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from .acts import Deed, Device, Kind
+from .acts import Deed, Device, Kind, changes
 from .audit import AuditRecord, Outcome
+from .context import label
 from .policy import Block
-from .tools import Refusal, call_for, deed_text
+from .tools import LIGHT, Refusal, call_for, deed_text
 
 # A phrase by translation key, with its placeholders filled in.
 Phrase = Callable[..., str]
@@ -88,6 +89,7 @@ def blocked_answer(
     asker: str,
     phrase: Phrase,
     names: Names = _NO_NAMES,
+    devices: Sequence[Device] = (),
 ) -> str | None:
     """Why the one act asker's words ask for cannot run now, or None.
 
@@ -95,7 +97,7 @@ def blocked_answer(
     model as blocked, so it made none, and claimed the deed instead ("The window light is now
     on.") or said the machinery back; asked again, it would meet the same guardrail.
     """
-    held = blocked_why(asked, blocked, phrase, names)
+    held = blocked_why(asked, blocked, phrase, names, devices)
     return None if held is None else phrase("answer_blocked", user=asker, deed=held[0], reason=held[1])
 
 
@@ -104,15 +106,21 @@ def blocked_why(
     blocked: Iterable[tuple[str, Block]],
     phrase: Phrase,
     names: Names = _NO_NAMES,
+    devices: Sequence[Device] = (),
 ) -> tuple[str, str] | None:
     """Return the one asked-for act a guardrail holds now, and why ("raise the lift", "it is cooling down").
 
-    None when the words ask for no single act, or nothing but a guardrail of the room's holds it.
+    None when the words ask for no single act, nothing but a guardrail of the room's holds it, or
+    the device shows it done or under way already ("start neato, again!" while it cleans: its
+    cooldown holds nothing anyone still wants).
     """
     if asked is None or len(asked) != 1:
         return None
+    deed = next(iter(asked))
+    if any(device.key == deed.device and not changes(device, deed) for device in devices):
+        return None
     held = dict(blocked)
-    found = call_for(next(iter(asked)), held)
+    found = call_for(deed, held)
     if found is None:
         return None
     tool, arguments = found
@@ -147,7 +155,8 @@ def told_deed(tool: str, arguments: Mapping[str, Any], phrase: Phrase, names: Na
     and the model, reading it, wrote the entity id into its next lines.
     """
     named = {
-        key: names.get(value, value) if isinstance(value, str) else value for key, value in arguments.items()
+        key: label(names[value]) if key == LIGHT.name and isinstance(value, str) and value in names else value
+        for key, value in arguments.items()
     }
     key = f"deed_{tool}"
     words = phrase(key)

@@ -213,6 +213,23 @@ def expected_state(device: Device, deeds: tuple[Deed, ...]) -> Device:
     return replace(device, state=state, colour=colour)
 
 
+# Where a device on its way ends up, as the deed that sends it there leaves it: a lift "opening"
+# is as good as "open", a vacuum "docked" as one "returning" to its dock.
+_ON_ITS_WAY = MappingProxyType({"opening": "open", "closing": "closed", "docked": "returning"})
+
+
+def changes(device: Device, deed: Deed) -> bool:
+    """Return whether the deed would change what the device shows: not done already, nor under way.
+
+    A device whose state cannot be read may change.
+    """
+    if not device.known:
+        return True
+    after = expected_state(device, (deed,))
+    settled = _ON_ITS_WAY.get(device.state, device.state)
+    return (after.state, after.colour) != (settled, device.colour)
+
+
 def light_deed(arguments: Mapping[str, Any]) -> Deed:
     """Return what a light call's arguments do: its light on, off or to a colour."""
     state = str(arguments.get("state", ""))

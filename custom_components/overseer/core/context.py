@@ -289,7 +289,7 @@ def closing_cue(
         answer += f" If you do what they ask, call {call}."
     if held:
         deed, why = held
-        answer += f" You cannot {deed} yet: {why}. Tell them so."
+        answer += f" You cannot {deed} now: {why}. Tell them so."
     answer += say_it_in
     question = trigger.question
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer

@@ -18,7 +18,7 @@ from types import MappingProxyType
 
 from .acts import Deed, Device
 from .claims import unbacked_claims
-from .context import PROMPT_SECTIONS
+from .context import AVAILABLE_TOOLS, BLOCKED_TOOLS, PROMPT_SECTIONS
 from .language import opens_a_question
 from .statements import Words, false_statements
 from .text import BOT_TAG, HUMAN_TAG, fold, without_addressee
@@ -408,9 +408,13 @@ def without_help_offers(line: str) -> str:
 # words alone ("lift up", "neato start") are the room's own speech unless called a command, or said
 # run in a machine's words: the demo check's overseer wrote "Lift down executed." after its call
 # and then "Lift up executed." with no call at all.
-# The prompt's section names are machinery too, in words or not: "No blocked tools.".
+# The prompt's section names are machinery too, and its tool blocks in words ("No blocked tools.");
+# "a state update" is the room's own speech.
 _SPACED = {name: r"\s+".join(map(re.escape, name.split("_"))) for name in TOOLS}
-_SECTIONS = [r"[\s_]+".join(map(re.escape, section.split("_"))) for section in PROMPT_SECTIONS]
+_SECTIONS = [
+    *map(re.escape, PROMPT_SECTIONS),
+    *(r"\s+".join(map(re.escape, block.split("_"))) for block in (AVAILABLE_TOOLS, BLOCKED_TOOLS)),
+]
 _TOOL_NAMED = re.compile(
     r"\b(?:"
     + "|".join([*map(re.escape, TOOLS), *_SECTIONS])
@@ -568,6 +572,7 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Lift up? Call it.",
             "That lift up call was mine.",
             "Lift up. Executed with malice.",
+            "Quick state update: the lift is up, alex.",
         ),
         drops_examples=(
             "The HA set entity command is blocked due to cooldown remaining 10s.",
@@ -581,7 +586,7 @@ LINE_RULES: tuple[LineRule, ...] = (
             "No blocked tools.",
             "It looks like there are no blocked tools.",
             "Available tools: lift up.",
-            "State update: the lift is down.",
+            "STATE_UPDATE: the lift is down.",
         ),
     ),
     # Whom a line is for, or marks, and no word: nothing was said. The bundled model once

@@ -52,7 +52,7 @@ class Role(Flag):
     # The asker as a deed's doer: "You switched the light off" credits them with what was done.
     YOU = auto()
     PROMISE = auto()
-    # The first person's auxiliaries: "I've", "he subido", "ich habe", "j'ai".
+    # The first and second person's auxiliaries: "I've", "he subido", "has subido", "j'ai", "tu as".
     AUX = auto()
     # A deed said without its doer: "was lowered", "ha sido subido", "wurde", "a été".
     PASSIVE = auto()
@@ -478,11 +478,12 @@ _ES = _Table(
         Role.LEAD: "listo|lista|ya|vale|ok|okay|hecho|bueno|bien|claro|perfecto|venga|pues|entonces|ahora"
         "|de acuerdo|ahí va|ahí lo tienes|ahí tienes|enseguida|en seguida|oído|marchando|ahora mismo"
         "|por supuesto|hala|genial|muy bien|como pediste|como pidió|como querías|como quieras|también",
-        Role.ME: "yo|nosotros|nosotras",
+        # The first person's auxiliaries say who did it too: "Para usted he subido el ascensor".
+        Role.ME: "yo|nosotros|nosotras|he|hemos",
         # "has" is the second person's auxiliary alone: "has apagado la luz" ("ha" is anyone's).
         Role.YOU: "tú|usted|ustedes|vosotros|vosotras|has|habéis",
         Role.PROMISE: "voy a|vamos a|déjame|deja que|acabo de|acabamos de|procedo a|me pongo a",
-        Role.AUX: "he|hemos|estoy|estamos",
+        Role.AUX: "he|hemos|estoy|estamos|has|habéis",
         Role.PASSIVE: "fue|fueron|ha sido|han sido",
         # "El ascensor ha subido": the lift went up, a state the room shows or not. "Se ha puesto
         # azul", "se ha cambiado a azul": it turned blue (the demo check's held-out draws met both
@@ -633,7 +634,6 @@ _DE = _Table(
         Role.LEAD: "ok|okay|so|gut|alles klar|klar|erledigt|fertig|ja|jawohl|jetzt|nun|also|sicher|gern"
         "|gerne|bitte schön|bitteschön|hier|na|prima|super|geschafft|wie gewünscht",
         Role.ME: "ich|wir",
-        Role.YOU: "du|ihr",
         Role.PROMISE: "werde|werden|lass mich|lasst uns",
         Role.AUX: "habe|haben|hab",
         Role.PASSIVE: "wurde|wurden|wird",
@@ -755,7 +755,7 @@ _FR = _Table(
         # Also the object ("je vous ai monté l'ascenseur"): a clause with the first person is its.
         Role.YOU: "tu|t'|vous|as|avez",
         Role.PROMISE: "vais|allons|laisse-moi|laissez-moi|viens de|venons de",
-        Role.AUX: "ai|avons",
+        Role.AUX: "ai|avons|as|avez",
         Role.PASSIVE: "a été|ont été|été|fut",
         # "L'ascenseur est monté": the lift went up, a state the room shows or not.
         Role.COPULA: "est|sont|reste|restent|demeure",
@@ -1433,11 +1433,12 @@ def _deed_claims(
             return None  # "The lift is raised": a state
         if passive and any(item.meaning.roles & Role.AGENT for item in items[index + 1 :]):
             return None  # "lowered by Sam"
-        # The asker as the doer ("You switched it off", "has apagado"): their deed, done or not.
-        you = bool(roles & Role.YOU) and not roles & Role.ME
-        me = bool(roles & (Role.ME | Role.PROMISE)) or you
-        aux = bool(roles & Role.AUX) or passive or you
         head = bool(before) and bool(_skip_adverbs(before)[-1:] and _skip_adverbs(before)[-1].named)
+        # The asker as the subject ("You switched it off", "has apagado"), not an object ("para
+        # usted he subido"), a passive's ("vous a été monté") or a state's ("you have the lift raised").
+        you = _asker_first(before) and not roles & Role.ME and not passive and not head
+        me = bool(roles & (Role.ME | Role.PROMISE)) or you
+        aux = bool(roles & Role.AUX) or passive
         forms = [form for form in verb.meaning.deeds if _satisfied(form.needs, device_seen, me, aux, head)]
         if not forms:
             continue
@@ -1465,6 +1466,12 @@ def _deed_claims(
             if key in objects and (claim := _deed_claim(by_key[key], acts, colours, done, you)) is not None
         ]
     return None
+
+
+def _asker_first(before: list[_Item]) -> bool:
+    """Return whether the words before a verb open, past any leads, with the second person."""
+    rest = _skip_leads(before)
+    return bool(rest) and not rest[0].named and bool(rest[0].meaning.roles & Role.YOU)
 
 
 def _skip_adverbs(items: list[_Item]) -> list[_Item]:
@@ -1651,9 +1658,9 @@ def _false(
     now = expected_state(device, ran)
     truth = _described(now)
     if claim.yours:
-        # The asker may have done it themselves, out of sight; not when this decision's call did it.
-        bears_out = any(_bears_out(claim, deed) for deed in ran if deed.device == device.key)
-        return truth if claim.done and bears_out else None
+        # The asker may have done it themselves, out of sight; not after this decision's call did
+        # it, or did something else to that device.
+        return truth if claim.done and any(deed.device == device.key for deed in ran) else None
     if claim.deed:
         # What ran is known whatever the device reads, so a deed is judged even of a device that
         # cannot be read (a lift run by scripts).
