@@ -1071,3 +1071,13 @@ def test_a_language_without_data_reads_english_underneath():
 )
 def test_a_language_counts_the_rooms_things_by_its_kind_nouns(language, nouns):
     assert kind_nouns(words_for(language, get_intents(language))).items() >= nouns.items()
+
+
+def test_the_demo_names_the_shelf_light_as_spanish_speakers_do():
+    # A newcomer run: "enciende la luz de la estantería en verde" was no device, so no call, and
+    # "La luz de la estantería se encendió en verde." went unread of a light still purple.
+    purple = demo_devices("closed", ("on", "purple"), "docked")
+    line = "La luz de la estantería se encendió en verde."
+    assert {(f.device, f.claimed) for f in false_statements(line, purple, (), WORDS["es"])} >= {
+        ("light.shelf", "green")
+    }

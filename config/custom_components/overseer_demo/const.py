@@ -9,7 +9,7 @@ PEOPLE = ("alex", "sam", "jo", "kim")
 # household would: Spanish ones, so the overseer knows "la luz del banco" or "el ascensor", and
 # the words people use for the Neato ("start the vacuum": Home Assistant's sentences need a name).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "light.shelf": ("estante", "luz del estante"),
+    "light.shelf": ("estante", "luz del estante", "estantería", "luz de la estantería"),
     "light.bench": ("banco", "luz del banco"),
     "light.corner": ("rincón", "luz del rincón", "esquina"),
     "light.aux1": ("auxiliar 1", "luz auxiliar 1"),
