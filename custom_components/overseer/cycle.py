@@ -264,7 +264,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     posted = bool(decision.chat) and not cycle.stale and not state.dry_run
     if posted:
         parts.metrics.record_chat(finished, repeated=False)
-        _post(parts, cycle, decision.chat or "")
+        _post(parts, cycle, decision.chat or "", fixed=False)
     # The overseer's own words, in the language of whoever asked.
     phrase = await _async_phrase_in(parts, cycle.language)
     # Whatever the model said, the room hears the truth: the call waits for a person.
@@ -274,11 +274,13 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         and not state.dry_run
         and (line := describe_actions(waiting, phrase, device_names(parts.world())))
     ):
-        _post(parts, cycle, line)
+        _post(parts, cycle, line, fixed=True)
     if cycle.trigger.owed and not posted and not state.dry_run:
         # The room has not heard the overseer for its quiet limit, and the model gave no line it
         # may post: its own, which states nothing the room could contradict.
-        _post(parts, cycle, phrase(f"quiet_line_{int(finished // QUIET_LINE_TURN) % QUIET_LINES}"))
+        _post(
+            parts, cycle, phrase(f"quiet_line_{int(finished // QUIET_LINE_TURN) % QUIET_LINES}"), fixed=True
+        )
         posted = True
     # Someone is waiting for a reply; a manual trigger (the service) may well end in a SKIP.
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS and not state.dry_run:
@@ -845,7 +847,7 @@ async def _async_answer_the_question(
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
         if not posted and ran and (account := describe_actions(ran, phrase, device_names(parts.world()))):
-            _post(parts, cycle, account)
+            _post(parts, cycle, account, fixed=True)
             return True
         return False
     # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of
@@ -868,12 +870,15 @@ async def _async_answer_the_question(
     if phrase is not parts.phrase and fallback == parts.phrase("no_answer", user=ASKER):
         # The built-in line, not one the user wrote: said in the asker's language.
         fallback = phrase("no_answer", user=ASKER)
-    _post(parts, cycle, why or fallback.replace(ASKER, trigger.detail or ""))
+    _post(parts, cycle, why or fallback.replace(ASKER, trigger.detail or ""), fixed=True)
     return True
 
 
-def _post(parts: CycleParts, cycle: Cycle, line: str) -> None:
-    """Post one of the overseer's lines where every bridge already listens, and keep it as said."""
+def _post(parts: CycleParts, cycle: Cycle, line: str, *, fixed: bool) -> None:
+    """Post one of the overseer's lines where every bridge already listens, and keep it as said.
+
+    fixed: a sentence of the overseer's own, not the model's, which the model does not read back.
+    """
     settings = parts.settings
     cycle.said.append(line)
     fire_chat_message(
@@ -885,6 +890,7 @@ def _post(parts: CycleParts, cycle: Cycle, line: str) -> None:
         decision_id=cycle.decision_id,
         # An answer to an orchestrated question belongs to its pipeline, like the other bots' answers.
         pipeline_id=cycle.trigger.pipeline_id or None,
+        fixed=fixed,
     )
 
 

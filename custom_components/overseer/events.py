@@ -50,18 +50,20 @@ def fire_chat_message(
     room: str | None = None,
     decision_id: str | None = None,
     pipeline_id: str | None = None,
+    fixed: bool = False,
     context: Context | None = None,
 ) -> None:
     """overseer_chat_message: a human's line (room omitted: every overseer hears it) or a bot's.
 
-    The overseer's own lines carry their decision_id, an orchestrated bot's its pipeline_id.
+    The overseer's own lines carry their decision_id, an orchestrated bot's its pipeline_id; the
+    overseer's sentences the model did not write carry fixed: true.
     Cut to what a room reads of a line, so no caller broadcasts megabytes to every listener.
     """
     _fire(
         hass,
         EVENT_CHAT_MESSAGE,
         {"user": user[:USER_NAME_CHARS], "text": text[:INCOMING_TEXT_CHARS], "bot": bot},
-        {"room": room, "decision_id": decision_id, "pipeline_id": pipeline_id},
+        {"room": room, "decision_id": decision_id, "pipeline_id": pipeline_id, "fixed": fixed or None},
         context,
     )
 

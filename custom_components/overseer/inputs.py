@@ -74,7 +74,8 @@ class RoomInputs:
         now = self._now()
         # Our own lines come back on the bus with the decision that wrote them.
         own = chat.bot and chat.user == self._settings.name and event.data.get("decision_id") is not None
-        self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own))
+        fixed = own and event.data.get("fixed") is True
+        self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own, fixed))
         self.received += 1
         if own and event.data.get("pipeline_id") is None:
             # An answer to the orchestrator's question is not the room hearing the overseer of its

@@ -176,6 +176,17 @@ def test_of_its_own_lines_the_window_holds_only_the_last_bot_messages():
     assert [line.text for line in chosen if not line.own] == [f"q{i}" for i in range(8)]
 
 
+def test_the_overseers_fixed_sentences_stay_out_of_the_window():
+    lines = [
+        ChatLine("alex", "raise the lift", False, 1.0),
+        ChatLine("Overseer", "Lift up. Enjoy the view.", True, 2.0, True),
+        ChatLine("sam", "roast rover 3", False, 3.0),
+        ChatLine("Overseer", "Done: roast rover 3.", True, 4.0, True, fixed=True),
+    ]
+    chosen = select_transcript(lines, now=10.0, bounds=TranscriptBounds(turns=30, bot_messages=1))
+    assert [line.text for line in chosen] == ["raise the lift", "Lift up. Enjoy the view.", "roast rover 3"]
+
+
 def last(items, count):
     return items[max(len(items) - count, 0) :]
 

@@ -60,6 +60,7 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
 ):
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("neato_start"))
+    ollama_stub.after_calls("Neato rolls. Dust, beware.")
     say(hass, "alex", "overseer start neato")
     await tick(hass, freezer)
     # Asked for what cools down: no call is offered for it, but an act is asked for.
@@ -80,7 +81,7 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     assert second["messages"][1]["content"].startswith("STATE_UPDATE\n")
     assert re.search(r"cooldowns: lift=ready, neato=1\d\ds, ha=ready", second["messages"][1]["content"])
     assert second["messages"][2]["content"] == "alex: overseer start neato"
-    assert second["messages"][3]["content"] == "Overseer: Done: start the vacuum."
+    assert second["messages"][3]["content"] == "Overseer: Neato rolls. Dust, beware."
     assert second["messages"][4]["content"] == "sam: overseer start neato, again!"
     offered = {tool["function"]["name"] for tool in second["tools"]}
     assert offered == {"chat_say", "lift_up", "lift_down", "ha_set_entity", "memory_read", "memory_write"}
@@ -713,6 +714,33 @@ async def test_silence_after_the_deed_is_told_in_the_overseers_own_words(hass, f
     assert [line["text"] for line in bot_lines(chat)] == ["Done: set a room light (Bench, blue)."]
     # Asked once for the line it did not say (still SKIP), then answered in its own words.
     assert (len(ollama_stub.decisions), len(ollama_stub.follow_ups), len(ollama_stub.lines_owed)) == (1, 1, 1)
+
+
+async def test_the_overseers_own_sentences_are_not_read_back_to_the_model(hass, freezer, ollama_stub, room):
+    # Read as its own turns, the account's shape came back as the model's: "Done: roast rover 3."
+    # to "roast rover 3 for us" (the demo check, seed 70313).
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    await tick(hass, freezer, seconds=10)
+    assert [line["text"] for line in bot_lines(chat)] == ["Done: raise the lift."]
+    assert bot_lines(chat)[0]["fixed"] is True
+    ollama_stub.reply("Rover 3 is toast. Crispy.")
+    say(hass, "sam", "overseer roast rover 3 for us")
+    await tick(hass, freezer)
+    read = [message["content"] for message in ollama_stub.decisions[-1]["messages"]]
+    assert "alex: overseer raise the lift" in read
+    assert not any("Done:" in content for content in read)
+    # The model's own line goes out as it is, and is read back as its turn.
+    assert "fixed" not in bot_lines(chat)[-1]
+    say(hass, "alex", "overseer what now?")
+    await tick(hass, freezer)
+    assert {"role": "assistant", "content": "Overseer: Rover 3 is toast. Crispy."} in [
+        {key: message[key] for key in ("role", "content")}
+        for message in ollama_stub.decisions[-1]["messages"]
+    ]
 
 
 async def test_the_line_after_a_call_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):

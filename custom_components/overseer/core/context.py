@@ -34,13 +34,18 @@ CUE_CHARS = 160
 
 @dataclass(frozen=True, slots=True)
 class ChatLine:
-    """One chat message as received: who, what, whether a bot sent it, when, and whether it was ours."""
+    """One chat message as received: who, what, whether a bot sent it, when, and whether it was ours.
+
+    fixed: one of our own sentences that the model did not write (an account of what ran, a fallback,
+    a guardrail's answer).
+    """
 
     user: str
     text: str
     bot: bool
     ts: float
     own: bool = False
+    fixed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +65,11 @@ def select_transcript(lines: Sequence[ChatLine], now: float, bounds: TranscriptB
     their age, the last min_human human lines; of the overseer's own lines, its last
     bot_messages only (the seed's "last 1-2 bot messages"): a small model copies whatever line
     of its own it reads, and with every one in the window it answered one question with its
-    answer to another. The result never has more than max(turns, min_human + bot_messages) lines.
+    answer to another. The overseer's fixed sentences are left out: read as its own turns, their
+    shape came back as the model's ("Done: roast rover 3." to "roast rover 3 for us"). The result
+    never has more than max(turns, min_human + bot_messages) lines.
     """
-    recent = list(islice(reversed(lines), LOOKBACK))  # newest first
+    recent = [line for line in islice(reversed(lines), LOOKBACK) if not line.fixed]  # newest first
     required: set[int] = set()
     humans = bots = 0
     for index, line in enumerate(recent):
