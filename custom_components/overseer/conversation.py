@@ -26,7 +26,7 @@ from homeassistant.util.json import JsonObjectType
 from .compat import chat_log_trace, conversation_busy_errors
 from .const import OverseerMode, status_signal
 from .core.accounts import Names, Phrase, describe_actions
-from .core.acts import device_names
+from .core.acts import device_names, room_devices
 from .core.gate import TriggerKind
 from .core.results import call_result
 from .cycle import Cycle
@@ -153,7 +153,7 @@ class OverseerAgent(conversation.ConversationEntity):
                 loop.inputs.take_address(answer.asker, user_input.text, user_input.context, answer.identity)
             async with asyncio.timeout(loop.settings.request_timeout):
                 answered = await answer.done
-            reply = _reply(answered, loop.state.dry_run, phrase, device_names(loop.world()))
+            reply = _reply(answered, loop.state.dry_run, phrase, device_names(room_devices(loop.world())))
             return reply, answered[0] if answered else None
         except TimeoutError:
             return phrase("reply_still_thinking"), None

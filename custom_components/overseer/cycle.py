@@ -15,7 +15,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, blocked_answer, blocked_why, describe_actions, refusal_answer, state_answer
-from .core.acts import Deed, Device, device_names, expected_state, room_devices, stated_devices
+from .core.acts import Deed, Device, device_name, device_names, expected_state, room_devices, stated_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -228,7 +228,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     english = await _async_phrase_in(parts, "en")
     devices = room_devices(world)
     held = (
-        blocked_why(cycle.asked, cycle.tools.blocked, english, device_names(world), devices)
+        blocked_why(cycle.asked, cycle.tools.blocked, english, device_names(devices), devices)
         if control
         else None
     )
@@ -272,7 +272,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
     if (
         waiting
         and not state.dry_run
-        and (line := describe_actions(waiting, phrase, device_names(parts.world())))
+        and (line := describe_actions(waiting, phrase, device_names(room_devices(parts.world()))))
     ):
         _post(parts, cycle, line, fixed=True)
     if cycle.trigger.owed and not posted and not state.dry_run:
@@ -530,7 +530,7 @@ async def _async_true_line(
         )
         or "nothing"
     )
-    names = {device.key: _device_name(device) for device in devices}
+    names = device_names(devices)
     told = conversation
     line: str = decision.chat
     notes: list[str] = []
@@ -541,7 +541,7 @@ async def _async_true_line(
         told_why = NOT_SO
         if false:
             facts = "; ".join(
-                dict.fromkeys(f"{names.get(item.device, item.device)}: {item.truth}" for item in false)
+                dict.fromkeys(f"{label(names.get(item.device, item.device))}: {item.truth}" for item in false)
             )
             told_why += ROOM_SHOWS.format(facts=facts, ran=ran_now)
             if any(item.yours for item in false):
@@ -780,12 +780,7 @@ def _state_after(record: AuditRecord, world: World, done: tuple[Deed, ...]) -> s
     # Named: told only "on (purple)" after lighting Aux1, the bundled model said "The bench light
     # is now on." (its earlier line), three times.
     state = f"{device.state} ({device.colour})" if device.colour else device.state
-    return f"{_device_name(device)}: {label(state)}"
-
-
-def _device_name(device: Device) -> str:
-    """Return the device's first name, quoted like any name the room shows the model."""
-    return label(device.names[0] if device.names else device.key)
+    return f"{label(device_name(device))}: {label(state)}"
 
 
 def _judge(
@@ -846,13 +841,17 @@ async def _async_answer_the_question(
     if posted or ran or waiting:
         outcome = AddressOutcome.MODEL_LINE if posted else AddressOutcome.ACTED
         parts.metrics.record_address(finished, outcome)
-        if not posted and ran and (account := describe_actions(ran, phrase, device_names(parts.world()))):
+        if (
+            not posted
+            and ran
+            and (account := describe_actions(ran, phrase, device_names(room_devices(parts.world()))))
+        ):
             _post(parts, cycle, account, fixed=True)
             return True
         return False
     # A call a guardrail stopped: the asker hears what was tried and why, not that nothing came of
     # it; asked again, the model would only try the same call on the same guardrail.
-    names = device_names(parts.world())
+    names = device_names(room_devices(parts.world()))
     why = refusal_answer(cycle.actions, trigger.detail, phrase, names) or blocked_answer(
         cycle.asked, cycle.tools.blocked, trigger.detail, phrase, names, room_devices(parts.world())
     )

@@ -8,7 +8,7 @@ nothing here branches on a tool's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
@@ -174,9 +174,14 @@ def rover_device(rover: Rover) -> Device:
     )
 
 
-def device_names(world: World) -> dict[str, str]:
-    """Return each room device's first name by its key, as people read it: "light.shelf": "Shelf"."""
-    return {device.key: device.names[0] for device in room_devices(world) if device.names}
+def device_name(device: Device) -> str:
+    """Return the name people read a device by: its first name, else its key."""
+    return device.names[0] if device.names else device.key
+
+
+def device_names(devices: Iterable[Device]) -> dict[str, str]:
+    """Return each device's name by its key: "light.shelf": "Shelf"."""
+    return {device.key: device_name(device) for device in devices}
 
 
 def stated_devices(world: World) -> tuple[Device, ...]:
