@@ -83,6 +83,10 @@ YOUR_CALL = "Your call did it, not them: say it as yours. "
 # back as a fact, only as what it does not know.
 FIGURE_UNKNOWN = "Nothing you were shown says {figures}: you do not know it. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
+# After a figure it made up for someone who asked: told only to say a true line, the bundled model
+# said the same made-up score three times over ("The score is 1-1."); told to say it does not know,
+# it did (4 of 4 in a replay of the tuning part's "what is the score" and "cuántos puntos").
+NOT_KNOWN_CUE = "Tell {who} you do not know it, in one short line of your own."
 # How many times a false line is sent back with the facts before it is dropped (after calls: once).
 TRUTH_ASKS = 2
 # The request after an answer that called nothing when the asker's words asked for an offered call.
@@ -546,14 +550,17 @@ async def _async_true_line(
             told_why += ROOM_SHOWS.format(facts=facts, ran=ran_now)
             if any(item.yours for item in false):
                 told_why += YOUR_CALL
+        cue = TRUE_LINE_CUE
         if made_up:
             told_why += FIGURE_UNKNOWN.format(figures=", ".join(made_up))
+            if not false and cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+                cue = NOT_KNOWN_CUE.format(who=asker(cycle.trigger, parts.settings.name))
         told = [
             *told,
             {"role": "assistant", "content": line},
             {
                 "role": "user",
-                "content": told_why + TRUE_LINE_CUE + say_it_in(cycle.language, _room_language(parts)),
+                "content": told_why + cue + say_it_in(cycle.language, _room_language(parts)),
             },
         ]
         world = parts.world()

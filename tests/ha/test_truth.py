@@ -288,7 +288,11 @@ async def test_a_figure_nothing_it_read_holds_is_never_posted(hass, freezer, oll
     say(hass, "alex", "overseer, what was the final score last night?")
     await tick(hass, freezer)
     told = ollama_stub.decisions[1]["messages"][-1]["content"]
-    assert told.startswith("statement_check: that is not so. Nothing you were shown says 10")
+    # Told only to say a true line, the bundled model said the same score again: it is told what is.
+    assert told == (
+        "statement_check: that is not so. Nothing you were shown says 10: you do not know it."
+        " Tell alex you do not know it, in one short line of your own."
+    )
     assert bot_texts(chat) == ["No score reaches this room. Watch the lift."]
     assert metrics(hass)["false_statements"] == 1
 
