@@ -123,6 +123,8 @@ class Cycle:
     reply: ModelReply | None = None
     # After calls: each one's result as the model read it, and its answer (the line).
     tool_results: tuple[str, ...] = ()
+    # The states those results reported ("Shelf: off"): said back, they are no line.
+    result_states: tuple[str, ...] = ()
     line_reply: ModelReply | None = None
     # The line was said in that answer, knowing the results (not the first answer's, said before).
     line_knew: bool = False
@@ -362,6 +364,7 @@ async def _async_decide(
         cycle.decision = decision
     if control and cycle.actions:
         decision, conversation = await _async_line_after_calls(parts, cycle, conversation, check)
+        check = partial(check, results_read=cycle.result_states)
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
         decision, conversation = await _async_line_owed(parts, cycle, decision, conversation, schemas, check)
     decision = await _async_true_line(parts, cycle, decision, ran, conversation, check)
@@ -740,8 +743,10 @@ async def _async_line_after_calls(
     shown = cycle.actions[:RESULTS_SHOWN]
     done = tuple(deed for record in shown if (deed := _deed(record)) is not None)
     calls = [(record.tool, _sent(record.arguments)) for record in shown]
-    results = [json.dumps(call_result(record, _state_after(record, world, done))[0]) for record in shown]
+    states = [_state_after(record, world, done) for record in shown]
+    results = [json.dumps(call_result(record, state)[0]) for record, state in zip(shown, states, strict=True)]
     cycle.tool_results = tuple(results)
+    cycle.result_states = tuple(state for state in states if state)
     say_it = say_it_in(cycle.language, _room_language(parts))
     ran = any(record.outcome in (Outcome.EXECUTED, Outcome.DRY_RUN) for record in cycle.actions)
     cue = after_calls_cue(cycle.trigger, parts.settings.name, ran, say_it)
@@ -754,7 +759,13 @@ async def _async_line_after_calls(
         LOGGER.warning("Model call failed (%s) after the decision's calls; answered without it", err)
         return with_line(first, first.chat if ran else None), follow
     cycle.line_reply = reply
-    line = check(reply, known_tools=configured_tools(world), shown_tools=CHAT_TOOLS, cue=cue)
+    line = check(
+        reply,
+        known_tools=configured_tools(world),
+        shown_tools=CHAT_TOOLS,
+        cue=cue,
+        results_read=cycle.result_states,
+    )
     for rejection in line.rejections:
         # Offered only the chat, it called a room tool: refused and recorded, like any call.
         cycle.actions.append(parts.executor.record_rejection(cycle.decision_id, rejection))

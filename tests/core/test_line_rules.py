@@ -35,6 +35,8 @@ def said(line: str, rule: LineRule) -> Decision:
             after = {"question": rule.after}
         case Source.CUE:
             after = {"cue": rule.after}
+        case Source.RESULTS:
+            after = {"results_read": (rule.after,)}
         case None:
             after = {}
     decision = normalise(

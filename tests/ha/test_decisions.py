@@ -743,6 +743,20 @@ async def test_the_overseers_own_sentences_are_not_read_back_to_the_model(hass, 
     ]
 
 
+async def test_the_state_a_result_reported_said_back_is_no_line(hass, freezer, ollama_stub, room):
+    # Asked to turn the shelf light off, the bundled model's line was its call's result: "Shelf: off".
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("Lift: open")
+    ollama_stub.line_owed("Up it goes. Mind your heads, alex.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert len(room["cover.open_cover"]) == 1
+    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes. Mind your heads, alex."]
+    assert len(ollama_stub.lines_owed) == 1
+
+
 async def test_the_line_after_a_call_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):
     # Offered its tools, the bundled model acted again (memory_write twice) instead of speaking.
     await setup_overseer(hass, ollama_stub)

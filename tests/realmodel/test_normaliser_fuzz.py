@@ -93,6 +93,7 @@ DROP_NOTES = frozenset(
         "chat_said_back",
         "question_said_back",
         "cue_said_back",
+        "result_said_back",
     }
 )
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)

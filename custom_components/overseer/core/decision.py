@@ -112,6 +112,7 @@ def normalise(
     shown_tools: Iterable[str] | None = None,
     cue: str = "",
     bots_read: Iterable[str] = (),
+    results_read: Iterable[str] = (),
 ) -> Decision:
     """Turn a typed model reply into a Decision; never raises, whatever the reply holds.
 
@@ -122,7 +123,8 @@ def normalise(
     blocked), when fewer than the known ones; another known tool is not available to this
     decision. cue: what the request's last words asked for; a line of its words alone says it
     back. bots_read: the lines other bots said that it read: a line too close to one of them, or
-    to one of its sentences, says it back.
+    to one of its sentences, says it back. results_read: the states its calls' results reported:
+    one said back is no line.
     """
     known = frozenset(known_tools)
     shown = known if shown_tools is None else frozenset(shown_tools)
@@ -177,6 +179,7 @@ def normalise(
             Source.BOTS_READ: tuple(bots_read),
             Source.QUESTION: (question,),
             Source.CUE: (cue,),
+            Source.RESULTS: tuple(results_read),
         },
         rules.repeat_threshold,
     )

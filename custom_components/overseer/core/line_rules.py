@@ -53,6 +53,8 @@ class Note(StrEnum):
     ANOTHERS_LINE_DROPPED = "anothers_line_dropped"
     QUESTION_SAID_BACK = "question_said_back"
     CUE_SAID_BACK = "cue_said_back"
+    # What a call's result reported, said back as the line ("Shelf: off").
+    RESULT_SAID_BACK = "result_said_back"
     # A line that stated what the room contradicts: asked again with the facts, or not posted.
     FALSE_STATEMENT_ASKED_AGAIN = "false_statement_asked_again"
     FALSE_STATEMENT_DROPPED = "false_statement_dropped"
@@ -75,6 +77,8 @@ class Source(StrEnum):
     QUESTION = "question"
     # What the request's last words asked for.
     CUE = "cue"
+    # The states its calls' results reported ("Shelf: off").
+    RESULTS = "results"
 
 
 class Likeness(Enum):
@@ -679,6 +683,17 @@ LINE_RULES: tuple[LineRule, ...] = (
             "Answer sam now, in one short line of your own: an answer, an opinion or a verdict"
             " (and call a tool if you act)."
         ),
+    ),
+    # Asked in Spanish to turn the shelf light off, the bundled model answered its call's result
+    # with the result's state field as its whole line.
+    LineRule(
+        note=Note.RESULT_SAID_BACK,
+        drops="the state a call's result reported, said back as the line",
+        test=Echo(Source.RESULTS, Likeness.CLOSE),
+        languages=None,
+        keeps=("The shelf light is off. Darkness suits it.", "Luz del estante apagada, robin."),
+        drops_examples=("Shelf: off", "shelf: off."),
+        after="Shelf: off",
     ),
     # Read after the calls: what the line says was done is held to what ran.
     LineRule(
