@@ -83,10 +83,16 @@ YOUR_CALL = "Your call did it, not them: say it as yours. "
 # back as a fact, only as what it does not know.
 FIGURE_UNKNOWN = "Nothing you were shown says {figures}: you do not know it. "
 TRUE_LINE_CUE = "Say one short line that is true, or SKIP."
-# After a figure it made up for someone who asked: told only to say a true line, the bundled model
-# said the same made-up score three times over ("The score is 1-1."); told to say it does not know,
-# it did (4 of 4 in a replay of the tuning part's "what is the score" and "cuántos puntos").
-NOT_KNOWN_CUE = "Tell {who} you do not know it, in one short line of your own."
+# After a figure it made up for someone who asked, nothing else wrong and no call made: told only
+# to say a true line, the bundled model said the same made-up score three times over ("The score
+# is 1-1."); told to say it does not know, it did, and with the figure unquoted it did not say it
+# back ("no hay nada que indique 10 puntos"): 5 of 5 in a replay of the tuning part's "what is the
+# score" and "cuántos puntos". The asker stands apart from the instruction: "Do not know it,
+# alex." is no copy of the cue's words.
+FIGURE_NOT_KNOWN = (
+    "Nothing you were shown holds that figure: you do not know it. {who} asked. Say you do not know"
+    " it, in one short line of your own."
+)
 # How many times a false line is sent back with the facts before it is dropped (after calls: once).
 TRUTH_ASKS = 2
 # The request after an answer that called nothing when the asker's words asked for an offered call.
@@ -280,7 +286,8 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         and not state.dry_run
         and (line := describe_actions(waiting, phrase, device_names(room_devices(parts.world()))))
     ):
-        _post(parts, cycle, line, fixed=True)
+        # Not fixed: the model knows of a call waiting for a person only from this line.
+        _post(parts, cycle, line, fixed=False)
     if cycle.trigger.owed and not posted and not state.dry_run:
         # The room has not heard the overseer for its quiet limit, and the model gave no line it
         # may post: its own, which states nothing the room could contradict.
@@ -334,9 +341,11 @@ async def _async_decide(
     last = len(own) - max(settings.bounds.bot_messages, 2)
     asked = cycle.trigger.kind in SOLICITED
     since = inf if asked else parts.now() - settings.bounds.minutes * 60
-    said = [line.text for index, line in enumerate(own) if index >= last or line.ts >= since][
-        -OWN_LINES_HELD_UNASKED:
-    ]
+    latest = [line.text for index, line in enumerate(own) if index >= last or line.ts >= since]
+    # Its own turns it read too: its fixed sentences left out of the window, those reach further back.
+    said = list(
+        dict.fromkeys([*(line.text for line in lines if line.own), *latest[-OWN_LINES_HELD_UNASKED:]])
+    )
     read = [line.text for line in lines if not line.own and not line.bot]
     bots_read = [line.text for line in lines if not line.own and line.bot]
     question = cycle.trigger.question if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS else ""
@@ -554,10 +563,10 @@ async def _async_true_line(
             if any(item.yours for item in false):
                 told_why += YOUR_CALL
         cue = TRUE_LINE_CUE
-        if made_up:
+        if made_up and not false and not cycle.actions and cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+            cue = FIGURE_NOT_KNOWN.format(who=asker(cycle.trigger, parts.settings.name))
+        elif made_up:
             told_why += FIGURE_UNKNOWN.format(figures=", ".join(made_up))
-            if not false and cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
-                cue = NOT_KNOWN_CUE.format(who=asker(cycle.trigger, parts.settings.name))
         told = [
             *told,
             {"role": "assistant", "content": line},

@@ -191,10 +191,11 @@ def last(items, count):
     return items[max(len(items) - count, 0) :]
 
 
-# Each line is a human's (0), the overseer's own (1) or another bot's (2).
-lines_strategy = st.lists(st.tuples(st.integers(0, 2), st.floats(0, 10_000)), max_size=120).map(
+# Each line is a human's (0), the overseer's own (1), another bot's (2) or one of the overseer's
+# fixed sentences (3).
+lines_strategy = st.lists(st.tuples(st.integers(0, 3), st.floats(0, 10_000)), max_size=120).map(
     lambda rows: [
-        ChatLine("u", str(i), kind > 0, ts, own=kind == 1)
+        ChatLine("u", str(i), kind > 0, ts, own=kind in (1, 3), fixed=kind == 3)
         for i, (kind, ts) in enumerate(sorted(rows, key=lambda r: r[1]))
     ]
 )
@@ -216,7 +217,8 @@ def test_transcript_never_exceeds_its_bounds_and_keeps_its_minimums(
     chosen = select_transcript(lines, now, bounds)
     assert len(chosen) <= max(turns, min_human + bots)
     kept_humans = last([line for line in lines if not line.bot], min_human)
-    kept_bots = last([line for line in lines if line.own], bots)
+    assert not [line for line in chosen if line.fixed]
+    kept_bots = last([line for line in lines if line.own and not line.fixed], bots)
     assert all(line in chosen for line in kept_humans + kept_bots)
     extra = [line for line in chosen if line not in kept_humans and line not in kept_bots]
     assert all(line.ts >= now - minutes * 60 and not line.own for line in extra)

@@ -757,6 +757,50 @@ async def test_the_state_a_result_reported_said_back_is_no_line(hass, freezer, o
     assert len(ollama_stub.lines_owed) == 1
 
 
+async def test_a_result_said_back_when_asked_again_for_a_line_is_none_either(
+    hass, freezer, ollama_stub, room
+):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("", call("lift_up"))
+    ollama_stub.after_calls("Lift: open")
+    ollama_stub.line_owed("Lift: open.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    await tick(hass, freezer, seconds=10)
+    assert [line["text"] for line in bot_lines(chat)] == ["Done: raise the lift."]
+
+
+async def test_a_copy_of_a_line_it_read_past_its_fixed_sentences_is_no_new_line(
+    hass, freezer, ollama_stub, room
+):
+    # Its fixed sentences out of the window, the model reads its own older lines: those are held
+    # against its answer too, not only its last lines (here the two accounts).
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Chaos wins tonight.")
+    say(hass, "alex", "overseer, pick a side")
+    await tick(hass, freezer)
+    for asker, words, tool in (("sam", "raise the lift", "lift_up"), ("kim", "start neato", "neato_start")):
+        ollama_stub.reply("", call(tool))
+        say(hass, asker, f"overseer {words}")
+        await tick(hass, freezer)
+        await tick(hass, freezer, seconds=10)
+    ollama_stub.reply("Chaos wins tonight.")
+    ollama_stub.line_owed("Jo wins. Barely.")
+    say(hass, "jo", "overseer, who wins?")
+    await tick(hass, freezer)
+    await tick(hass, freezer, seconds=10)
+    read = [message["content"] for message in ollama_stub.decisions[-1]["messages"]]
+    assert "Overseer: Chaos wins tonight." in read
+    assert [line["text"] for line in bot_lines(chat)] == [
+        "Chaos wins tonight.",
+        "Done: raise the lift.",
+        "Done: start the vacuum.",
+        "Jo wins. Barely.",
+    ]
+
+
 async def test_the_line_after_a_call_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):
     # Offered its tools, the bundled model acted again (memory_write twice) instead of speaking.
     await setup_overseer(hass, ollama_stub)

@@ -25,9 +25,9 @@ CONTRACT = Path(__file__).parents[3] / "shared" / "design" / "CONTRACT.md"
 # Fields the contract names in its prose rather than in the braces: the overseer's own chat
 # lines carry their decision_id, an orchestrated bot's its pipeline_id, a call's cut copy of
 # its arguments truncated (Wave 4); ours beyond it: why a stale decision was held back, why an
-# approval ended as it did.
+# approval ended as it did, which of the overseer's lines are its own fixed sentences.
 PROSE_FIELDS = {
-    "overseer_chat_message": {"decision_id", "pipeline_id"},
+    "overseer_chat_message": {"decision_id", "pipeline_id", "fixed"},
     "overseer_action": {"truncated"},
     "overseer_decision": {"stale_reason"},
     "overseer_approval": {"reason"},
@@ -76,6 +76,15 @@ FIRED = {
         ),
         lambda hass: events.fire_chat_message(
             hass, user="Rover guide", text="Docked.", bot=True, room="arena", pipeline_id="p1"
+        ),
+        lambda hass: events.fire_chat_message(
+            hass,
+            user="Overseer",
+            text="Done: raise the lift.",
+            bot=True,
+            room="arena",
+            decision_id="d2",
+            fixed=True,
         ),
     ],
     "overseer_chat_typing": [

@@ -290,11 +290,26 @@ async def test_a_figure_nothing_it_read_holds_is_never_posted(hass, freezer, oll
     told = ollama_stub.decisions[1]["messages"][-1]["content"]
     # Told only to say a true line, the bundled model said the same score again: it is told what is.
     assert told == (
-        "statement_check: that is not so. Nothing you were shown says 10: you do not know it."
-        " Tell alex you do not know it, in one short line of your own."
+        "statement_check: that is not so. Nothing you were shown holds that figure: you do not know it."
+        " alex asked. Say you do not know it, in one short line of your own."
     )
     assert bot_texts(chat) == ["No score reaches this room. Watch the lift."]
     assert metrics(hass)["false_statements"] == 1
+
+
+async def test_a_figure_made_up_beside_a_deed_is_not_answered_with_not_knowing(
+    hass, freezer, ollama_stub, room
+):
+    # "I do not know it." would be all the asker heard of a call that ran: told to say a true line.
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply("", call("neato_start"))
+    ollama_stub.after_calls("Neato sweeps for 20 minutes.")
+    ollama_stub.after_calls("Neato sweeps. Dust, beware.")
+    say(hass, "alex", "overseer start neato")
+    await tick(hass, freezer)
+    told = ollama_stub.follow_ups[-1]["messages"][-1]["content"]
+    assert "Nothing you were shown says 20" in told
+    assert told.endswith("Say one short line that is true, or SKIP.")
 
 
 async def test_the_number_of_a_rovers_name_is_no_score(hass, freezer, ollama_stub, room):
@@ -306,7 +321,7 @@ async def test_the_number_of_a_rovers_name_is_no_score(hass, freezer, ollama_stu
     say(hass, "alex", "overseer, what was the final score last night?")
     await tick(hass, freezer)
     told = ollama_stub.decisions[1]["messages"][-1]["content"]
-    assert told.startswith("statement_check: that is not so. Nothing you were shown says 1:")
+    assert told.startswith("statement_check: that is not so. Nothing you were shown holds that figure")
     assert bot_texts(chat) == ["Rover 1 is out driving; no score reaches me."]
 
 
@@ -342,7 +357,7 @@ async def test_told_a_second_made_up_figure_it_may_still_say_a_true_line(hass, f
     say(hass, "alex", "overseer, how much money did kim bet?")
     await tick(hass, freezer)
     told = ollama_stub.decisions[2]["messages"][-1]["content"]
-    assert told.startswith("statement_check: that is not so. Nothing you were shown says 100:")
+    assert told.startswith("statement_check: that is not so. Nothing you were shown holds that figure")
     assert bot_texts(chat) == ["Kim's bet never reached me."]
 
 
