@@ -25,18 +25,15 @@ from .demo_questions import LIFT, LIGHTS, VACUUM, Question, Want
 # that return is no one's action.
 VACUUM_RUNS = 30.0
 
+LIGHT_NAMES = ("shelf", "bench", "corner", "aux1", "aux2", "window")
+SPANISH_LIGHT_NAMES = ("estante", "banco", "rincón", "auxiliar 1", "auxiliar 2", "ventana")
 # How the room's devices are named in a line, in English and Spanish.
 DEVICE_WORDS: dict[str, tuple[str, ...]] = {
     LIFT: ("lift", "elevator", "elevador", "ascensor", "montacargas"),
     VACUUM: ("vacuum", "neato", "aspiradora", "robot aspirador"),
     **{
         entity: (name, f"{name} light", f"luz del {spanish}", f"luz de la {spanish}")
-        for entity, name, spanish in zip(
-            LIGHTS,
-            ("shelf", "bench", "corner", "aux1", "aux2", "window"),
-            ("estante", "banco", "rincón", "auxiliar 1", "auxiliar 2", "ventana"),
-            strict=True,
-        )
+        for entity, name, spanish in zip(LIGHTS, LIGHT_NAMES, SPANISH_LIGHT_NAMES, strict=True)
     },
 }
 DEVICE_WORDS[LIGHTS[2]] += ("esquina", "luz de la esquina")
@@ -45,6 +42,14 @@ DEVICE_WORDS[LIGHTS[4]] += ("aux 2", "luz auxiliar 2")
 # Things of the room this judge does not read: a sentence naming one is about it, and a light's
 # name in it may be a place ("Rover 2 is parked on the bench." says nothing of the bench light).
 UNREAD_THINGS = ("rover", "rovers")
+# A light's bare name after a preposition is a place, whatever stands there: "The car is parked
+# on the bench." says nothing of the bench light, "on the bench light" and "luz del banco" do.
+PLACE = re.compile(
+    r"(?<!luz )\b(?:on|in|at|by|near|under|behind|beside|onto|from|en|sobre|junto a|cerca de|de|del)\s+"
+    r"(?:the\s+|el\s+|la\s+)?(?:"
+    + "|".join(re.escape(name) for name in (*LIGHT_NAMES, *SPANISH_LIGHT_NAMES, "esquina"))
+    + r")\b(?!\s+light)"
+)
 # A device moved within this long of a call is that call's doing (the lift travels four seconds).
 CALL_TO_MOVE = 8.0
 # A state, and the words that state it, per kind of device.
@@ -256,8 +261,8 @@ def claims(line: str) -> list[tuple[str, str]]:
     """The statements of state a line makes, as (entity_id, state or colour word), by this judge's reading."""
     found = []
     for said in SENTENCES.split(line.lower()):
-        sentence = ANSWER_WORD.sub("", said)
-        if not sentence or NOT_A_STATEMENT.search(sentence):
+        sentence = PLACE.sub(" somewhere", ANSWER_WORD.sub("", said))
+        if not sentence.strip() or NOT_A_STATEMENT.search(sentence):
             continue
         named = [entity for entity, words in DEVICE_WORDS.items() if _mentions(sentence, words)]
         # "the lights" or two devices in one sentence: whose state is which is not plain.

@@ -28,6 +28,11 @@ BENCH = "light.bench"
         ("Rover 2 is parked on the bench.", []),
         ("El rover 1 está en el banco.", []),
         ("The bench light is on.", [(BENCH, "on")]),
+        ("The car is parked on the bench.", []),
+        ("The robot aspirator is parked on the corner.", []),
+        ("I switched on the bench light.", [(BENCH, "on")]),
+        ("La luz del banco está encendida.", [(BENCH, "on")]),
+        ("La luz de la esquina está apagada.", [("light.corner", "off")]),
     ],
 )
 def test_a_line_states_what_a_person_would_read_in_it(line, read):
