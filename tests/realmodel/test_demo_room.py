@@ -253,11 +253,6 @@ class Watch:
         asked.route = tuple(self.pipelines.get(asked.pipeline_id or "", {}).get("route", ()))
 
 
-# Issue 34 is open: one run has held every assertion, not yet three in a row (docs/figures.md
-# has each run's line and what failed). Marked so a red check reads as the open issue it is,
-# not as a broken suite; a run that holds them all shows as XPASS. The mark goes once three
-# runs in a row do.
-@pytest.mark.xfail(reason="issue 34: not yet three runs in a row that hold every assertion", strict=False)
 def test_the_demo_as_a_newcomer_meets_it(
     demo: HomeAssistantProcess, model_server: ModelEndpoint, capsys
 ) -> None:
