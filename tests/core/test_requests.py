@@ -216,6 +216,82 @@ def test_a_few_words_after_an_order_are_read_off_it(recognisers, language, text,
     assert asked_deeds(text, DEVICES, recognisers[language], OVERSEER) == deeds
 
 
+# Words that mention an act without asking for it: a how-to question, reported speech, a
+# quotation. Each named the lift and no sentence read it whole, so it once let an answer do any
+# act on the lift ("overseer, how do I lower the lift" raised it).
+MENTIONS = [
+    # A question opening with a question word, with or without its mark, accents or not.
+    ("en", "overseer, how do I lower the lift"),
+    ("en", "ok, so how can the lift go down"),
+    ("en", "will you lower the lift and turn on the bench light"),
+    ("es", "oye overseer, como bajo el ascensor"),
+    ("es", "cómo se baja el ascensor"),
+    ("de", "wie fahre ich den Aufzug runter"),
+    ("fr", "comment descendre l'ascenseur"),
+    # Reported speech, and an order passed on: someone else's words.
+    ("en", "sam says lower the lift"),
+    ("en", "sam said the lift should go down"),
+    ("en", "lower the lift sam says"),
+    ("en", "tell me how to lower the lift"),
+    ("en", "explain how to lower the lift"),
+    ("es", "sam dice que bajes el ascensor"),
+    ("es", "explícame cómo bajar el ascensor"),
+    ("de", "Sam sagt, fahr den Aufzug runter"),
+    ("fr", "Sam dit de descendre l'ascenseur"),
+    # A clause that only says who speaks reports the clause next to it, before or after.
+    ("en", "sam says: lower the lift"),
+    ("en", "lower the lift, says sam"),
+    ("es", "sam dice: baja el ascensor"),
+    # Quoted words, in any language's marks, in a clause of their own or not.
+    ("en", 'sam says "lower the lift"'),
+    ("en", 'sam says: "lower the lift"'),
+    ("en", "sam says ‘lower the lift’"),
+    ("en", "overseer, “lower the lift”"),
+    ("es", "sam dice «baja el ascensor»"),
+    ("de", "Sam sagt „fahr den Aufzug runter“"),
+    ("de", "Sam sagt: »fahr den Aufzug runter«"),
+    ("fr", "Sam dit : « descends l'ascenseur »"),
+]
+
+
+@pytest.mark.parametrize(
+    ("language", "text"), MENTIONS, ids=[f"{language}: {text}" for language, text in MENTIONS]
+)
+def test_words_that_quote_report_or_ask_about_an_act_ask_for_nothing(recognisers, language, text):
+    asked = asked_deeds(text, DEVICES, recognisers[language], OVERSEER)
+    assert asked == NOTHING
+    assert not fulfils(asked, UP) and not fulfils(asked, DOWN)
+
+
+# The asker's own order still counts, next to words that quote or report someone's, after a
+# question a sentence reads as a request, and with a name or a word in marks.
+OWN_ORDERS = [
+    ("en", "lower the lift", DOWN),
+    ("en", "overseer, lower the lift now", DOWN),
+    ("en", "sam says hi, lower the lift", DOWN),
+    ("en", 'sam says "hi", lower the lift', DOWN),
+    ("en", "raise the lift, sam says hi", UP),
+    ("en", "how was your day? lower the lift", DOWN),
+    ("en", "can you lower the lift", DOWN),
+    ("en", "lower the lift “now”", DOWN),
+    ("en", 'turn on "Aux1"', on("aux1")),
+    ("en", "turn on the 'bench' light", on("bench")),
+    ("es", "baja el ascensor", DOWN),
+    ("es", "sam dice hola, baja el ascensor", DOWN),
+    ("es", "¿puedes bajar el ascensor?", DOWN),
+    ("de", "Sam sagt hallo, fahr den Aufzug runter", DOWN),
+    ("fr", "Sam dit bonjour, descends l'ascenseur", DOWN),
+    ("fr", "Overseer, descends l'ascenseur s'il te plaît", DOWN),
+]
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "deed"), OWN_ORDERS, ids=[f"{language}: {text}" for language, text, _ in OWN_ORDERS]
+)
+def test_an_order_in_the_askers_own_words_still_counts(recognisers, language, text, deed):
+    assert asked_deeds(text, DEVICES, recognisers[language], OVERSEER) == {deed}
+
+
 def test_a_device_is_asked_for_by_its_names_only(recognisers):
     assert asked_deeds("lower the elevator", DEVICES, recognisers["en"]) == NOTHING
     lift = Device(LIFT, Kind.LIFT, ("Lift", "elevator"), "open")

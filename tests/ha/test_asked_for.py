@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from ..ollama_stub import call
@@ -74,6 +75,21 @@ async def test_words_that_ask_for_no_act_are_answered_without_touching_the_room(
     # Its cue asks for a line, and does not invite a call.
     assert "call a tool" not in ollama_stub.decisions[0]["messages"][-1]["content"]
     assert bot_texts(chat) == ["Chaos has standards."]
+
+
+@pytest.mark.parametrize("text", ["overseer, how do I lower the lift", 'overseer, sam says "lower the lift"'])
+async def test_words_that_mention_an_act_without_asking_for_it_act_on_no_device(
+    hass, freezer, ollama_stub, room, text
+):
+    # A how-to question and a quoted order named the lift, and the model raised it.
+    await setup_overseer(hass, ollama_stub)
+    actions = async_capture_events(hass, "overseer_action")
+    ollama_stub.reply("Like this.", call("lift_up"))
+    ollama_stub.after_calls("Ask me to, and I will.")
+    say(hass, "alex", text)
+    await tick(hass, freezer)
+    assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
+    assert room["cover.open_cover"] == [] and room["cover.close_cover"] == []
 
 
 async def test_a_spanish_request_is_held_to_its_action_and_answered_in_spanish(

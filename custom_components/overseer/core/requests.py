@@ -3,7 +3,8 @@
 Home Assistant's own sentences (the home-assistant-intents package, matched by hassil) say
 which words ask for which action; a small table of ours adds what they lack for this room (the
 lift raised and lowered, the vacuum started and sent home, a light made a colour). An answer to
-words that ask for an act may do that act or nothing: never its opposite.
+words that ask for an act may do that act or nothing: never its opposite. Only the asker's own
+words ask: what they quote, report or ask about ("how do I lower the lift") asks for nothing.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum, auto
 from typing import Any
 
 from hassil.intents import Intents, SlotList, TextSlotList
@@ -20,7 +22,8 @@ from hassil.recognize import RecognizeResult, recognize_all
 from hassil.util import remove_punctuation
 
 from .acts import Act, Deed, Device, Kind
-from .statements import Role, deed_phrases, role_phrases, says
+from .language import opens_a_question
+from .statements import Role, deed_phrases, expand, role_phrases, says
 from .text import fold, strip_invisible
 
 # Longer text is a story or a paste, not a request; matching it would cost more than it tells.
@@ -33,6 +36,36 @@ _MAX_CLAUSES = 4
 _QUESTION = re.compile(r"[?¿？]")
 # Words after an order that are read off its end, at most: "now", "for us", "del todo".
 _MAX_TRAILING = 3
+# Quotation marks, as each language opens and closes them (“…” „…“ «…» »…« 「…」): any mark of
+# a kind opens a quotation and the next of that kind closes it. A single mark quotes only at a
+# word's edge, so the apostrophes of "don't", "l'ascenseur" and "don’t" stay words.
+_DOUBLE_MARKS = '"“”„‟«»「」『』〝〞〟'
+_SINGLE_MARKS = "'‘’‚‛‹›"
+_QUOTED = re.compile(
+    rf"[{_DOUBLE_MARKS}](?P<double>[^{_DOUBLE_MARKS}]*)[{_DOUBLE_MARKS}]?"
+    rf"|(?<!\w)[{_SINGLE_MARKS}](?=\w)(?P<single>.*?)(?:(?<!\s)[{_SINGLE_MARKS}](?!\w)|$)",
+    re.DOTALL,
+)
+
+# What a quotation leaves in its place: a word no name, deed or sentence has, so that "sam says
+# "hi"" still says its words after its verb, as "sam says hi" does.
+_QUOTATION = "_"
+
+# Verbs of saying, asking and explaining, in the forms a report or a relay takes: someone says or
+# said it ("sam says lower the lift", "sam dice que bajes el ascensor"), tell or ask someone to
+# ("dile a sam que…", "sag Sam, …"), explain how ("explícame cómo…"). A clause that reports words
+# is someone else's, not the asker's order, and no data we have marks one: Home Assistant's
+# sentences are orders, and statements' words read the overseer's own lines. English's forms are
+# the first person's too ("I said lower the lift"): that asker's order counts when given as one.
+_REPORTING: Mapping[str, str] = {
+    "en": "say|says|said|saying|tell|tells|told|telling|ask|asks|asked|asking|explain|explains|explained",
+    "es": "dice|dicen|dijo|dijeron|decía|dime|dile|diles|decir|pide|piden|pidió|pidieron|pídele|pedir"
+    "|pregunta|preguntan|preguntó|preguntar|explica|explícame|explicar",
+    "de": "sagt|sagte|sagten|gesagt|sag|sagen|meint|meinte|fragt|fragte|gefragt|frag|fragen|bittet|bat"
+    "|gebeten|erklärt|erklärte|erklär|erkläre|erklären",
+    "fr": "dit|disent|disait|dire|dis-moi|dis-lui|dites-lui|demande|demandent|demandé|demandait|demander"
+    "|explique|expliquez|expliqué|expliquer",
+}
 
 # Home Assistant's intent, then the device's kind, give the act the words ask for.
 _ACTS: Mapping[str, Mapping[Kind, Act]] = {
@@ -325,19 +358,27 @@ class Recogniser:
     denying: the language's words that deny ("not", "don't", "no", "nunca", "nicht", "pas").
     conditions: its words that make an order wait for something ("if", "as soon as", "cuando").
     deeds: its words that say a deed ("raise", "lower", "bajar"): a second order.
+    The rest are matched at a word's place, in the words _WORD reads (folded):
+    leads: words that ask nothing before what a clause says ("ok", "and", "then", "pues").
+    questions: words that open a question ("how", "can", "cómo", "wie", "comment").
+    reporting: words that report someone's words ("says", "dice", "sagt", "dit").
     """
 
     intents: Intents | None = None
     denying: frozenset[tuple[str, ...]] = frozenset()
     conditions: frozenset[tuple[str, ...]] = frozenset()
     deeds: frozenset[tuple[str, ...]] = frozenset()
+    leads: frozenset[tuple[str, ...]] = frozenset()
+    questions: frozenset[tuple[str, ...]] = frozenset()
+    reporting: frozenset[tuple[str, ...]] = frozenset()
 
 
 def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recogniser:
     """Build the recogniser for a language from Home Assistant's intents data and our sentences."""
     if not intents:
         return Recogniser()
-    ours = _OUR_SENTENCES.get(language.partition("-")[0].lower(), {})
+    base = language.partition("-")[0].lower()
+    ours = _OUR_SENTENCES.get(base, {})
     rules = {**intents.get("expansion_rules", {}), **ours.get("expansion_rules", {})}
     lists = dict(intents.get("lists", {}))
     for name, values in ours.get("lists", {}).items():
@@ -364,7 +405,21 @@ def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recognis
         role_phrases(language, Role.NEGATION),
         role_phrases(language, Role.CONDITION),
         deed_phrases(language),
+        _read_as_words((*role_phrases(language, Role.LEAD), *role_phrases(language, Role.CONJUNCTION)))
+        | {(greeting,) for greeting in _GREETINGS},
+        _read_as_words(role_phrases(language, Role.QUESTION)),
+        # English underneath, as people mix it in (as statements' words have it).
+        _read_as_words(
+            tuple(text.split())
+            for code in dict.fromkeys(("en", base))
+            for text in expand(_REPORTING.get(code, ""))
+        ),
     )
+
+
+def _read_as_words(phrases: Iterable[tuple[str, ...]]) -> frozenset[tuple[str, ...]]:
+    """Return phrases as _WORD reads them: statements keeps "d'" and "shouldn't" whole, _WORD does not."""
+    return frozenset(words for phrase in phrases if (words := tuple(_WORD.findall(fold(" ".join(phrase))))))
 
 
 def asked_deeds(
@@ -377,14 +432,21 @@ def asked_deeds(
     blue"): any of them is what was asked. Act.ANY on each device named by words no sentence
     reads ("the neato needs its dock"). None (the empty set) for words that deny anywhere
     ("don't lower the lift", "roast rover 3, don't touch the lift"), a question no sentence
-    reads, an opinion naming no device, an act with no single device ("the lights"), two acts
-    on one device, and words this recogniser cannot read (too long, a language Home Assistant
-    has no sentences for): an answer to them may not act on the room.
+    reads (a "?", or a clause opening with a question word: "how do I lower the lift"), an
+    opinion naming no device, an act with no single device ("the lights"), two acts on one
+    device, and words this recogniser cannot read (too long, a language Home Assistant has no
+    sentences for): an answer to them may not act on the room.
+    Only the asker's own words ask: quoted words (but a name in marks) and a clause that
+    reports someone's ("sam says lower the lift", "sam dice que bajes el ascensor") ask for
+    nothing, and a clause that only says who speaks ("sam says: lower the lift") makes the
+    words someone's; an order in a clause of its own still counts ("sam says hi, lower the lift").
     addressed_as: the overseer's name and aliases, which may open or close the words.
     """
     if recogniser.intents is None or len(text) > MAX_REQUEST_CHARS:
         return frozenset()
-    words = _unaddressed(_bare(unicodedata.normalize("NFKC", strip_invisible(text))), addressed_as)
+    plain = unicodedata.normalize("NFKC", strip_invisible(text))
+    quotable = (*(name for device in devices for name in device.names), *addressed_as)
+    words = _unaddressed(_bare(_unquoted(plain, quotable)), addressed_as)
     names = _name_list(devices)
     # A denial reverses what a sentence reads ("do not: lower the lift") and makes a named
     # device what is not wanted ("roast rover 3, don't touch the lift"): it asks for nothing.
@@ -395,9 +457,17 @@ def asked_deeds(
     if whole is not None:
         return whole
     # Home Assistant's sentences match whole words only: read each clause on its own.
-    clauses = [clause for part in _CLAUSE.split(words)[:_MAX_CLAUSES] if (clause := part.strip())]
+    clauses = [clause for part in _CLAUSE.split(words) if (clause := part.strip())]
+    reports = [_reports(clause, recogniser) for clause in clauses]
+    # A clause that reports and says nothing itself ("sam says: lower the lift", "lower the lift,
+    # says sam") reports another clause, before or after it: none is surely the asker's own.
+    if _Report.AROUND in reports:
+        return frozenset()
+    own = [clause for clause, report in zip(clauses, reports, strict=True) if report is _Report.NOTHING]
     several = len(clauses) > 1
-    read = [_read_order(clause, recogniser, names, by_key) for clause in clauses] if several else []
+    read = (
+        [_read_order(clause, recogniser, names, by_key) for clause in own[:_MAX_CLAUSES]] if several else []
+    )
     if any(found is not None for found in read):
         deeds = frozenset(deed for found in read if found is not None for deed in found)
         if any(found == frozenset() for found in read) or len({deed.device for deed in deeds}) < len(deeds):
@@ -405,11 +475,81 @@ def asked_deeds(
         return deeds
     # No sentence reads them ("dock the vacuum now"): any act on a device they name may be what
     # they mean, none on a device they do not name ("roast rover 3" once raised the lift). A
-    # question no sentence reads as a request ("is the lift up?") asks for none.
-    if _QUESTION.search(words):
+    # question no sentence reads as a request ("is the lift up?", "how do I lower the lift")
+    # asks for none: it names an act to learn of it, not to have it done.
+    if _QUESTION.search(words) or any(_opens_a_question(clause, recogniser) for clause in own):
         return frozenset()
-    said = _WORD.findall(fold(words))
+    said = _WORD.findall(fold(" ".join(own)))
     return frozenset(Deed(device.key, Act.ANY) for device in devices if _named(said, device))
+
+
+class _Report(Enum):
+    """Whether a clause reports someone's words, and whose words it reports."""
+
+    NOTHING = auto()
+    # Its own words: "sam says hi", "sam dice que bajes el ascensor".
+    ITSELF = auto()
+    # Another clause's: its verb of saying ends it ("sam says:") or opens it ("…, says sam").
+    AROUND = auto()
+
+
+def _reports(clause: str, recogniser: Recogniser) -> _Report:
+    """Return whether and whose words the clause reports (see _REPORTING)."""
+    said = _WORD.findall(fold(clause))
+    first = _past_leads(said, recogniser)
+    found = [
+        (start, start + length)
+        for start in range(first, len(said))
+        if (length := _phrase_at(said, start, recogniser.reporting))
+    ]
+    if not found:
+        return _Report.NOTHING
+    if any(start == first or end == len(said) for start, end in found):
+        return _Report.AROUND
+    return _Report.ITSELF
+
+
+def _opens_a_question(clause: str, recogniser: Recogniser) -> bool:
+    """Return whether the clause opens with a question word, after words that ask nothing ("ok, so how…").
+
+    The room's question words (language.opens_a_question, the gate's) and those statements reads
+    a question by, auxiliaries among them ("can", "should", "is"): a question Home Assistant's
+    sentences read as a request ("can you lower the lift") was read before this is asked.
+    """
+    said = _WORD.findall(fold(clause))
+    rest = said[_past_leads(said, recogniser) :]
+    return bool(rest) and (_phrase_at(rest, 0, recogniser.questions) > 0 or opens_a_question(" ".join(rest)))
+
+
+def _past_leads(said: Sequence[str], recogniser: Recogniser) -> int:
+    """Return where the words start saying something: past "ok", "and", "then", "hey", "pues"."""
+    start = 0
+    while start < len(said) and (length := _phrase_at(said, start, recogniser.leads)):
+        start += length
+    return start
+
+
+def _phrase_at(said: Sequence[str], start: int, phrases: frozenset[tuple[str, ...]]) -> int:
+    """Return the length of the longest of the phrases the words hold at start, 0 for none."""
+    return max(
+        (len(phrase) for phrase in phrases if tuple(said[start : start + len(phrase)]) == phrase), default=0
+    )
+
+
+def _unquoted(text: str, names: Sequence[str]) -> str:
+    """Return the text without what it quotes: quoted words are someone else's, not the asker's order.
+
+    A quotation that is only a name ("turn on "aux1"") is the name, marks dropped. Any other
+    ends its clause: what follows it is read as a clause of its own ("sam says "hi", lower the
+    lift" asks for the lift lowered, as "sam says hi, lower the lift" does).
+    """
+    named = {said for name in names if (said := tuple(_WORD.findall(fold(name))))}
+
+    def replace(match: re.Match[str]) -> str:
+        quoted = match.group("double") if match.group("double") is not None else match.group("single")
+        return f" {quoted} " if tuple(_WORD.findall(fold(quoted))) in named else f" {_QUOTATION} , "
+
+    return _QUOTED.sub(replace, text)
 
 
 def named_devices(text: str, devices: Sequence[Device]) -> tuple[tuple[Device, str], ...]:
@@ -444,7 +584,8 @@ def _read_order(
     An order opens with its verb and Home Assistant's sentences end with its device; what
     follows ("dock the vacuum now", "baja el ascensor del todo") is read off the end, unless it
     is a condition ("raise the lift if sam wins" waits for something), names a device ("turn
-    on the bench and the shelf") or says a deed ("lower the lift or raise it").
+    on the bench and the shelf"), says a deed ("lower the lift or raise it") or reports the
+    order as someone's ("lower the lift, sam says").
     """
     assert recogniser.intents is not None
     spans = list(_WORD.finditer(words))
@@ -455,6 +596,7 @@ def _read_order(
         if dropped and (
             says(tail, recogniser.conditions)
             or says(tail, recogniser.deeds)
+            or any(_phrase_at(after, start, recogniser.reporting) for start in range(len(after)))
             or any(_named(after, device) for device in devices.values())
         ):
             return None
