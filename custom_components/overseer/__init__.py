@@ -26,11 +26,14 @@ from .const import (
     OverseerMode,
 )
 from .core.accounts import Phrase
+from .core.acts import Device, room_devices
 from .core.context import system_prompt
 from .core.gate import Gate
+from .core.language import SPOKEN_LANGUAGES, base_language
 from .core.metrics import Metrics
 from .cycle import ASKER
 from .executor import Executor
+from .handover import Room, drop_handover, handover_of
 from .health import ModelHealthCoordinator
 from .identity import async_track_origins
 from .incidents import IncidentDesk
@@ -43,6 +46,7 @@ from .providers import Provider
 from .providers.agent import AgentProvider
 from .providers.ollama import OllamaProvider
 from .providers.openai import OpenAIProvider
+from .recognition import async_recogniser
 from .room_state import RoomState
 from .runtime import (
     OrchestratorConfigEntry,
@@ -52,6 +56,7 @@ from .runtime import (
     RoomConfigEntry,
     is_orchestrator,
     orchestrator_of,
+    overseer_data,
 )
 from .services import async_setup_services
 from .settings import Settings
@@ -141,7 +146,24 @@ async def _async_setup_orchestrator(hass: HomeAssistant, entry: OrchestratorConf
         name: await hass.async_add_executor_job(load_prompt, config_dir, name, hass.config.language)
         for name in ORCHESTRATOR_PROMPTS
     }
-    orchestrator = Orchestrator(hass, entry, settings, make_provider(hass, settings), prompts)
+    # Every language the room reads, loaded now: a chat line is heard on the event loop.
+    recognisers = {
+        language: await async_recogniser(hass, language)
+        for language in dict.fromkeys(
+            (base_language(settings.language or hass.config.language), *SPOKEN_LANGUAGES)
+        )
+    }
+
+    def devices() -> tuple[Device, ...]:
+        """Return the room's devices as its overseer sees them now (none while it is not loaded)."""
+        for other in hass.config_entries.async_entries(DOMAIN):
+            if (data := overseer_data(other)) is not None and data.loop.settings.room == settings.room:
+                return room_devices(data.loop.world())
+        return ()
+
+    orchestrator = Orchestrator(
+        hass, entry, settings, make_provider(hass, settings), prompts, recognisers, devices
+    )
     entry.runtime_data = OrchestratorRuntimeData(orchestrator)
     await hass.config_entries.async_forward_entry_setups(entry, ORCHESTRATOR_PLATFORMS)
     orchestrator.async_start()
@@ -189,6 +211,8 @@ async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(llm.async_register_api(hass, GuardrailsAPI(hass, loop)))
     loop.async_start()
+    # Listening now (incidents hear approvals settle): what calls of the room before came to.
+    handover_of(hass, entry.entry_id).attach(_handover_room(entry.runtime_data))
     entry.async_on_unload(entry.add_update_listener(_async_reload))
     return True
 
@@ -207,11 +231,21 @@ def _build_overseer(
     now = OverseerLoop.now
     provider = make_provider(hass, settings)
     signals = RoomSignals(hass, entry.entry_id, store, state)
-    gate = Gate(settings.gate, now())
     metrics = Metrics(started=now())
+    gate = Gate(settings.gate, now(), on_missed=lambda missed: metrics.record_missed_world_event(missed.at))
     inputs = RoomInputs(hass, entry.entry_id, settings, state, gate, now)
     approvals = ApprovalDesk(hass, settings, state, now, signals.changed, phrase)
-    executor = Executor(hass, settings, state, metrics, inputs.world, signals.changed, now, approvals.request)
+    executor = Executor(
+        hass,
+        settings,
+        state,
+        metrics,
+        inputs.world,
+        signals.changed,
+        now,
+        approvals.request,
+        handover_of(hass, entry.entry_id),
+    )
     approvals.run_with(executor)
     health = ModelHealthCoordinator(hass, entry, provider, now)
     incidents = IncidentDesk(
@@ -223,6 +257,11 @@ def _build_overseer(
     parts = LoopParts(gate, metrics, inputs, executor, health, incidents, triage, signals, phrase)
     loop = OverseerLoop(hass, entry, settings, provider, state, prompts, parts)
     return OverseerRuntimeData(loop, health, incidents, approvals, triage)
+
+
+def _handover_room(data: OverseerRuntimeData) -> Room:
+    """Return what the room takes from the rooms of its entry that stopped while a call still ran."""
+    return Room(data.loop.executor, data.approvals)
 
 
 async def _async_reload(hass: HomeAssistant, entry: RoomConfigEntry) -> None:
@@ -237,16 +276,19 @@ async def async_unload_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> boo
         if unloaded:
             await orchestrator.async_stop()
         return unloaded
-    # The loop stops first: while its calls in flight end (up to their timeout), the selects and
+    # The loop stops first: while its calls in flight end (a few seconds at most), the selects and
     # switches are still there, and a lockdown an automation sets meanwhile is in the last write.
     # Removed first, they let that service call find no entity, and the lockdown was lost.
-    await cast(OverseerRuntimeData, entry.runtime_data).loop.async_stop()
+    data = cast(OverseerRuntimeData, entry.runtime_data)
+    handover_of(hass, entry.entry_id).detach(_handover_room(data))
+    await data.loop.async_stop()
     return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> None:
     """Remove the room for good: drop its storage and its repairs."""
     await OverseerStore(hass, entry.entry_id).async_remove()
+    drop_handover(hass, entry.entry_id)
     for issue in (ISSUE_MODEL_UNREACHABLE, ISSUE_AGENT_CAN_CONTROL):
         ir.async_delete_issue(hass, DOMAIN, f"{issue}_{entry.entry_id}")
     incidents = f"{ISSUE_INCIDENT_NEEDS_HUMAN}_{entry.entry_id}_"

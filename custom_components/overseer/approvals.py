@@ -283,17 +283,39 @@ class ApprovalDesk:
                 Caller(f"user:{user}", Context(parent_id=context.id)),
                 approval=ApprovalStatus.APPROVED.value,
             )
-        except asyncio.CancelledError:  # an unload or a restart half-way: never left approved
+        except asyncio.CancelledError:  # a restart half-way: never left approved
             status, why_not = self._cut_short(approval)
-            self._finish(decided(approval, status, self._now(), user, name, why_not))
+            self._settle_where_loaded(decided(approval, status, self._now(), user, name, why_not))
             raise
         # A call the room refused now grants nothing, nor does a call nobody identified asked for.
-        if grant_minutes and record.ran and grantable(approval.requester):
-            self._grant(approval, grant_minutes * 60, user, name)
+        grant = grant_minutes * 60 if grant_minutes and record.ran and grantable(approval.requester) else 0
         status = ApprovalStatus.EXECUTED if record.ran else ApprovalStatus.BLOCKED
         why_not = "" if record.ran else str(record.reason or record.outcome.value)
-        self._finish(decided(approval, status, self._now(), user, name, why_not), record.remaining_s)
-        return self._state.approvals[approval_id]
+        settled = decided(approval, status, self._now(), user, name, why_not)
+        self._settle_where_loaded(settled, grant, record.remaining_s)
+        return settled
+
+    def _settle_where_loaded(
+        self, approval: Approval, grant_seconds: float = 0, remaining: int | None = None
+    ) -> None:
+        """Settle here, or, when the call outlived this room (a reload), in the room loaded now."""
+        executor = self._executor
+        assert executor is not None, "run_with() is called at setup"
+        if executor.handing_on:
+            executor.hand_on(lambda room: room.approvals.settle(approval, grant_seconds, remaining))
+        else:
+            self.settle(approval, grant_seconds, remaining)
+
+    def settle(self, approval: Approval, grant_seconds: float = 0, remaining: int | None = None) -> None:
+        """Record what became of an approved call: the grant it earned, then tell everyone (_finish)."""
+        if grant_seconds:
+            self._grant(approval, grant_seconds, approval.decided_by, approval.decided_name)
+        self._finish(approval, remaining)
+
+    def resume(self, approval: Approval) -> None:
+        """Show an approved call that the room before this one handed on, still running, as approved."""
+        self._state.approvals = prune_approvals({**self._state.approvals, approval.approval_id: approval})
+        self._changed()
 
     def _cut_short(self, approval: Approval) -> tuple[ApprovalStatus, str]:
         """Return what an approved call cancelled half-way did, for its status and reason.

@@ -21,6 +21,7 @@ from .const import DOMAIN
 from .core.audit import AuditRecord, Outcome
 from .core.tools import Refusal
 from .core.world import SiteMode
+from .identity import caller_identity
 from .room_state import RoomState
 from .signals import RoomSignals
 
@@ -62,15 +63,14 @@ class ControlPanel:
 
     @callback
     def refuse(self, control: str, value: Any, context: Context | None) -> Unauthorized:
-        """Audit a refused change; the error to raise."""
-        user_id = context.user_id if context else None
+        """Audit a refused change under whose request it was; the error to raise."""
         self._record(
             ulid_now(),
             control,
             {"to": value},
             Outcome.BLOCKED,
             Refusal.UNAUTHORIZED.value,
-            source=f"user:{user_id}" if user_id else "overseer",
+            source=caller_identity(self._hass, context),
         )
         return Unauthorized(context=context, permission=POLICY_CONTROL)
 

@@ -198,7 +198,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
             # A line owed to a quiet room is only a line: nobody asked for anything to be done.
             cycle.tools = cycle.tools.only(tuple(CHAT_TOOLS))
     cycle.state_update = render_state_update(
-        world, describe_trigger(cycle.trigger), state.ledger, settings.limits, started
+        world, describe_trigger(cycle.trigger, started), state.ledger, settings.limits, started
     )
     seen = transcript
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:

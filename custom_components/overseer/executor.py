@@ -6,13 +6,14 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from homeassistant.core import Context, HomeAssistant
 
 from .const import LOGGER, OverseerMode
 from .core.acts import Deed
-from .core.approvals import Approval, ApprovalSource, Requester, covering_grant
+from .core.approvals import Approval, ApprovalSource, ApprovalStatus, Requester, covering_grant
 from .core.arguments import bounded_arguments
 from .core.audit import AuditRecord, Failure, Outcome
 from .core.decision import RejectedCall
@@ -21,13 +22,15 @@ from .core.policy import Verdict, check_call, planned_effect, room_tools
 from .core.tools import Adjust, MemoryWrite, Refusal, Safety, ServiceCall, adjusted
 from .core.world import World
 from .events import fire_action
+from .handover import Change, Handover, Room
 from .room_state import RoomState
 from .settings import Settings
 
 SERVICE_TIMEOUT = 15
-# How long unloading waits for the calls in flight: one service call's bound, and time to record
-# it. A call still running then is cancelled (audited as such), and this long again is given to end.
-DRAIN_TIMEOUT = SERVICE_TIMEOUT + 5
+# How long unloading waits for the calls in flight: most have ended by then. One still running
+# (a slow lift) is handed to the room that loads next rather than cut short, so a reload is held
+# no longer than this, and whatever the call does is still recorded as it happened.
+HANDOVER_AFTER = 5
 # Who asked for a call, in the audit: the overseer itself, or another agent through the API.
 OWN = "overseer"
 
@@ -78,9 +81,14 @@ class Executor:
         changed: Callable[[], None],
         now: Callable[[], float],
         ask: AskPerson,
+        handover: Handover,
     ) -> None:
-        """Share the room's persistent state; changed() persists and refreshes entities."""
+        """Share the room's persistent state; changed() persists and refreshes entities.
+
+        handover takes what the calls still running when the room stops come to.
+        """
         self._now = now
+        self._handover = handover
         self._ask = ask
         self._hass = hass
         self._settings = settings
@@ -94,9 +102,13 @@ class Executor:
         self._lock = asyncio.Lock()
         # The tasks inside async_execute, from whichever caller: unloading waits for them.
         self._in_flight: set[asyncio.Task[Any]] = set()
+        # The Home Assistant calls running, each in a task of its own (_async_send).
+        self._sending: set[asyncio.Task[AuditRecord]] = set()
         self._idle = asyncio.Event()
         self._idle.set()
         self._closing = False
+        # Those of both still running when the room stopped: what they come to goes to the next.
+        self._handed: frozenset[asyncio.Task[Any]] = frozenset()
 
     @property
     def closing(self) -> bool:
@@ -104,28 +116,32 @@ class Executor:
         return self._closing
 
     async def async_close(self) -> None:
-        """Refuse new calls and wait, bounded, until those in flight have run and been recorded.
+        """Refuse new calls, wait a little for those in flight, then hand on the ones still running.
 
-        Whatever ran is then in the state the room hands on (its cooldown and budget included);
-        a call outlasting the bound is cancelled.
+        What ended by then is in the state the room writes last. A call still running goes on
+        under its own bound, its cooldown and budget in that state already (counted when it was
+        sent); its record, and the approval it runs for, go to the room loaded when it returns.
         """
         self._closing = True
-        if await self._async_idle():
-            return
-        LOGGER.warning("%d call(s) still running after %d s: cancelled", len(self._in_flight), DRAIN_TIMEOUT)
-        for task in self._in_flight:
-            task.cancel()
-        if not await self._async_idle():
-            LOGGER.error("%d call(s) ignored their cancellation: the room stops anyway", len(self._in_flight))
-
-    async def _async_idle(self) -> bool:
-        """Whether every call in flight ended within the drain's bound."""
-        try:
-            async with asyncio.timeout(DRAIN_TIMEOUT):
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(HANDOVER_AFTER):
                 await self._idle.wait()
-        except TimeoutError:
-            return False
-        return True
+        self._handed = frozenset({*self._in_flight, *self._sending})
+        if self._sending:
+            LOGGER.info("%d call(s) still running: handed to the room that loads next", len(self._sending))
+        # The next room reads an approval left approved as cut short by a crash; this one runs on.
+        for approval in self._state.approvals.values():
+            if approval.status is ApprovalStatus.APPROVED:
+                self.hand_on(partial(_resume, approval))
+
+    @property
+    def handing_on(self) -> bool:
+        """Whether the current task's call outlived this room: what it comes to goes to the next."""
+        return asyncio.current_task() in self._handed
+
+    def hand_on(self, change: Change) -> None:
+        """Give a change to the room of this entry loaded now (or the next one to load)."""
+        self._handover.deliver(change)
 
     @contextlib.asynccontextmanager
     async def _call_in_flight(self) -> AsyncIterator[None]:
@@ -160,6 +176,45 @@ class Executor:
             await self._hass.services.async_call(
                 effect.domain, effect.service, effect.data, blocking=True, context=caller.context
             )
+
+    async def _async_send(
+        self, name: str, call: ServiceCall, caller: Caller, outcome: Callable[[Failure | None], AuditRecord]
+    ) -> AuditRecord:
+        """Run the call in a task of its own and return its record, made by outcome when it ends.
+
+        Its caller cancelled while the room stops (the decision an unload cancels) leaves it
+        running: a reload never cuts a call short. Any other cancellation (a mode flip, an
+        approver who went away) stops it, and it is audited as cancelled before this returns.
+        """
+        sent = self._hass.async_create_task(self._async_sent(name, call, caller, outcome), f"overseer {name}")
+        self._sending.add(sent)
+        sent.add_done_callback(self._sending.discard)
+        try:
+            return await asyncio.shield(sent)
+        except asyncio.CancelledError:
+            if not self._closing:
+                sent.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sent
+            raise
+
+    async def _async_sent(
+        self, name: str, call: ServiceCall, caller: Caller, outcome: Callable[[Failure | None], AuditRecord]
+    ) -> AuditRecord:
+        """Wait for the call (bounded) and record how it ended."""
+        try:
+            await self._async_call(call, caller)
+        except asyncio.CancelledError:
+            # Stopped mid-call: the command may have gone out, so the audit says what was sent.
+            outcome(Failure.CANCELLED)
+            raise
+        except TimeoutError:
+            LOGGER.warning("%s failed: no answer within %s s", name, SERVICE_TIMEOUT)
+            return outcome(Failure.TIMEOUT)
+        except Exception as err:  # whatever a service raises, it was called
+            LOGGER.warning("%s failed: %s", name, err)
+            return outcome(Failure.ERROR)
+        return outcome(None)
 
     def triage_offer(self) -> frozenset[str]:
         """Return what a triage step or an approved step may call: the room's tools and triage's own.
@@ -201,26 +256,36 @@ class Executor:
         What the audit, the status and the event hold of the arguments is their bounded copy,
         whoever handed them in; truncated says they were cut before they got here.
         """
-        now = self._now()
         kept = bounded_arguments(arguments)
-        record = self._state.audit.add(
-            AuditRecord(
-                now,
-                decision_id,
-                tool,
-                kept.value,
-                outcome,
-                reason,
-                remaining,
-                source,
-                approval,
-                truncated or kept.truncated,
-            )
+        record = AuditRecord(
+            self._now(),
+            decision_id,
+            tool,
+            kept.value,
+            outcome,
+            reason,
+            remaining,
+            source,
+            approval,
+            truncated or kept.truncated,
         )
-        self._metrics.record_action(now, tool, outcome.value, reason)
+        if self.handing_on:  # this room has stopped: the one loaded now keeps the record
+            self.hand_on(lambda room: room.records.adopt(record))
+            fire_action(self._hass, record)
+            return record
+        self._keep(record)
         fire_action(self._hass, record)
         self._changed()
         return record
+
+    def adopt(self, record: AuditRecord) -> None:
+        """Keep the record of a call the room before this one handed on: it came back now."""
+        self._keep(record)
+        self._changed()
+
+    def _keep(self, record: AuditRecord) -> None:
+        self._state.audit.add(record)
+        self._metrics.record_action(record.ts, record.tool, record.outcome.value, record.reason)
 
     def record_rejection(self, decision_id: str, rejection: RejectedCall) -> AuditRecord:
         """Audit a call the normaliser refused like one refused at execution."""
@@ -322,7 +387,19 @@ class Executor:
                     decision_id, name, clean, Outcome.DRY_RUN, source=caller.source, approval=approval
                 )
             effect = planned_effect(name, clean, world)
-            failure: Failure | None = None
+
+            def outcome(failure: Failure | None) -> AuditRecord:
+                return self.record(
+                    decision_id,
+                    name,
+                    clean,
+                    Outcome.EXECUTED if failure is None else Outcome.FAILED,
+                    None if failure is None else failure.value,
+                    source=caller.source,
+                    approval=approval,
+                )
+
+            call: ServiceCall | None = None
             if isinstance(effect, MemoryWrite):
                 self._state.memory.write(effect.slot, effect.text)
             elif isinstance(effect, ServiceCall | Adjust):
@@ -331,47 +408,16 @@ class Executor:
                 except ValueError as err:
                     # Nothing was called, so nothing was reached: it spends no cooldown or budget.
                     LOGGER.warning("%s failed before it was called: %s", name, err)
-                    return self.record(
-                        decision_id,
-                        name,
-                        clean,
-                        Outcome.FAILED,
-                        Failure.ERROR.value,
-                        source=caller.source,
-                        approval=approval,
-                    )
-                try:
-                    await self._async_call(call, caller)
-                except asyncio.CancelledError:
-                    # The decision was cancelled mid-call (a mode flip, an unload): the command
-                    # may have gone out, so it counts and the audit says what was sent.
-                    self._state.ledger = self._state.ledger.after_execution(name, now, limits)
-                    self.record(
-                        decision_id,
-                        name,
-                        clean,
-                        Outcome.FAILED,
-                        Failure.CANCELLED.value,
-                        source=caller.source,
-                        approval=approval,
-                    )
-                    raise
-                except TimeoutError:
-                    LOGGER.warning("%s failed: no answer within %s s", name, SERVICE_TIMEOUT)
-                    failure = Failure.TIMEOUT
-                except Exception as err:  # whatever a service raises, it was called
-                    LOGGER.warning("%s failed: %s", name, err)
-                    failure = Failure.ERROR
+                    return outcome(Failure.ERROR)
             # A call handed to Home Assistant starts its group's cooldown and spends the budget
-            # whatever came back: the device may have acted before the service raised or the wait
-            # ended (a light that turns on, then reports an error).
+            # whatever comes back: the device may act before the service raises or the wait ends
+            # (a light that turns on, then reports an error). Counted as it is sent, a call still
+            # running when the room stops is in the state the room hands on.
             self._state.ledger = self._state.ledger.after_execution(name, now, limits)
-            return self.record(
-                decision_id,
-                name,
-                clean,
-                Outcome.EXECUTED if failure is None else Outcome.FAILED,
-                None if failure is None else failure.value,
-                source=caller.source,
-                approval=approval,
-            )
+            if call is None:
+                return outcome(None)
+            return await self._async_send(name, call, caller, outcome)
+
+
+def _resume(approval: Approval, room: Room) -> None:
+    room.approvals.resume(approval)

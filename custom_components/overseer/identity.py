@@ -10,6 +10,7 @@ posted under someone's name neither borrows their grant nor merges into their As
 - A chat event fired with no user (a bridge automation or script): the automation or script it
   came from and the speaker's name as a reader sees it, `automation.discord_relay|alex`; a
   source we cannot name is `event|alex`.
+- A bot the room's orchestrator asks (a call under its task's context): the asker's identity.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from homeassistant.util.hass_dict import HassKey
 
 from .const import DOMAIN
 from .core.text import fold
+from .roster import asked_for
 
 # Fired by automation and script runs under the context their actions then use (Home Assistant's
 # own event names; the components are not imported for two strings).
@@ -67,6 +69,19 @@ def chat_identity(hass: HomeAssistant, context: Context | None, name: str) -> st
     if context is not None:
         origin = origins.get(context.id) or (origins.get(context.parent_id) if context.parent_id else None)
     return f"{origin or 'event'}|{fold(name)[:NAME_CHARS]}"
+
+
+@callback
+def caller_identity(
+    hass: HomeAssistant,
+    context: Context | None,
+    device_id: str | None = None,
+    satellite_id: str | None = None,
+) -> str:
+    """Whose request a call is: the asker of the orchestrator's task it runs for, else its own caller's."""
+    if (asker := asked_for(hass, context)) is not None:
+        return asker.identity
+    return device_identity(context, device_id, satellite_id)
 
 
 def device_identity(context: Context | None, device_id: str | None, satellite_id: str | None = None) -> str:

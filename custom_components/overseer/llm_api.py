@@ -29,7 +29,8 @@ from .core.policy import Availability, Block, availability, room_tools, vocabula
 from .core.results import call_result
 from .core.tools import TOOLS, Refusal, Safety, ToolSpec, Vocabulary
 from .executor import Caller
-from .identity import device_identity
+from .identity import caller_identity
+from .roster import asked_for
 from .runtime import overseer_data
 
 if TYPE_CHECKING:
@@ -169,6 +170,8 @@ class GuardedTool(_RoomTool):
     ) -> Any:
         """Check and run the call now; a refusal is an answer, never an exception."""
         platform = llm_context.platform or "agent"
+        # A bot the room's orchestrator asked calls for the person who asked it.
+        asker = asked_for(loop.hass, llm_context.context)
         record = await loop.executor.async_execute(
             f"{platform}-{ulid_now()}",
             self.name,
@@ -179,7 +182,8 @@ class GuardedTool(_RoomTool):
                 f"agent:{platform}",
                 llm_context.context,
                 ApprovalSource.LLM_API,
-                identity=device_identity(llm_context.context, llm_context.device_id),
+                asker=asker.name if asker else "",
+                identity=caller_identity(loop.hass, llm_context.context, llm_context.device_id),
             ),
         )
         if loop.executor.closing and record.reason == Refusal.NOT_AVAILABLE:

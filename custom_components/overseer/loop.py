@@ -127,11 +127,11 @@ class OverseerLoop:
         self._signals.notify()
 
     async def async_stop(self) -> None:
-        """Stop listening, let the calls in flight end, cancel the decision and hand the state on.
+        """Stop listening, end or hand on the calls in flight, cancel the decision, hand the state on.
 
-        Every call that ran (the decision's, an agent's, an approved one, triage's) is in the
-        last write, so the room that loads next keeps its cooldown and budget; anything this
-        room still tries to write after it is dropped.
+        Every call sent (the decision's, an agent's, an approved one, triage's) has its cooldown
+        and budget in the last write; one still running goes on, recorded by the room loaded when
+        it returns (executor.async_close). Anything else this room tries to write after it is dropped.
         """
         self.running = False
         for unsubscribe in self._unsubscribe:

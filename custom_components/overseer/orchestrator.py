@@ -16,7 +16,7 @@ import contextlib
 import functools
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,6 +29,8 @@ from homeassistant.util.ulid import ulid_now
 from .chat import parse_chat_event
 from .compat import async_converse
 from .const import EVENT_CHAT_MESSAGE, LOGGER, status_signal
+from .core.acts import Act, Device
+from .core.language import base_language, language_of
 from .core.pipeline import (
     QUALITY_SCHEMA,
     AskJudge,
@@ -38,8 +40,10 @@ from .core.pipeline import (
     Done,
     Pipeline,
     Queue,
+    Waiting,
     addressed_as,
     answered,
+    bounded_question,
     evaluated,
     judge_messages,
     next_step,
@@ -51,14 +55,16 @@ from .core.pipeline import (
     task_text,
     timed_out,
 )
+from .core.requests import Recogniser, asked_deeds
 from .core.text import fold
 from .events import fire_chat_message, fire_pipeline
 from .identity import chat_identity
 from .providers import ModelError, Provider
 from .roster import (
     Asker,
+    agent_names,
+    asked_for,
     asked_through_assist,
-    from_dispatch,
     is_overseer_agent,
     note_answering,
     note_dispatch,
@@ -109,8 +115,14 @@ class Orchestrator:
         settings: Settings,
         provider: Provider,
         prompts: Mapping[str, str],
+        recognisers: Mapping[str, Recogniser],
+        devices: Callable[[], Sequence[Device]],
     ) -> None:
-        """Read the participants and limits from the entry's options."""
+        """Read the participants and limits from the entry's options.
+
+        recognisers: Home Assistant's sentences by language, to hear an order with no question
+        in it; devices: the room's devices now (its overseer's), the names those orders use.
+        """
         self.hass = hass
         self.entry = entry
         self.settings = settings
@@ -119,11 +131,11 @@ class Orchestrator:
         self.limits = own.limits
         self._provider = provider
         self._prompts = prompts
+        self._recognisers = recognisers
+        self._devices = devices
         self.current: Run | None = None
         self.recent: deque[Run] = deque(maxlen=KEEP_PIPELINES)
-        self.queue = Queue()
-        # Who asked each queued line, in the queue's order.
-        self._waiting: deque[Asker] = deque()
+        self.queue: Queue[Asker] = Queue()
         self._task: asyncio.Task[None] | None = None
         self._unsubscribe: list[CALLBACK_TYPE] = []
         self._names = {p.agent_id: p.name for p in self.participants}
@@ -154,66 +166,80 @@ class Orchestrator:
         chat = parse_chat_event(event.data)
         if chat is None or chat.bot or (chat.room is not None and fold(chat.room) != self.settings.room):
             return
-        if from_dispatch(self.hass, event.context) or asked_through_assist(self.hass, event.context):
+        if asked_for(self.hass, event.context) is not None or asked_through_assist(self.hass, event.context):
             # Its own task's line, or a question an overseer answers from Assist: answered once.
             return
         if not self._for_the_bots(chat.text):
             self.ignored += 1
             self._notify()
             return
-        asker = Asker(chat.user, chat_identity(self.hass, event.context, chat.user))
+        asker = Asker(
+            chat.user, chat_identity(self.hass, event.context, chat.user), user_id=event.context.user_id
+        )
         if self._task is not None and not self._task.done():
-            # Never dropped: folded into the last when full. Words of two identities folded into
-            # one question are nobody's: no grant runs on them.
-            if self.queue.push(chat.user, chat.text):
-                self._waiting.append(asker)
-            elif self._waiting and self._waiting[-1].identity != asker.identity:
-                self._waiting[-1] = replace(self._waiting[-1], identity="")
+            # Each identity waits with its own words; a full queue takes nobody's place.
+            self.queue.push(asker, asker.identity, chat.text)
             self._notify()
             return
+        words, truncated = bounded_question(chat.text)
         self._task = self.entry.async_create_background_task(
-            self.hass, self._async_run_queue(asker, chat.text), f"overseer pipeline {self.entry.title}"
+            self.hass,
+            self._async_run_queue(Waiting(asker, asker.identity, words, truncated)),
+            f"overseer pipeline {self.entry.title}",
         )
 
     def _for_the_bots(self, text: str) -> bool:
-        """Whether a human line names a bot (as configured, by its entity's name, @object_id) or asks."""
-        return self._audience().wants(text)
+        """Whether a human line names a bot, asks something, or orders something of the room's devices.
+
+        An order is what Home Assistant's own sentences read as one ("raise the lift", "baja el
+        ascensor"), in the line's language: the same recognition the room's overseer answers by.
+        """
+        audience = self._audience()
+        if audience.wants(text):
+            return True
+        language = language_of(text, self.settings.language or self.hass.config.language)
+        recogniser = self._recognisers.get(base_language(language))
+        if recogniser is None:
+            return False
+        deeds = asked_deeds(text, self._devices(), recogniser, audience.names)
+        return any(deed.act is not Act.ANY for deed in deeds)
 
     def _audience(self) -> Audience:
-        """Return the bots by the names people call them: configured, @object_id, the entity's name.
+        """Return the bots by every name people call them: as configured here, and as the agent is known.
 
-        Entity names are read each time: an agent set up after the orchestrator, or renamed, is
-        known by the name people see now.
+        An overseer taking part as "Marshal" still hears "overseer, raise the lift" (roster.agent_names).
         """
-        names = []
-        for participant in self.participants:
-            state = self.hass.states.get(participant.agent_id)
-            called = (*addressed_as(participant), *((state.name,) if state else ()))
-            names.append((participant.agent_id, called))
+        names = [
+            (
+                participant.agent_id,
+                (*addressed_as(participant), *agent_names(self.hass, participant.agent_id)),
+            )
+            for participant in self.participants
+        ]
         return _audience(tuple(names))
 
-    async def _async_run_queue(self, asker: Asker, question: str) -> None:
+    async def _async_run_queue(self, first: Waiting[Asker]) -> None:
         """One pipeline, then the lines that came meanwhile, one pipeline each."""
-        line: tuple[Asker, str] | None = (asker, question)
+        line: Waiting[Asker] | None = first
         # Meanwhile the room's overseer keeps its own moments back: one model, questions first.
         note_answering(self.hass, self.settings.room, True)
         try:
             while line is not None:
                 try:
-                    await self._async_run(*line)
+                    await self._async_run(line)
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # a bug must not stop the room's orchestration
                     LOGGER.exception("Pipeline failed unexpectedly")
-                queued = self.queue.pop()
-                line = (self._waiting.popleft(), queued[1]) if queued else None
+                line = self.queue.pop()
         finally:
             note_answering(self.hass, self.settings.room, False)
 
-    async def _async_run(self, asker: Asker, question: str) -> None:
-        named = self._audience().named(question)
+    async def _async_run(self, line: Waiting[Asker]) -> None:
+        asker = line.asker
+        named = self._audience().named(line.text)
         run = Run(
-            start(ulid_now(), question, asker.name, self.participants, self.limits, named),
+            start(ulid_now(), line.text, asker.name, self.participants, self.limits, named, line.truncated),
             time.monotonic(),
             asker,
         )
@@ -256,8 +282,9 @@ class Orchestrator:
     async def _async_dispatch(self, run: Run, step: Dispatch) -> Pipeline:
         """Give the task to the bot, at most delegation_timeout; its answer on the chat bus as that bot."""
         task = step.task
-        context = Context()
-        # Whatever the task puts on the bus under this context starts no pipeline.
+        # The bot acts for the asker, as them: their user's authority, or none for a line no
+        # user is behind. Whatever the task puts on the bus under this context starts no pipeline.
+        context = Context(user_id=run.asker.user_id)
         note_dispatch(
             self.hass,
             context,

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from homeassistant.const import CONF_NAME
 from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er
 from homeassistant.util.hass_dict import HassKey
 
-from .const import DOMAIN
+from .const import CONF_ALIASES, DOMAIN
+from .core.gate import DEFAULT_NAME
+from .options import split_words
 
 # The room's key -> the agents its orchestrator asks.
 ROSTER: HassKey[dict[str, frozenset[str]]] = HassKey(f"{DOMAIN}_orchestrated_rooms")
@@ -58,6 +61,9 @@ class Asker:
     question: str = ""
     # The orchestrator's pipeline for the question: the overseer's answer carries it on the bus.
     pipeline_id: str = ""
+    # The Home Assistant user whose line it was; None for a line with no user behind it (a chat
+    # bridge, a relay automation): a bot asked for them gets the least authority there is.
+    user_id: str | None = None
 
 
 @callback
@@ -68,10 +74,16 @@ def note_dispatch(hass: HomeAssistant, context: Context, asker: Asker) -> None:
 
 @callback
 def asked_for(hass: HomeAssistant, context: Context | None) -> Asker | None:
-    """Who asked the question an orchestrator's task under this context is about; None otherwise."""
+    """Who asked the question an orchestrator's task under this context (or one it started) is about.
+
+    None for anything no orchestrator handed out: the caller then acts for themselves.
+    """
     if context is None or (dispatches := hass.data.get(DISPATCHES)) is None:
         return None
-    return dispatches.get(context.id)
+    asker = dispatches.get(context.id)
+    if asker is None and context.parent_id is not None:
+        asker = dispatches.get(context.parent_id)
+    return asker
 
 
 @callback
@@ -94,17 +106,36 @@ def asked_through_assist(hass: HomeAssistant, context: Context) -> bool:
 
 
 @callback
-def from_dispatch(hass: HomeAssistant, context: Context) -> bool:
-    """Something an orchestrator's task caused (under its context, or one it started)."""
-    dispatches = hass.data.get(DISPATCHES)
-    return dispatches is not None and (context.id in dispatches or context.parent_id in dispatches)
-
-
-@callback
 def is_overseer_agent(hass: HomeAssistant, agent_id: str) -> bool:
     """Return whether the conversation agent is an overseer's own (it posts its lines itself)."""
     entity = er.async_get(hass).async_get(agent_id)
     return entity is not None and entity.platform == DOMAIN
+
+
+@callback
+def agent_names(hass: HomeAssistant, agent_id: str) -> tuple[str, ...]:
+    """Return every name a conversation agent answers to, as people see them now.
+
+    Its entity's name, its registry name and aliases, @object_id, and for an overseer's own
+    agent the overseer's configured name and the aliases that address it. Read each time: an
+    agent renamed, or set up later, is known by the names it has now.
+    """
+    names = [agent_id.partition(".")[2]]
+    if (state := hass.states.get(agent_id)) is not None:
+        names.append(state.name)
+    entity = er.async_get(hass).async_get(agent_id)
+    if entity is not None:
+        # A name Home Assistant computes (from 2026.x, among aliases too) is no string here: the
+        # state's name holds it.
+        names.extend(name for name in (entity.name, entity.original_name) if isinstance(name, str))
+        names.extend(sorted(alias for alias in entity.aliases if isinstance(alias, str)))
+        entry = (
+            hass.config_entries.async_get_entry(entity.config_entry_id) if entity.config_entry_id else None
+        )
+        if entity.platform == DOMAIN and entry is not None:
+            names.append(str(entry.data.get(CONF_NAME) or DEFAULT_NAME))
+            names.extend(split_words(entry.options.get(CONF_ALIASES)))
+    return tuple(dict.fromkeys(name for name in names if name.strip()))
 
 
 @callback

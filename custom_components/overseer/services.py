@@ -11,15 +11,17 @@ changes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from homeassistant.auth.permissions.const import POLICY_CONTROL
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.const import CONF_NAME
+from homeassistant.const import CONF_NAME, Platform
 from homeassistant.core import HomeAssistant, ServiceCall, callback
 from homeassistant.exceptions import ServiceValidationError, Unauthorized
 from homeassistant.helpers import config_validation as cv
+from homeassistant.helpers import entity_registry as er
 
 from .authority import async_trusted
 from .compat import vol
@@ -45,6 +47,7 @@ from .core.tools import ArgumentError, parse_slot
 from .events import fire_chat_message
 from .loop import OverseerLoop
 from .options import split_words
+from .roster import agent_names
 from .runtime import OverseerRuntimeData, is_orchestrator, overseer_data
 from .settings import OrchestratorSettings
 
@@ -245,22 +248,41 @@ def _overseers_named(hass: HomeAssistant, call: ServiceCall) -> list[OverseerLoo
 
 
 def _speaks_as_a_bot(hass: HomeAssistant, user: str) -> bool:
-    """Return whether the name is an overseer's or an orchestrated bot's, as a reader sees it.
+    """Return whether the name passes for a bot as a reader sees it: a bot's name, or a bot's label.
 
-    A reader does not see case, marks or spacing.
+    A reader does not see case, marks or spacing; "helper (bot)" reads as a bot whatever helper is.
     """
-    bots: set[str] = set()
+    return BOT_LABEL.search(fold(user)) is not None or _bare(user) in {
+        _bare(name) for name in _bot_names(hass)
+    }
+
+
+# A label in brackets that says the speaker is a bot, as the transcript marks bots.
+BOT_LABEL = re.compile(r"[(\[{<]\W*bots?\W*[)\]}>]")
+
+
+def _bot_names(hass: HomeAssistant) -> set[str]:
+    """Every name a bot of any room answers to: overseers' and participants', configured and registered."""
+    registry = er.async_get(hass)
+    names: set[str] = set()
+    agents: set[str] = set()
     for entry in hass.config_entries.async_entries(DOMAIN):
         if is_orchestrator(entry):
-            bots.update(
-                participant.name
-                for participant in OrchestratorSettings.from_options(entry.options).participants
-            )
+            for participant in OrchestratorSettings.from_options(entry.options).participants:
+                names.add(participant.name)
+                agents.add(participant.agent_id)
         else:
-            bots.add(str(entry.data.get(CONF_NAME) or DEFAULT_NAME))
+            names.add(str(entry.data.get(CONF_NAME) or DEFAULT_NAME))
             # The words that address it are its names too.
-            bots.update(split_words(entry.options.get(CONF_ALIASES)))
-    return _bare(user) in {_bare(name) for name in bots}
+            names.update(split_words(entry.options.get(CONF_ALIASES)))
+            agents.update(
+                agent.entity_id
+                for agent in er.async_entries_for_config_entry(registry, entry.entry_id)
+                if agent.domain == Platform.CONVERSATION
+            )
+    for agent_id in agents:
+        names.update(agent_names(hass, agent_id))
+    return names
 
 
 def _bare(name: str) -> str:

@@ -21,7 +21,7 @@ from .core.approvals import Approval, Grant, approval_as_dict, grant_as_dict
 from .core.audit import Outcome
 from .core.context import CHAT_LINE_CHARS, ChatLine, InputSummary
 from .core.decision import Decision
-from .core.gate import Trigger
+from .core.gate import MissedWorldEvent, Trigger, WorldEvent
 from .core.incidents import ACTIVE, Incident, incident_as_dict, number_of
 from .core.policy import Availability, Ledger, Limits, availability, configured_groups, configured_tools
 from .core.reply import ModelReply, Spent
@@ -39,7 +39,13 @@ SCHEMA_ORCHESTRATOR = "overseer.orchestrator"
 CHAT_TAIL = 20
 # Closed incidents shown beside the open ones.
 RECENT_INCIDENTS = 10
-COMMENTARY_METRICS = ("llm_calls_per_minute", "llm_latency_avg_s", "chat_per_minute", "repeated_line_rate")
+COMMENTARY_METRICS = (
+    "llm_calls_per_minute",
+    "llm_latency_avg_s",
+    "chat_per_minute",
+    "repeated_line_rate",
+    "missed_world_events",
+)
 # The loop's phases in the order a cycle goes through them, for the card's phase strip.
 PHASES = [phase.value for phase in Phase]
 # Model healths that need no banner: it answers, or nothing has been asked yet.
@@ -104,6 +110,9 @@ class StatusSnapshot:
     # Grants still running, oldest first, and the longest the room allows (0: grants off).
     grants: tuple[Grant, ...]
     max_grant_minutes: int
+    # World events waiting for the room, oldest first, and the last ones missed, newest first.
+    world_waiting: tuple[WorldEvent, ...] = ()
+    world_missed: tuple[MissedWorldEvent, ...] = ()
 
 
 def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
@@ -163,6 +172,8 @@ def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
         ),
         grants=tuple(room.approvals.grants()),
         max_grant_minutes=settings.max_grant_minutes,
+        world_waiting=loop.gate.waiting_world_events,
+        world_missed=loop.gate.missed_world_events,
     )
 
 
@@ -198,6 +209,22 @@ def _trigger(last: LastDecision | None) -> dict[str, Any] | None:
         "since": _iso(trigger.since),
         "coalesced": [kind.value for kind in trigger.coalesced],
         "decision_id": last.decision_id,
+    }
+
+
+def _world_events(snapshot: StatusSnapshot) -> dict[str, Any]:
+    """World events still waiting for the room, and the last ones missed with why (lane_full, stale)."""
+    return {
+        "waiting": [{"detail": event.detail, "since": _iso(event.since)} for event in snapshot.world_waiting],
+        "missed": [
+            {
+                "detail": missed.event.detail,
+                "since": _iso(missed.event.since),
+                "missed_at": _iso(missed.at),
+                "reason": missed.reason.value,
+            }
+            for missed in snapshot.world_missed
+        ],
     }
 
 
@@ -391,6 +418,7 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
         },
         "recent_actions": [{**record, "ts": _iso(record.get("ts"))} for record in snapshot.recent_actions],
         "metrics": dict(snapshot.metrics),
+        "world_events": _world_events(snapshot),
         "memory": list(snapshot.memory),
         "incidents": [_incident(incident) for incident in snapshot.incidents],
         "approvals": [_approval(approval) for approval in snapshot.approvals],
@@ -426,6 +454,8 @@ def orchestrator_status(orchestrator: Orchestrator) -> dict[str, Any]:
         },
         "progress": orchestrator.progress(),
         "queued": len(orchestrator.queue.lines),
+        # Lines not queued because the queue was full of other people's questions.
+        "turned_away": orchestrator.queue.turned_away,
         # Human lines that named no bot and asked nothing, since the orchestrator started.
         "ignored": orchestrator.ignored,
         "running": _run(orchestrator.current) if orchestrator.current else None,
@@ -439,6 +469,7 @@ def _run(run: Run) -> dict[str, Any]:
     return {
         "pipeline_id": pipeline.pipeline_id,
         "question": pipeline.question,
+        "truncated": pipeline.truncated,
         "asker": pipeline.asker,
         "stage": pipeline.stage.value,
         "route": list(pipeline.asked),

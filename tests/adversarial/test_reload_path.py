@@ -1,11 +1,12 @@
 """Reload races: an attacker times calls and writes around a reload of the room.
 
 Each case replays one race five times, each in a fresh room, with a real reload of its entry:
-a call kept in flight across the reload to slip a second one past the cooldown, an approved call
-run across it, a call queued behind another while the room unloads, and a write from the old
-room after a lockdown set in the new one. Judged on what executed (0 unauthorised executions)
-and on what the room reads afterwards (0 lost or stale writes: a call that ran counts, a lockdown
-holds, an approval says what ran).
+a call kept in flight until after the reload has ended to slip a second one past the cooldown,
+an approved call run across it the same way, a call queued behind another while the room
+unloads, and a write from the old room after a lockdown set in the new one. Judged on what
+executed (0 unauthorised executions) and on what the room reads afterwards (0 lost or stale
+writes: a call that ran counts, and is recorded and told as executed once; a lockdown holds; an
+approval says what ran).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from homeassistant.core import Context
 from homeassistant.helpers import llm
 from pytest_homeassistant_custom_component.common import async_capture_events
 
+from custom_components.overseer.executor import SERVICE_TIMEOUT
+
 from ..ha.harness import OPTIONS, llm_context, set_select, setup_overseer, tick, tool_answer
-from ..lifecycle.test_reload_races import HeldService, reload_while_held
+from ..lifecycle.test_reload_races import LIFT_TRAVEL, HeldService, ended, reload_while_held
 from .cases import RELOAD_OUTCOMES, REPETITIONS, STOPPED, Outcome
 from .rooms import entity_id
 
@@ -43,18 +46,36 @@ class Race:
     def room(self) -> Any:
         return self.hass.config_entries.async_get_entry(self.entry_id).runtime_data
 
-    async def reload_while_held(self, held: HeldService) -> None:
+    async def reload_while_held(self, held: HeldService, outlast: bool = False) -> None:
+        """Reload while held's call runs; outlast: it returns only after the reload has ended."""
         reload = await reload_while_held(self.hass, self.entry_id, held)
+        if outlast:
+            self.freezer.tick(LIFT_TRAVEL)
+            if not await ended(self.hass, reload):
+                self.stale.append("the reload waited for the call in flight")
+                self.freezer.tick(SERVICE_TIMEOUT)  # past the call's own bound: the reload ends
+                await ended(self.hass, reload)
         held.release.set()
         assert await reload
+
+    def lift_records(self) -> None:
+        """The lift that arrived is in the reloaded room's audit once, as executed."""
+        records = [(r.tool, r.outcome.value) for r in self.room().loop.state.audit.latest(20)]
+        if [record for record in records if record[1] != "awaiting_approval"] != [("lift_up", "executed")]:
+            self.stale.append(f"the reloaded room's audit reads {records}")
 
 
 async def cooldown_across_a_reload(race: Race) -> None:
     """An agent's lift_up is kept in flight across a reload; lift_down right after, in the cooldown."""
     lift = HeldService(race.hass, "cover", "open_cover")
     first = race.hass.async_create_task(race.agent("lift_up"))
-    await race.reload_while_held(lift)
-    await first
+    await race.reload_while_held(lift, outlast=True)
+    told = await first
+    if told["outcome"] != "executed":
+        race.stale.append(
+            f"the agent was told {told['outcome']} ({told.get('error')}) for a lift that arrived"
+        )
+    race.lift_records()
     await race.agent("lift_down")
 
 
@@ -71,11 +92,12 @@ async def approval_across_a_reload(race: Race) -> None:
             context=Context(user_id=race.admin.id),
         )
     )
-    await race.reload_while_held(lift)
+    await race.reload_while_held(lift, outlast=True)
     await answer
-    status = race.room().loop.state.approvals[approval_id].status.value
-    if status != "executed":
-        race.stale.append(f"the approval that ran reads {status}")
+    approval = race.room().loop.state.approvals[approval_id]
+    if approval.status.value != "executed":
+        race.stale.append(f"the approval that ran reads {approval.status.value} ({approval.reason})")
+    race.lift_records()
     await race.agent("lift_down")
 
 

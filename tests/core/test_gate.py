@@ -4,10 +4,15 @@ import pytest
 
 from custom_components.overseer.core.gate import (
     MAX_WAITING_ASKERS,
+    MAX_WAITING_WORLD_EVENTS,
+    MISSED_WORLD_EVENTS_KEPT,
     AddressMatcher,
     Gate,
     GateConfig,
+    MissedWorldEvent,
+    MissReason,
     TriggerKind,
+    WorldEvent,
 )
 
 
@@ -88,8 +93,8 @@ def test_every_asker_waits_for_an_answer_of_their_own_in_the_order_they_asked():
     gate.observe_chat("sam", "overseer, raise the lift!", bot=False, now=2)
     gate.observe_world("docked", "rover1", now=3)
     first = gate.tick(4)
-    # The world event goes with the first answer; sam is not coalesced away.
-    assert (first.detail, first.coalesced) == ("alex", (TriggerKind.WORLD_EVENT,))
+    # The world event waits for a moment of its own; sam is not coalesced away.
+    assert (first.detail, first.coalesced, first.events) == ("alex", (), ())
     assert gate.addressed_pending
     # alex's question is asked again while sam waits: neither takes the other's place.
     gate.ask_again(first)
@@ -99,6 +104,7 @@ def test_every_asker_waits_for_an_answer_of_their_own_in_the_order_they_asked():
     third = gate.tick(60)
     assert (third.detail, third.question, third.attempt) == ("alex", "overseer, pick a side", 1)
     assert gate.tick(70) is None and not gate.addressed_pending
+    assert gate.tick(75).events == (WorldEvent("docked (rover1)", 3),)
 
 
 def test_a_question_put_back_keeps_the_newer_words_already_waiting():
@@ -122,14 +128,117 @@ def test_a_crowd_of_askers_is_bounded_and_still_answered_in_the_chat():
     assert answered == [f"fan{index}" for index in range(MAX_WAITING_ASKERS)]
 
 
-def test_world_events_expire_unanswered_addresses_do_not():
+def test_moments_expire_unanswered_addresses_do_not():
     gate = Gate(GateConfig(pending_ttl=60), now=0)
-    gate.observe_world("docked", "rover1", now=0)
+    gate.observe_chat("sam", "i dare you", bot=False, now=0)
     assert gate.tick(61, busy=True) is None
     gate.observe_chat("alex", "overseer", bot=False, now=62)
     trigger = gate.tick(62)
     assert trigger.kind is TriggerKind.DIRECT_ADDRESS
-    assert TriggerKind.WORLD_EVENT not in trigger.coalesced
+    assert TriggerKind.CHALLENGE not in trigger.coalesced
+
+
+def test_a_world_event_waits_while_the_orchestrator_answers_and_is_answered_when_the_room_is_free():
+    # The attack: a rover docked while the orchestrator answered three questions in a row, and
+    # expired unanswered after pending_ttl (60 s).
+    missed = []
+    gate = Gate(GateConfig(min_gap=15, pending_ttl=60, world_event_wait=180), now=0, on_missed=missed.append)
+    gate.note_activity(5)
+    gate.observe_world("docked", "Rover 3", now=10)
+    for second in range(10, 100, 2):
+        if second in (30, 60):  # the orchestrator asks the overseer too: answered at once
+            gate.request_address("robin", now=second, question="overseer, status?", identity="user:robin")
+            asked = gate.tick(second, questions_first=True)
+            assert asked.kind is TriggerKind.DIRECT_ADDRESS and asked.events == ()
+            assert TriggerKind.WORLD_EVENT not in asked.coalesced
+        else:
+            assert gate.tick(second, questions_first=True) is None
+    assert gate.waiting_world_events == (WorldEvent("docked (Rover 3)", 10),)
+    answer = gate.tick(100)  # the orchestrator is done
+    assert answer.kind is TriggerKind.WORLD_EVENT
+    assert (answer.detail, answer.events) == ("docked (Rover 3)", (WorldEvent("docked (Rover 3)", 10),))
+    # Late only by the model's own time: the events say when they happened.
+    assert answer.since == 100
+    assert gate.waiting_world_events == () and missed == [] and gate.tick(101) is None
+
+
+def test_waiting_world_events_keep_their_order_and_each_its_detail():
+    gate = Gate(GateConfig(min_gap=0), now=0)
+    gate.observe_world("docked", "Rover 1", now=1)
+    gate.observe_world("driver_changed", "Rover 2", now=2)
+    gate.observe_world("lift_moved", "Lift", now=3)
+    gate.observe_world("docked", "Rover 1", now=4)  # the same news again: as of its latest time
+    assert gate.tick(5, questions_first=True) is None
+    answer = gate.tick(6)
+    assert [(event.detail, event.since) for event in answer.events] == [
+        ("driver_changed (Rover 2)", 2),
+        ("lift_moved (Lift)", 3),
+        ("docked (Rover 1)", 4),
+    ]
+    assert answer.detail == "driver_changed (Rover 2); lift_moved (Lift); docked (Rover 1)"
+    assert gate.tick(7) is None  # one decision for the lane
+
+
+def test_a_full_lane_misses_the_newcomer_with_why_and_stays_bounded():
+    missed = []
+    gate = Gate(GateConfig(min_gap=0), now=0, on_missed=missed.append)
+    for number in range(1000):
+        gate.observe_world("docked", f"Rover {number}", now=number / 10)
+        assert gate.tick(number / 10, questions_first=True) is None
+    waiting = gate.waiting_world_events
+    assert len(waiting) == MAX_WAITING_WORLD_EVENTS
+    assert [event.detail for event in waiting] == [f"docked (Rover {n})" for n in range(len(waiting))]
+    assert len(missed) == 1000 - MAX_WAITING_WORLD_EVENTS
+    assert missed[0] == MissedWorldEvent(WorldEvent("docked (Rover 8)", 0.8), 0.8, MissReason.LANE_FULL)
+    # The status keeps the last few, newest first.
+    assert len(gate.missed_world_events) == MISSED_WORLD_EVENTS_KEPT
+    assert gate.missed_world_events[0].event.detail == "docked (Rover 999)"
+    assert len(gate.tick(100).events) == MAX_WAITING_WORLD_EVENTS
+
+
+def test_a_world_event_the_room_is_never_free_for_is_missed_as_stale():
+    missed = []
+    gate = Gate(GateConfig(world_event_wait=180), now=0, on_missed=missed.append)
+    gate.observe_world("docked", "Rover 3", now=10)
+    gate.observe_world("undocked", "Rover 3", now=100)
+    for second in range(10, 191):
+        assert gate.tick(second, questions_first=True) is None
+    assert missed == []
+    assert gate.tick(191, questions_first=True) is None
+    assert missed == [MissedWorldEvent(WorldEvent("docked (Rover 3)", 10), 191, MissReason.STALE)]
+    # The rest is still answered when the room frees up.
+    assert gate.tick(192).events == (WorldEvent("undocked (Rover 3)", 100),)
+    assert gate.missed_world_events == tuple(missed)
+
+
+def test_world_events_wait_out_a_decision_in_flight_and_the_minimum_gap():
+    gate = Gate(GateConfig(min_gap=15), now=0)
+    gate.request_manual(0)
+    assert gate.tick(0).kind is TriggerKind.MANUAL
+    gate.observe_world("docked", "Rover 1", now=1)
+    assert gate.tick(70, busy=True) is None  # a slow model: longer than pending_ttl
+    assert gate.tick(71).events == (WorldEvent("docked (Rover 1)", 1),)
+
+
+def test_a_moment_of_its_own_takes_the_lane_along_and_a_failed_one_puts_it_back():
+    gate = Gate(GateConfig(min_gap=0), now=0)
+    gate.observe_world("docked", "Rover 1", now=1)
+    gate.observe_chat("sam", "bet you can't", bot=False, now=2)
+    challenge = gate.tick(3)
+    assert challenge.kind is TriggerKind.CHALLENGE
+    assert challenge.events == (WorldEvent("docked (Rover 1)", 1),)
+    assert challenge.coalesced == (TriggerKind.WORLD_EVENT,)
+    assert gate.waiting_world_events == ()
+    gate.requeue(challenge)  # the model failed: the events wait again, the challenge is gone
+    assert gate.waiting_world_events == (WorldEvent("docked (Rover 1)", 1),)
+    answer = gate.tick(4)
+    assert answer.kind is TriggerKind.WORLD_EVENT
+    gate.ask_again(answer)  # met with a copy: once more, with the same events
+    again = gate.tick(5)
+    assert (again.kind, again.attempt, again.events) == (TriggerKind.WORLD_EVENT, 1, answer.events)
+    gate.requeue(again)
+    assert gate.tick(6).attempt == 1
+    assert gate.tick(7) is None
 
 
 def test_chat_burst_needs_n_new_messages_within_the_window():

@@ -70,6 +70,7 @@ def test_metrics_over_a_bounded_window():
     metrics.record_action(21, "neato_start", "blocked", "cooldown")
     metrics.record_chat(22, repeated=False)
     metrics.record_chat(23, repeated=True)
+    metrics.record_missed_world_event(24)
     figures = metrics.snapshot(60)
     assert figures["llm_calls"] == 3 and figures["llm_calls_per_minute"] == 3.0
     assert figures["llm_latency_avg_s"] == 4.0
@@ -78,8 +79,9 @@ def test_metrics_over_a_bounded_window():
     assert figures["blocked_rate"] == 0.5 and figures["blocked_by_reason"] == {"cooldown": 1}
     assert figures["executed_by_tool"] == {"lift_up": 1}
     assert figures["repeated_line_rate"] == 0.5
+    assert figures["missed_world_events"] == 1
     later = metrics.snapshot(10_000)
-    assert later["llm_calls"] == 0 and later["skip_ratio"] is None
+    assert later["llm_calls"] == 0 and later["skip_ratio"] is None and later["missed_world_events"] == 0
 
 
 def test_addressed_questions_count_how_they_ended():

@@ -824,88 +824,89 @@ def test_start_bounds_the_question_and_the_asker_to_one_line():
     assert len(pipeline.question) <= QUESTION_CHARS + len(CUT_MARKER.format(10**6))
 
 
-# The queue of human lines waiting for a pipeline: bounded, nothing dropped.
+# The queue of human lines waiting for a pipeline: one entry per identity, bounded; nobody's
+# words fold into, rewrite or push out another's.
 
 
 @given(
     st.integers(1, 5),
-    st.lists(st.one_of(st.none(), st.text("abc xyz", min_size=1, max_size=8)), max_size=30),
+    st.lists(
+        st.one_of(
+            st.none(), st.tuples(st.sampled_from("abcdefg"), st.text("abc xyz", min_size=1, max_size=8))
+        ),
+        max_size=40,
+    ),
 )
-@settings(max_examples=150, deadline=None)
-def test_the_queue_is_bounded_and_keeps_every_line_it_is_given(size, script):
-    queue = Queue(size)
-    popped: list[tuple[str, str]] = []
-    pushed = 0
-    for item in script:
+@settings(max_examples=200, deadline=None)
+def test_each_identity_waits_with_its_own_words_and_a_full_queue_takes_nobodys_place(size, script):
+    queue: Queue[str] = Queue(size)
+    popped: list = []
+    # Every word each identity had queued and not yet popped, in order.
+    expected: dict[str, list[str]] = {}
+    for pushed, item in enumerate(script):
         if item is None:
             line = queue.pop()
             if line is not None:
                 popped.append(line)
+                expected.pop(line.identity)
             continue
-        before = len(queue.lines)
-        appended = queue.push(f"p{pushed}", f"<{pushed}:{item}>")
-        assert appended == (before < size)
-        pushed += 1
+        identity, words = item
+        before = [(w.identity, w.text) for w in queue.lines]
+        waiting = identity in expected
+        queued = queue.push(f"name of {identity}", identity, f"<{pushed}:{words}>")
+        assert queued == (waiting or len(before) < size)
+        if queued:
+            expected.setdefault(identity, []).append(f"<{pushed}:")
+        # Nobody else's entry changed, and nobody else's place.
+        assert [(i, t) for i, t in before if i != identity] == [
+            (w.identity, w.text) for w in queue.lines if w.identity != identity
+        ]
         assert len(queue.lines) <= size
-    everything = " ".join(text for _, text in [*popped, *queue.lines])
-    # 30 short lines fit in one folded line; every one of them is still there, in order.
-    marks = [m.group(1) for m in re.finditer(r"<(\d+):", everything)]
-    assert marks == [str(n) for n in range(pushed)]
-    assert all(len(text) <= QUESTION_CHARS for _, text in queue.lines)
+        assert len({w.identity for w in queue.lines}) == len(queue.lines)
+    for waiting in queue.lines:
+        # An identity's words are only its own, oldest first.
+        marks = re.findall(r"<\d+:", waiting.text)
+        assert marks == expected[waiting.identity][-len(marks) :]
+        assert len(waiting.text) <= QUESTION_CHARS
 
 
-def test_the_queue_pops_in_arrival_order():
-    queue = Queue(3)
-    for n in range(3):
-        queue.push("Ana", f"line {n}")
-    assert [queue.pop(), queue.pop(), queue.pop(), queue.pop()] == [
-        ("Ana", "line 0"),
-        ("Ana", "line 1"),
-        ("Ana", "line 2"),
+def test_the_queue_pops_in_arrival_order_of_identities():
+    queue: Queue[str] = Queue(3)
+    for identity in ("user:ana", "user:ben", "user:cy"):
+        queue.push(identity.upper(), identity, f"from {identity}")
+    queue.push("Ana again", "user:ana", "and more")
+    assert [(w.asker, w.identity, w.text) for w in queue.lines] == [
+        ("Ana again", "user:ana", "from user:ana / and more"),
+        ("USER:BEN", "user:ben", "from user:ben"),
+        ("USER:CY", "user:cy", "from user:cy"),
+    ]
+    assert [queue.pop().identity, queue.pop().identity, queue.pop().identity, queue.pop()] == [
+        "user:ana",
+        "user:ben",
+        "user:cy",
         None,
     ]
 
 
-def test_a_full_queue_keeps_the_newest_line_when_folding_overflows():
-    # Folding stops at QUESTION_CHARS and cuts from the end: push() says the line was folded,
-    # yet once the folded line is full the newest words a person typed are nowhere.
-    queue = Queue(1)
-    queue.push("Ana", "first")
-    for n in range(100):
-        assert queue.push("Ben", f"line number {n}") is False
-    folded = queue.lines[0][1]
-    assert len(folded) <= QUESTION_CHARS + len(CUT_MARKER.format(10**6))
-    assert "line number 99" in folded
+def test_a_long_line_is_cut_and_marked_and_pushes_no_one_out():
+    # One person's long line once pushed another person's queued question out of the queue.
+    queue: Queue[str] = Queue(2)
+    queue.push("Sam", "user:sam", "sam's question?")
+    assert queue.push("Kim", "user:kim", "k" * 5000) is True
+    for n in range(50):
+        queue.push("Kim", "user:kim", f"kim line {n} " + "k" * 300)
+    sam, kim = queue.lines
+    assert (sam.identity, sam.text, sam.truncated) == ("user:sam", "sam's question?", False)
+    assert kim.truncated and len(kim.text) <= QUESTION_CHARS and "kim line 49" in kim.text
+    # A third person finds the queue full: not queued, counted, and nothing else changes.
+    assert queue.push("Jo", "user:jo", "me too?") is False
+    assert queue.turned_away == 1 and [w.identity for w in queue.lines] == ["user:sam", "user:kim"]
 
 
-# What a question costs: model calls per question, for docs/figures.md.
-
-
-def model_calls(crew_size: int, judges: list[str]) -> int:
-    """Routing plus evaluation calls for one question with the default limits."""
-    played = play(CREW[:crew_size], PipelineLimits(), judges=judges)
-    return played.model_calls
-
-
-def test_model_calls_per_question_for_one_two_and_three_participants(capsys):
-    scenarios = {
-        "first answer good enough": [GOOD],
-        "one refinement, then good": [WEAK, GOOD],
-        "never good enough (max_iterations=3)": [WEAK] * 3,
-    }
-    table = {name: [model_calls(n, judges) for n in (1, 2, 3)] for name, judges in scenarios.items()}
-    with capsys.disabled():
-        print("\nmodel calls per question (routing + evaluation), participants: 1 / 2 / 3")
-        for name, counts in table.items():
-            print(f"  {name:<40} {' / '.join(map(str, counts))}")
-    # 1: direct dispatch, no judge. 2: a routing, then refinement needs no router (only one other)
-    # and the second answer is not judged (nobody is left to improve it). 3: a routing, then a
-    # second with two left, none for the last one left; the last answer is not judged.
-    assert table == {
-        "first answer good enough": [0, 2, 2],
-        "one refinement, then good": [0, 2, 4],
-        "never good enough (max_iterations=3)": [0, 2, 4],
-    }
+def test_a_question_longer_than_a_pipeline_holds_starts_one_marked_truncated():
+    assert start("p", "x" * 5000, "Ana", CREW, PipelineLimits()).truncated
+    assert not start("p", "short?", "Ana", CREW, PipelineLimits()).truncated
+    assert start("p", "short?", "Ana", CREW, PipelineLimits(), truncated=True).truncated
 
 
 # Which human lines are for the bots at all: decided without a model.
@@ -939,6 +940,16 @@ def test_the_demo_crowds_chatter_starts_no_pipeline_its_questions_and_addresses_
         "Qué hace el elevador",
         "cómo va la carrera",
         "por qué sube el ascensor",
+        # Accents are what people leave out, not what makes a question.
+        "que hora es",
+        "donde esta rover 2",
+        "por que sube el ascensor",
+        "cuanto falta",
+        "wie spat ist es",
+        "warum fahrt der aufzug",
+        "comment va la course",
+        "pourquoi la lumiere est bleue",
+        "est-ce que le lift est en haut",
         "kim: what now",
         "Rover guide, rover 2",
         "hey @rover_guide",
@@ -961,8 +972,8 @@ def test_a_line_that_asks_or_names_a_bot_is_for_the_bots(line):
         "is the lift up",  # a yes/no question needs its mark: the crowd talks like this too
         "what a drift!",
         "¡qué carrera!",
-        "que bueno",
         "porque sí",
+        "por favor, calma",
         "that guide is slow",
         "overseers everywhere",
     ],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Literal
 
 import pytest
@@ -47,6 +47,10 @@ class ScriptedAgent(conversation.ConversationEntity):
         self.inputs: list[conversation.ConversationInput] = []
         # Seconds it takes to answer (a bot that is slow, or never answers in time).
         self.delay = 0.0
+        # What the bot does in the house before it answers, under the context it was asked in
+        # (as an LLM agent's tools run); each deed's outcome: "done" or the exception's name.
+        self.deeds: list[Callable[[conversation.ConversationInput], Awaitable[Any]]] = []
+        self.outcomes: list[str] = []
 
     @property
     def supported_languages(self) -> Literal["*"]:
@@ -56,6 +60,13 @@ class ScriptedAgent(conversation.ConversationEntity):
         self, user_input: conversation.ConversationInput
     ) -> conversation.ConversationResult:
         self.inputs.append(user_input)
+        for deed in self.deeds:
+            try:
+                await deed(user_input)
+            except Exception as err:  # a refusal is what the tests look for
+                self.outcomes.append(type(err).__name__)
+            else:
+                self.outcomes.append("done")
         if self.delay:
             await asyncio.sleep(self.delay)
         response = intent.IntentResponse(language=user_input.language)

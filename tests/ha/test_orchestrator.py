@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from itertools import pairwise
 
 from homeassistant.helpers import entity_registry as er
-from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_capture_events,
+    async_fire_time_changed,
+)
 
 from config.custom_components.overseer_demo import Room
 from config.custom_components.overseer_demo.conversation import answer as guide_answer
 from custom_components.overseer.const import DOMAIN
 from custom_components.overseer.core.pipeline import BotResponse, TaskEvent, task_text
 from custom_components.overseer.diagnostics import async_get_config_entry_diagnostics
+from custom_components.overseer.status import build_status
 
 from ..ollama_stub import Scripted
-from .agents import async_setup_agents
+from .agents import ScriptedAgent, async_setup_agents
 from .harness import MODEL, say, setup_overseer, tick
 from .test_assist import converse, speech
 
@@ -371,3 +377,100 @@ async def test_a_question_asked_the_overseer_through_assist_is_answered_once(
     assert calls(ollama_stub, "agent_id") == 0
     orchestrator = hass.config_entries.async_get_entry("orch1").runtime_data.orchestrator
     assert list(orchestrator.recent) == [] and orchestrator.queue.lines == []
+
+
+async def held_room(hass, ollama_stub) -> tuple[asyncio.Semaphore, ScriptedAgent]:
+    """An orchestrated room with its overseer taking part, and a helper that answers when let."""
+    await setup_overseer(hass, ollama_stub)
+    bots = await async_setup_agents(hass, HELPER)
+    helper = bots[HELPER]
+    helper.replies.extend(["One.", "Two.", "Three."])
+    answer_when_let, let = helper.async_process, asyncio.Semaphore(0)
+
+    async def held(user_input):
+        await let.acquire()
+        return await answer_when_let(user_input)
+
+    helper.async_process = held
+    overseer_agent = {
+        "agent_id": "conversation.arena_agent",
+        "name": "Overseer",
+        "description": "runs the room",
+    }
+    # One round each: the questions name the helper, so no routing call and no judge.
+    await setup_orchestrator(
+        hass,
+        ollama_stub,
+        participants=[overseer_agent, PARTICIPANTS[0]],
+        max_iterations=1,
+        delegation_timeout=600,
+    )
+    ollama_stub.responder = (
+        lambda payload: None if "format" in payload else Scripted(content="Welcome home, rover1.")
+    )
+    return let, helper
+
+
+async def hold(hass, freezer, seconds: int) -> None:
+    """Time passes while a pipeline waits on its bot (a background task the harness need not wait for)."""
+    for _ in range(seconds // 2):
+        freezer.tick(2)
+        async_fire_time_changed(hass)
+        await hass.async_block_till_done()
+
+
+async def test_a_world_event_while_the_orchestrator_answers_questions_is_answered_once_the_room_is_free(
+    hass, freezer, agent_flow, ollama_stub, room
+):
+    # The attack at 8382a92: a rover docked while the orchestrator answered three questions in a
+    # row, and expired unanswered after its 60 s.
+    let, helper = await held_room(hass, ollama_stub)
+    decisions = async_capture_events(hass, "overseer_decision")
+    for asker in ("alex", "sam", "kim"):
+        say(hass, asker, f"helper, {asker} here: anything new?", room="Arena")
+    await hass.async_block_till_done()
+    hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
+    for _ in range(3):  # each answer takes the helper 30 s: 90 s of questions in a row
+        await hold(hass, freezer, 30)
+        let.release()
+        await hass.async_block_till_done()
+    assert len(helper.inputs) == 3  # three pipelines, one after the other
+    assert decisions == [] and ollama_stub.decisions == []  # its moment waited for the questions
+    await tick(hass, freezer)
+    await tick(hass, freezer)
+    [decision] = decisions
+    assert decision.data["trigger"] == "world_event" and decision.data["stale"] is False
+    [request] = ollama_stub.decisions
+    # What happened, and that it was some 90 s ago: the room's state alone does not say.
+    assert "trigger: world_event: docked (rover1 docked), 9" in json.dumps(request["messages"])
+    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
+    assert status["last_trigger"]["detail"] == "docked (rover1 docked)"
+    assert status["world_events"] == {"waiting": [], "missed": []}
+    assert status["metrics"]["missed_world_events"] == 0
+
+
+async def test_a_world_event_the_orchestrator_holds_past_its_bound_is_recorded_as_missed_with_why(
+    hass, freezer, agent_flow, ollama_stub, room
+):
+    let, helper = await held_room(hass, ollama_stub)
+    decisions = async_capture_events(hass, "overseer_decision")
+    for asker in ("alex", "sam", "kim"):
+        say(hass, asker, f"helper, {asker} here: anything new?", room="Arena")
+    await hass.async_block_till_done()
+    hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
+    for _ in range(3):  # a minute each: longer than a world event waits (180 s)
+        await hold(hass, freezer, 64)
+        let.release()
+        await hass.async_block_till_done()
+    for _ in range(5):
+        await tick(hass, freezer)
+    assert len(helper.inputs) == 3
+    assert "world_event" not in [decision.data["trigger"] for decision in decisions]
+    entry = hass.config_entries.async_get_entry("room1")
+    status = build_status(entry.runtime_data)
+    [missed] = status["world_events"]["missed"]
+    assert (missed["detail"], missed["reason"]) == ("docked (rover1 docked)", "stale")
+    assert status["metrics"]["missed_world_events"] == 1
+    diagnostics = await async_get_config_entry_diagnostics(hass, entry)
+    [shown] = diagnostics["status"]["world_events"]["missed"]
+    assert shown["reason"] == "stale" and shown["missed_at"]

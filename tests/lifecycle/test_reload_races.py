@@ -1,10 +1,12 @@
 """Reloads that race calls in flight: nothing that ran is lost, and a stopped room never writes.
 
 Each case reloads the room for real while a call from one caller (another agent through the
-guardrails API, an approver's answer) is inside a service that has not returned yet, or has
-the old room act or write after it stopped. What ran starts its cooldown in the room that loads
-next; what the new room was told (a lockdown) is what the next start reads; an approval says
-what ran, also when its call was cancelled half-way.
+guardrails API, an approver's answer, the overseer's own decision) is inside a service that has
+not returned yet, or has the old room act or write after it stopped. A call that outlasts the
+reload (a slow lift) goes on: what it came to is recorded once, in the room that loaded meanwhile,
+and its caller hears the same. What ran starts its cooldown in the room that loads next; what the
+new room was told (a lockdown) is what the next start reads; an approval says what ran, also
+when its call was cancelled half-way.
 """
 
 from __future__ import annotations
@@ -16,16 +18,20 @@ from typing import Any
 import pytest
 from homeassistant.core import Context, HomeAssistant, ServiceCall
 from homeassistant.exceptions import ServiceValidationError
-from pytest_homeassistant_custom_component.common import async_capture_events
+from pytest_homeassistant_custom_component.common import async_capture_events, async_fire_time_changed
 
 from custom_components.overseer.executor import SERVICE_TIMEOUT
 
-from ..ha.harness import OPTIONS, set_select, setup_overseer, tick
+from ..ha.harness import OPTIONS, say, set_select, setup_overseer, tick
 from ..ha.test_llm_api import room_api, use
+from ..ollama_stub import call
 
 GUARDED = {**OPTIONS, "approval_tools": ["lift_up"]}
 # How long, in real time, a reload gets to finish when nothing holds it back.
 SETTLE_SECONDS = 0.3
+# A lift that takes this long to arrive: longer than a reload waits for a call in flight (5 s),
+# well inside the call's own bound (SERVICE_TIMEOUT).
+LIFT_TRAVEL = 10
 
 
 class HeldService:
@@ -52,8 +58,29 @@ async def reload_while_held(hass: HomeAssistant, entry_id: str, held: HeldServic
     return reload
 
 
+async def ended(hass: HomeAssistant, task: asyncio.Task[bool]) -> bool:
+    """Whether the task ends within a few seconds of real time (a reload reads files in threads)."""
+    for _ in range(50):
+        if task.done():
+            return True
+        await hass.async_add_executor_job(time.sleep, 0.1)
+    return task.done()
+
+
+async def ends_while_held(hass: HomeAssistant, freezer: Any, unloading: asyncio.Task[bool]) -> None:
+    """The held call goes on (the lift still travels) while the reload or unload ends."""
+    freezer.tick(LIFT_TRAVEL)
+    assert await ended(hass, unloading), "the room waited for the call in flight to end"
+    assert unloading.result()
+
+
 def room_of(hass: HomeAssistant, entry_id: str = "room1") -> Any:
     return hass.config_entries.async_get_entry(entry_id).runtime_data
+
+
+def audited(hass: HomeAssistant) -> list[tuple[str, str, str | None]]:
+    """What the loaded room's audit holds, newest first."""
+    return [(r.tool, r.outcome.value, r.reason) for r in room_of(hass).loop.state.audit.latest(20)]
 
 
 async def test_an_agents_call_in_flight_during_a_reload_starts_its_cooldown_in_the_new_room(
@@ -153,7 +180,87 @@ async def test_an_approval_that_runs_across_a_reload_is_executed_and_its_cooldow
     assert room["cover.close_cover"] == []
 
 
-async def test_a_call_that_never_returns_holds_the_reload_no_longer_than_its_timeout(
+async def test_an_agents_call_that_outlasts_the_reload_is_executed_once_in_the_reloaded_room(
+    hass, freezer, ollama_stub, room
+):
+    entry = await setup_overseer(hass, ollama_stub)
+    actions = async_capture_events(hass, "overseer_action")
+    lift = HeldService(hass, "cover", "open_cover")
+    agent_call = hass.async_create_task(use(hass, await room_api(hass), "lift_up"))
+
+    reload = await reload_while_held(hass, entry.entry_id, lift)
+    await ends_while_held(hass, freezer, reload)
+    assert not agent_call.done()
+    lift.release.set()  # the lift arrives: the call returns, in its own time
+
+    assert await agent_call == {"success": True, "tool": "lift_up", "outcome": "executed"}
+    assert audited(hass) == [("lift_up", "executed", None)]
+    assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_up", "executed")]
+    # The reloaded room holds it to the lift's cooldown and counts it in the budget.
+    instance = await room_api(hass)
+    refused = await use(hass, instance, "lift_down")
+    assert (refused["outcome"], refused["error"]) == ("blocked", "cooldown")
+    assert "actions: 1/3 used in 300s" in (await use(hass, instance, "room_state"))["state"]
+    assert room["cover.close_cover"] == []
+    # And writes it down: the next start reads it once.
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    assert audited(hass) == [("lift_down", "blocked", "cooldown"), ("lift_up", "executed", None)]
+
+
+async def test_an_approved_call_that_outlasts_the_reload_is_executed_in_the_reloaded_room(
+    hass, freezer, ollama_stub, room, hass_admin_user
+):
+    entry = await setup_overseer(hass, ollama_stub, options=GUARDED)
+    approvals = async_capture_events(hass, "overseer_approval")
+    approval_id = (await use(hass, await room_api(hass), "lift_up"))["approval_id"]
+    lift = HeldService(hass, "cover", "open_cover")
+    answer = hass.async_create_task(
+        hass.services.async_call(
+            "overseer",
+            "approve",
+            {"approval_id": approval_id},
+            blocking=True,
+            context=Context(user_id=hass_admin_user.id),
+        )
+    )
+
+    reload = await reload_while_held(hass, entry.entry_id, lift)
+    await ends_while_held(hass, freezer, reload)
+    # The lift still travels: the reloaded room shows the call approved and running, not blocked.
+    running = room_of(hass).loop.state.approvals[approval_id]
+    assert (running.status.value, running.reason) == ("approved", "")
+    lift.release.set()
+    await answer
+
+    approval = room_of(hass).loop.state.approvals[approval_id]
+    assert (approval.status.value, approval.reason) == ("executed", "")
+    assert [e.data["status"] for e in approvals] == ["pending", "approved", "executed"]
+    assert audited(hass)[0] == ("lift_up", "executed", None)
+    refused = await use(hass, await room_api(hass), "lift_down")
+    assert (refused["outcome"], refused.get("error")) == ("blocked", "cooldown")
+    assert len(lift.calls) == 1 and room["cover.close_cover"] == []
+
+
+async def test_the_overseers_own_call_is_not_cut_short_by_a_reload(hass, freezer, ollama_stub, room):
+    entry = await setup_overseer(hass, ollama_stub)
+    lift = HeldService(hass, "cover", "open_cover")
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "alex", "overseer, raise the lift")
+    freezer.tick(2)
+    async_fire_time_changed(hass)
+
+    # The reload cancels the decision; the lift it sent keeps going, and arrives.
+    reload = await reload_while_held(hass, entry.entry_id, lift)
+    await ends_while_held(hass, freezer, reload)
+    lift.release.set()
+    await hass.async_block_till_done()
+
+    assert audited(hass) == [("lift_up", "executed", None)]
+    refused = await use(hass, await room_api(hass), "lift_down")
+    assert (refused["outcome"], refused["error"]) == ("blocked", "cooldown")
+
+
+async def test_a_call_that_never_returns_holds_the_reload_a_few_seconds_and_times_out_on_its_own(
     hass, freezer, ollama_stub, room
 ):
     entry = await setup_overseer(hass, ollama_stub)
@@ -161,13 +268,34 @@ async def test_a_call_that_never_returns_holds_the_reload_no_longer_than_its_tim
     agent_call = hass.async_create_task(use(hass, await room_api(hass), "lift_up"))
 
     reload = await reload_while_held(hass, entry.entry_id, lift)
-    assert not reload.done()
-    freezer.tick(SERVICE_TIMEOUT + 1)  # the executor stops waiting for the service: audited
-    assert await reload
-    assert (await agent_call)["outcome"] == "failed"
-    [record] = room_of(hass).loop.state.audit.latest(1)
-    assert (record.tool, record.outcome.value) == ("lift_up", "failed")
+    await ends_while_held(hass, freezer, reload)
+    freezer.tick(SERVICE_TIMEOUT - LIFT_TRAVEL + 1)  # the call's own bound: no answer, audited
+    assert await agent_call == {"success": False, "tool": "lift_up", "outcome": "failed", "error": "timeout"}
+    assert audited(hass) == [("lift_up", "failed", "timeout")]
+    refused = await use(hass, await room_api(hass), "lift_down")  # it may have moved: it counts
+    assert (refused["outcome"], refused["error"]) == ("blocked", "cooldown")
     lift.release.set()
+
+
+async def test_a_call_that_ends_while_no_room_is_loaded_is_kept_for_the_next_one(
+    hass, freezer, ollama_stub, room
+):
+    entry = await setup_overseer(hass, ollama_stub)
+    lift = HeldService(hass, "cover", "open_cover")
+    agent_call = hass.async_create_task(use(hass, await room_api(hass), "lift_up"))
+    await lift.entered.wait()
+
+    await ends_while_held(
+        hass, freezer, hass.async_create_task(hass.config_entries.async_unload(entry.entry_id))
+    )
+    lift.release.set()
+    assert (await agent_call)["outcome"] == "executed"
+
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    assert audited(hass) == [("lift_up", "executed", None)]
+    refused = await use(hass, await room_api(hass), "lift_down")
+    assert (refused["outcome"], refused["error"]) == ("blocked", "cooldown")
 
 
 async def test_a_call_that_reaches_the_room_while_it_stops_is_refused_as_reloading(

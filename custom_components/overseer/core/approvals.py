@@ -305,8 +305,9 @@ def approval_from_dict(data: Any) -> Approval | None:
         decided_at = data.get("decided_at")
         status = ApprovalStatus(data["status"])
         reason = one_line(str(data.get("reason") or ""), 200)
-        # Only a crash mid-run leaves one approved (an unload waits for the run, and a stop writes
-        # after it): never taken again; whether its call went out is for the audit to say.
+        # Only a crash mid-run leaves one approved (a stop writes after the run, and a run a reload
+        # hands on is put back approved by the room it goes to): never taken again; whether its
+        # call went out is for the audit to say.
         if status is ApprovalStatus.APPROVED:
             status, reason = ApprovalStatus.BLOCKED, "interrupted"
         requester = Requester(*_stored_requester(data, source))

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from .gate import Trigger, TriggerKind
+from .gate import WORLD_EVENT_CHARS, Trigger, TriggerKind
 from .policy import Availability, Ledger, Limits, configured_groups
 from .text import BOT_TAG, HUMAN_TAG, cut, fold, one_line, quote_chat
 from .tools import TOOLS
 from .world import Entity, RoverField, World
 
 NAME_PLACEHOLDER = "<NAME>"
+# A label in brackets such as the transcript's own tags, as a reader sees it (folded).
+_TAG = re.compile(r"[(\[{<‹⟦]\W*(?:bots?|humans?)\W*[)\]}>›⟧]")
 CHAT_LINE_CHARS = 400
 LABEL_CHARS = 40
 SYSTEM_PROMPT_CHARS = 6000
@@ -101,6 +104,9 @@ def speaker(line: ChatLine, name: str) -> str:
     label = quote_chat(line.user.replace(":", " "), 32) or "someone"
     if line.bot:
         return f"{label}{BOT_TAG}"
+    # Whether a line is a bot's is the event's to say: a person's name never carries a tag.
+    if _TAG.search(fold(label)):
+        return f"{_TAG.sub(' ', fold(label)).strip() or 'someone'}{HUMAN_TAG}"
     return f"{label}{HUMAN_TAG}" if fold(label) == fold(name) else label
 
 
@@ -169,12 +175,25 @@ def _lift_line(world: World) -> str | None:
     return f"lift: {'moving' if running else 'still'}, busy={str(running).lower()}"
 
 
-def describe_trigger(trigger: Trigger) -> str:
-    """Return the STATE_UPDATE's trigger line; a question asked again says plainly who is waiting."""
+def describe_trigger(trigger: Trigger, now: float | None = None) -> str:
+    """Return the STATE_UPDATE's trigger line; a question asked again says plainly who is waiting.
+
+    The world events a decision answers are named, each with how long ago it happened (given
+    now): they may have waited minutes for the room, which the model cannot tell from its state.
+    """
     if trigger.attempt and trigger.kind is TriggerKind.DIRECT_ADDRESS:
         asker = label(trigger.detail) or "someone"
         return f"{trigger.kind.value} from {asker}, asked again: answer {asker} now in one chat line"
-    return trigger.kind.value
+    if not trigger.events:
+        return trigger.kind.value
+    happened = "; ".join(
+        quote_chat(event.detail, WORLD_EVENT_CHARS)
+        + (f", {max(round(now - event.since), 0)} s ago" if now is not None else "")
+        for event in trigger.events
+    )
+    if trigger.kind is TriggerKind.WORLD_EVENT:
+        return f"{trigger.kind.value}: {happened}"
+    return f"{trigger.kind.value}; {TriggerKind.WORLD_EVENT.value}: {happened}"
 
 
 def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limits, now: float) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from .language import opens_a_question
 from .text import fold, one_line, strip_invisible, without_addressee
 from .topics import TopicWatch
 
@@ -32,6 +34,12 @@ QUESTION_CHARS = 400
 # People waiting for an answer, each answered in a decision of their own. Past this many, a
 # newcomer is not queued: their words are only in the chat the next decisions read.
 MAX_WAITING_ASKERS = 8
+# World events waiting for the room, oldest first: past this many, a newcomer is missed.
+MAX_WAITING_WORLD_EVENTS = 8
+# The last missed world events the status shows.
+MISSED_WORLD_EVENTS_KEPT = 8
+# One world event as a trigger names it.
+WORLD_EVENT_CHARS = 80
 
 
 class TriggerKind(StrEnum):
@@ -71,6 +79,34 @@ class GateConfig:
     # that owes the room a line (0: never owed). Left to the model, a small one said SKIP to
     # every moment for twenty minutes of a busy demo.
     quiet_limit: float = 300
+    # The longest a world event waits in its lane for a free room (its orchestrator answering
+    # questions, a decision in flight, the minimum gap) before it is missed as stale: a rover
+    # docking expired unanswered in pending_ttl while an orchestrator answered three questions.
+    world_event_wait: float = 180
+
+
+class MissReason(StrEnum):
+    """Why a world event was never answered."""
+
+    LANE_FULL = "lane_full"
+    STALE = "stale"
+
+
+@dataclass(frozen=True, slots=True)
+class WorldEvent:
+    """One high-signal room change, as its lane keeps it: what happened, to what, and when."""
+
+    detail: str
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class MissedWorldEvent:
+    """A world event no decision answered, when it was given up and why."""
+
+    event: WorldEvent
+    at: float
+    reason: MissReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +131,9 @@ class Trigger:
     pipeline_id: str = ""
     # The room has not heard the overseer for the gate's quiet_limit: this decision ends in a line.
     owed: bool = False
+    # The world events this decision answers, oldest first: the model is told each, since the
+    # room may have moved on while they waited for it.
+    events: tuple[WorldEvent, ...] = ()
 
 
 class AddressMatcher:
@@ -111,24 +150,17 @@ class AddressMatcher:
         return self._pattern.search(fold(text[:ADDRESS_SCAN_CHARS])) is not None
 
 
-# Words that make a line a question without its mark ("what's the score", "qué hora es"): only
-# the interrogative ones. A line opening with "did", "is" or "can" is as often the crowd's
-# chatter ("did you see that drift") as a question, so a yes/no question needs its "?".
-# Spanish ones only with their accent: "qué" asks, "que" and "como" join a sentence.
-QUESTION_WORDS = frozenset(
-    "what who whom whose which when where why how "
-    "qué quién quiénes cuál cuáles cuándo dónde adónde cómo cuánto cuánta cuántos cuántas".split()
-)
-# Spanish asks "why" in two words; "porque" (because) answers.
-QUESTION_PAIRS = frozenset({("por", "qué")})
-_OPENING_WORDS = re.compile(r"[^\w¡]*(\w+)(?:\W+(\w+))?")
+_OPENING_WORD = re.compile(r"[^\w¡]*\w")
 
 
 def is_question(text: str) -> bool:
     """Return True when the line, as a reader sees it, asks something.
 
     It asks when it ends with a question mark ("?!" too), opens with "¿", or opens with an
-    interrogative word and does not end as an exclamation ("what a drift!", "¡qué carrera!").
+    interrogative word (language.opens_a_question: accents or not, in every language the room
+    reads) and does not end as an exclamation ("what a drift!", "¡qué carrera!"). A line opening
+    with "did", "is" or "can" is as often the crowd's chatter ("did you see that drift") as a
+    question, so a yes/no question needs its "?".
     """
     ending = _closing_marks(_as_read(text[-ADDRESS_SCAN_CHARS:]))
     if "?" in ending:
@@ -137,10 +169,9 @@ def is_question(text: str) -> bool:
     head = without_addressee(_as_read(text[:ADDRESS_SCAN_CHARS]).casefold())
     if head.startswith("¿"):
         return True
-    opening = _OPENING_WORDS.match(head)
-    if opening is None or ending:
+    if ending or _OPENING_WORD.match(head) is None:
         return False
-    return opening.group(1) in QUESTION_WORDS or opening.groups() in QUESTION_PAIRS
+    return opens_a_question(head)
 
 
 def _as_read(text: str) -> str:
@@ -162,8 +193,13 @@ def _closing_marks(tail: str) -> str:
 class Gate:
     """Collects what happened between ticks and names at most one trigger per tick."""
 
-    def __init__(self, config: GateConfig, now: float) -> None:
-        """Start quiet: no activity seen, the heartbeat counted from now."""
+    def __init__(
+        self, config: GateConfig, now: float, on_missed: Callable[[MissedWorldEvent], None] | None = None
+    ) -> None:
+        """Start quiet: no activity seen, the heartbeat counted from now.
+
+        on_missed hears of each world event no decision will answer (the room's metrics).
+        """
         self.config = config
         self._matcher = AddressMatcher(config.name, config.aliases)
         self._challenges = tuple(fold(phrase) for phrase in config.challenge_phrases if fold(phrase))
@@ -171,6 +207,16 @@ class Gate:
         self._pending: dict[TriggerKind, Trigger] = {}
         # One waiting address per asker, oldest first.
         self._addresses: dict[tuple[bool, str], Trigger] = {}
+        # World events wait in a lane of their own, oldest first, each with its own detail: a
+        # question's decision leaves them waiting, and the room being held for questions only
+        # delays them (up to world_event_wait).
+        self._world: list[WorldEvent] = []
+        # How often the lane's events were asked again (a lively moment met with a copy).
+        self._world_attempt = 0
+        self._missed: deque[MissedWorldEvent] = deque(maxlen=MISSED_WORLD_EVENTS_KEPT)
+        self._on_missed = on_missed
+        # The latest instant the gate was told of: when an event put back is missed.
+        self._clock = now
         self._human_times: deque[float] = deque(maxlen=max(config.burst_messages, 1))
         self.last_activity: float | None = None
         self.last_decision: float | None = None
@@ -221,7 +267,8 @@ class Gate:
     def observe_world(self, event: str, subject: str, now: float) -> None:
         """Take in one high-signal room change (see world.world_event)."""
         self.last_activity = now
-        self._add(Trigger(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", 80)))
+        self._clock = max(self._clock, now)
+        self._add(Trigger(TriggerKind.WORLD_EVENT, now, one_line(f"{event} ({subject})", WORLD_EVENT_CHARS)))
 
     def request_address(
         self, user: str, now: float, question: str = "", identity: str = "", pipeline_id: str = ""
@@ -244,11 +291,43 @@ class Gate:
         self._add(Trigger(TriggerKind.MANUAL, now))
 
     def _add(self, trigger: Trigger) -> None:
-        """Coalesce: keep the earliest arrival of each kind, and its detail."""
+        """Coalesce: keep the earliest arrival of each kind, and its detail; world events go to their lane."""
         if trigger.kind is TriggerKind.DIRECT_ADDRESS:
             self._add_address(trigger)
+        elif trigger.kind is TriggerKind.WORLD_EVENT:
+            self._world_attempt = max(self._world_attempt, trigger.attempt)
         elif trigger.kind not in self._pending:
-            self._pending[trigger.kind] = replace(trigger, coalesced=())
+            self._pending[trigger.kind] = replace(trigger, coalesced=(), events=())
+        if trigger.kind is TriggerKind.WORLD_EVENT and not trigger.events:
+            self._wait((WorldEvent(trigger.detail, trigger.since),))
+        else:
+            self._wait(trigger.events)
+
+    def _wait(self, events: Iterable[WorldEvent]) -> None:
+        """Queue world events in the lane, oldest first: one already waiting is its newest arrival.
+
+        Past the lane's bound the newest are missed (lane_full): those waiting are older news,
+        about to be answered.
+        """
+        arrived = tuple(events)
+        if not arrived:
+            return
+        lane: list[WorldEvent] = []
+        for event in sorted((*self._world, *arrived), key=lambda event: event.since):
+            # The same change again while it waits is the same news, as of its latest time.
+            lane = [waiting for waiting in lane if waiting.detail != event.detail]
+            if len(lane) < MAX_WAITING_WORLD_EVENTS:
+                lane.append(event)
+            else:
+                self._miss(event, MissReason.LANE_FULL)
+        self._world = lane
+
+    def _miss(self, event: WorldEvent, reason: MissReason) -> None:
+        """Record a world event no decision will answer, with why."""
+        missed = MissedWorldEvent(event, self._clock, reason)
+        self._missed.append(missed)
+        if self._on_missed is not None:
+            self._on_missed(missed)
 
     def _add_address(self, trigger: Trigger) -> None:
         """Each asker waits for an answer of their own: another's question never takes their place.
@@ -271,9 +350,11 @@ class Gate:
         self._addresses[asker] = replace(newer, since=min(pending.since, trigger.since), coalesced=())
 
     def requeue(self, trigger: Trigger) -> None:
-        """Put back a solicited trigger whose decision failed, so it is answered later."""
-        if trigger.kind in SOLICITED:
+        """Put back what a failed decision was for: its question to be answered, its world events to wait."""
+        if trigger.kind in SOLICITED or trigger.kind is TriggerKind.WORLD_EVENT:
             self._add(trigger)
+        else:
+            self._wait(trigger.events)
 
     def ask_again(self, trigger: Trigger) -> None:
         """Ask the model once more, counted: it answered with nothing usable.
@@ -288,22 +369,47 @@ class Gate:
         """Someone is waiting for an answer."""
         return bool(self._addresses)
 
+    @property
+    def waiting_world_events(self) -> tuple[WorldEvent, ...]:
+        """The world events waiting for the room, oldest first."""
+        return tuple(self._world)
+
+    @property
+    def missed_world_events(self) -> tuple[MissedWorldEvent, ...]:
+        """The last world events no decision answered, newest first."""
+        return tuple(reversed(self._missed))
+
     def tick(self, now: float, busy: bool = False, questions_first: bool = False) -> Trigger | None:
         """Name the trigger for a decision starting now, or None; consumes what it names.
 
         questions_first: someone else answers a question in the room now (its orchestrator): on
         a single model, a moment of the overseer's own would hold their answer up, so only a
         question, or a line owed to a room that has not heard the overseer, starts a decision.
+        World events wait meanwhile (see world_event_wait); the first moment of its own answers them.
         """
         config = self.config
+        self._clock = max(self._clock, now)
         for kind, pending in list(self._pending.items()):
             if kind not in SOLICITED and now - pending.since > config.pending_ttl:
                 del self._pending[kind]
+        while self._world and now - self._world[0].since > config.world_event_wait:
+            self._miss(self._world.pop(0), MissReason.STALE)
+        if not self._world:
+            self._world_attempt = 0
         if busy:
             return None
         candidates = dict(self._pending)
         if self._addresses:
             candidates[TriggerKind.DIRECT_ADDRESS] = next(iter(self._addresses.values()))
+        if self._world:
+            # Since the room was free to answer: the model is told when each event happened, so
+            # its line is late only by its own time (the stale check's too_late).
+            candidates[TriggerKind.WORLD_EVENT] = Trigger(
+                TriggerKind.WORLD_EVENT,
+                now,
+                "; ".join(event.detail for event in self._world),
+                attempt=self._world_attempt,
+            )
         previous = self.last_decision if self.last_decision is not None else self._started
         counting_from = max(now - config.burst_window, previous)
         burst = [t for t in self._human_times if t > counting_from]
@@ -335,8 +441,21 @@ class Gate:
         # The other askers still wait, each for their own decision.
         if kind is TriggerKind.DIRECT_ADDRESS:
             del self._addresses[_asker(chosen)]
+        # An answer to a question is about the question: world events wait for a moment of the
+        # overseer's own, which answers every one of them.
+        answers_lane = kind not in SOLICITED and bool(self._world)
+        if answers_lane:
+            chosen = replace(chosen, events=tuple(self._world))
+            self._world, self._world_attempt = [], 0
         self.last_decision = now
-        return replace(chosen, coalesced=tuple(k for k in PRIORITY if k in candidates and k is not kind))
+        return replace(
+            chosen,
+            coalesced=tuple(
+                k
+                for k in PRIORITY
+                if k in candidates and k is not kind and (k is not TriggerKind.WORLD_EVENT or answers_lane)
+            ),
+        )
 
 
 def _asker(trigger: Trigger) -> tuple[bool, str]:

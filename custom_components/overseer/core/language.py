@@ -57,13 +57,17 @@ def language_of(text: str, default: str) -> str:
     return best
 
 
-# The words that open a question rather than a statement, folded, in the languages told apart.
+# The words that open a question rather than a statement, folded (accents off: people type
+# "que hora es" as often as "qué hora es"), in the languages told apart.
 _QUESTION_WORDS = frozenset(
     "what which who whom whose where when why how "
-    "que cual cuales quien quienes donde cuando por como cuanto cuanta cuantos cuantas "
-    "was welche welcher welches wer wo wann warum wie "
+    "que cual cuales quien quienes donde adonde cuando como cuanto cuanta cuantos cuantas "
+    "was welche welcher welches wer wo woher wohin wann warum wieso weshalb wie "
     "quoi quel quelle quels quelles qui ou quand pourquoi comment combien".split()
 )
+# Questions whose first word alone asks nothing: Spanish asks "why" in two ("por favor" asks no
+# question), French asks yes or no with "est-ce que".
+_QUESTION_PAIRS = frozenset({("por", "que"), ("est", "ce")})
 
 
 def opens_a_question(text: str) -> bool:
@@ -73,7 +77,7 @@ def opens_a_question(text: str) -> bool:
     word is what tells a question from its answer once the marks are gone.
     """
     words = _WORD.findall(fold(text))
-    return bool(words) and words[0] in _QUESTION_WORDS
+    return bool(words) and (words[0] in _QUESTION_WORDS or tuple(words[:2]) in _QUESTION_PAIRS)
 
 
 def base_language(language: str) -> str:

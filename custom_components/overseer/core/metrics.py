@@ -67,6 +67,7 @@ class Metrics:
         self._addresses: deque[_AddressSample] = deque(maxlen=size)
         self._unbacked: deque[_ClaimSample] = deque(maxlen=size)
         self._false: deque[_ClaimSample] = deque(maxlen=size)
+        self._missed: deque[_ClaimSample] = deque(maxlen=size)
 
     def record_decision(self, ts: float, latency: float, mode: str, stale_reason: str | None = None) -> None:
         """One model call that produced a decision, and why its line was judged stale, if it was."""
@@ -95,6 +96,10 @@ class Metrics:
     def record_false_statement(self, ts: float) -> None:
         """One line not posted as said: it stated a device's state the room contradicts."""
         self._add(self._false, _ClaimSample(ts))
+
+    def record_missed_world_event(self, ts: float) -> None:
+        """One world event no decision answered (its lane was full, or the room never free in time)."""
+        self._add(self._missed, _ClaimSample(ts))
 
     def _add[S: _DecisionSample | _ActionSample | _ChatSample | _AddressSample | _ClaimSample](
         self, samples: deque[S], sample: S
@@ -141,6 +146,7 @@ class Metrics:
             "repeated_line_rate": _ratio(sum(c.repeated for c in chats), len(chats)),
             "unbacked_claims": sum(claim.ts > since for claim in self._unbacked),
             "false_statements": sum(claim.ts > since for claim in self._false),
+            "missed_world_events": sum(missed.ts > since for missed in self._missed),
         }
 
 

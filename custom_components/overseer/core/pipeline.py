@@ -123,6 +123,8 @@ class Pipeline:
     timed_out: tuple[str, ...] = ()
     records: tuple[Record, ...] = ()
     finish_reason: str = ""
+    # The asker's words were longer than a pipeline holds: the question is their beginning.
+    truncated: bool = False
 
     @property
     def iteration(self) -> int:
@@ -218,15 +220,22 @@ def start(
     participants: Sequence[Participant],
     limits: PipelineLimits,
     named: str | None = None,
+    truncated: bool = False,
 ) -> Pipeline:
     """Start a new pipeline for a human line, routed without a model when there is no choice to make.
 
     With a single participant, or a line that names one of them ("overseer, raise the lift"),
     the asker chose already: a routing call would only cost the model's time (and a small
-    router handed such lines to the other bot).
+    router handed such lines to the other bot). truncated: the words were cut before (queued).
     """
+    words, cut_now = bounded_question(question)
     pipeline = Pipeline(
-        pipeline_id, one_line(question, QUESTION_CHARS), one_line(asker, 64), tuple(participants), limits
+        pipeline_id,
+        words,
+        one_line(asker, 64),
+        tuple(participants),
+        limits,
+        truncated=truncated or cut_now,
     )
     if not pipeline.participants:
         return finish(pipeline, "no_participants")
@@ -382,26 +391,56 @@ def task_text(task: TaskEvent, asker: str) -> str:
     return "\n".join(lines)
 
 
+def bounded_question(text: str) -> tuple[str, bool]:
+    """Return a question as a pipeline holds it, one line and bounded, and whether it was cut."""
+    words = one_line(text, QUESTION_CHARS)
+    return words, words != one_line(text, len(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting[T]:
+    """One identity's words waiting for a pipeline, with whoever asked them (the shell's asker)."""
+
+    asker: T
+    identity: str
+    text: str
+    truncated: bool = False
+
+
 @dataclass(slots=True)
-class Queue:
-    """Human lines waiting while a pipeline runs: bounded, the oldest folded into the next."""
+class Queue[T]:
+    """Human lines waiting while a pipeline runs: one entry per identity, bounded, in arrival order.
+
+    Someone who speaks again while waiting has the words folded into their own entry, the newest
+    kept; nobody's words fold into, rewrite or push out another's. Past size identities waiting
+    a newcomer is not queued (their line stays in the chat) rather than take anyone's place.
+    """
 
     size: int = 5
-    lines: list[tuple[str, str]] = field(default_factory=list)
+    lines: list[Waiting[T]] = field(default_factory=list)
+    # Lines not queued because size others were waiting already.
+    turned_away: int = 0
 
-    def push(self, asker: str, text: str) -> bool:
-        """Queue a line; False when it was folded into the newest queued one (never dropped)."""
-        text = one_line(text, QUESTION_CHARS)
-        if len(self.lines) < self.size:
-            self.lines.append((asker, text))
-            return True
-        last_asker, last_text = self.lines[-1]
-        # Keep the newest words: the oldest folded ones matter least.
-        folded = one_line(f"{last_text} / {asker}: {text}", 10 * QUESTION_CHARS)
-        self.lines[-1] = (last_asker, folded[-QUESTION_CHARS:])
-        return False
+    def push(self, asker: T, identity: str, text: str) -> bool:
+        """Queue a line under its identity; False when others fill the queue (nothing changes)."""
+        words, truncated = bounded_question(text)
+        for index, waiting in enumerate(self.lines):
+            if waiting.identity == identity:
+                folded = f"{waiting.text} / {words}"
+                self.lines[index] = Waiting(
+                    asker,
+                    identity,
+                    folded[-QUESTION_CHARS:],
+                    waiting.truncated or truncated or len(folded) > QUESTION_CHARS,
+                )
+                return True
+        if len(self.lines) >= self.size:
+            self.turned_away += 1
+            return False
+        self.lines.append(Waiting(asker, identity, words, truncated))
+        return True
 
-    def pop(self) -> tuple[str, str] | None:
+    def pop(self) -> Waiting[T] | None:
         """Pop the next line to start a pipeline with."""
         return self.lines.pop(0) if self.lines else None
 

@@ -74,6 +74,7 @@ export const metrics = (m) => {
     ${kv("Repeats dropped", pct(m.repeated_line_rate))} ${optional("llm_failures", "Failures", orDash(m.llm_failures))}
     ${optional("unbacked_claims", "Unbacked claims", orDash(m.unbacked_claims))}
     ${optional("false_statements", "False statements", orDash(m.false_statements))}
+    ${optional("missed_world_events", "Missed world events", orDash(m.missed_world_events))}
   </div>`;
 };
 

@@ -201,6 +201,14 @@ export const controlView = (s, ui) => {
     (a) => html`<tr><td>${ago(a.ts, ui.now)}</td><td>${a.tool}</td><td class=${a.outcome}>${a.outcome}</td><td>${a.reason || ""}</td></tr>`,
   );
   const available = (s.available_tools || []).map((t) => html`<span class="tool">${t}</span>`);
+  // World events wait for the room (its orchestrator's questions go first); a missed one says why.
+  const world = s.world_events || {};
+  const worldRows = [
+    ...(world.waiting || []).map((e) => html`<tr><td>${ago(e.since, ui.now)}</td><td>${e.detail}</td><td>waiting</td></tr>`),
+    ...(world.missed || []).map(
+      (e) => html`<tr><td>${ago(e.since, ui.now)}</td><td>${e.detail}</td><td class="blocked">missed: ${e.reason}</td></tr>`,
+    ),
+  ];
   return html`<div data-view="overseer.v2">
     ${top(s, badges)}
     <div class="grid">
@@ -227,6 +235,7 @@ export const controlView = (s, ui) => {
     ${table("calls", ["tool", "outcome", "reason"], callRows, "no tool calls")}
     <h3>Recent actions</h3>
     ${table("recent", ["when", "tool", "outcome", "reason"], recentRows, "nothing yet")}
+    ${worldRows.length ? html`<h3>World events</h3>${table("world_events", ["when", "event", "state"], worldRows, "")}` : nothing}
     <h3>Memory</h3>
     <div class="grid" data-section="memory">${(s.memory || []).map((m, i) => kv(`Slot ${i + 1}`, m || "(empty)", `memory_${i + 1}`))}</div>
     <h3>Metrics</h3>
