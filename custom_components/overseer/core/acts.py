@@ -82,6 +82,8 @@ class Device:
     colour: str = ""
     known: bool = True
     facts: tuple[tuple[str, bool], ...] = ()
+    # The Home Assistant entity whose state this is ("" for a lift run by scripts, and a rover).
+    entity_id: str = ""
 
 
 def _names(entity: Entity, *extra: str) -> tuple[str, ...]:
@@ -102,14 +104,25 @@ def room_devices(world: World) -> tuple[Device, ...]:
             cover = lift.cover
             names = tuple(dict.fromkeys((*_names(cover), LIFT_NAME)))
             known = cover.state not in MISSING_STATES
-            devices.append(Device(LIFT, Kind.LIFT, names, cover.state, known=known))
+            devices.append(
+                Device(LIFT, Kind.LIFT, names, cover.state, known=known, entity_id=cover.entity_id)
+            )
         else:
             scripts = [entity for entity in (lift.up_script, lift.down_script) if entity is not None]
             names = (LIFT_NAME, *(name for script in scripts for name in _names(script)))
             devices.append(Device(LIFT, Kind.LIFT, names, "unknown", known=False))
     if world.vacuum is not None:
         vacuum = world.vacuum
-        devices.append(Device(VACUUM, Kind.VACUUM, _names(vacuum), vacuum.state, known=not vacuum.missing))
+        devices.append(
+            Device(
+                VACUUM,
+                Kind.VACUUM,
+                _names(vacuum),
+                vacuum.state,
+                known=not vacuum.missing,
+                entity_id=vacuum.entity_id,
+            )
+        )
     devices.extend(
         Device(
             light.entity_id,
@@ -118,6 +131,7 @@ def room_devices(world: World) -> tuple[Device, ...]:
             light.state,
             colour=light.detail if light.state == "on" else "",
             known=not light.missing,
+            entity_id=light.entity_id,
         )
         for light in world.lights
     )
@@ -171,6 +185,8 @@ def rover_device(rover: Rover) -> Device:
         shown or "unknown",
         known=bool(facts),
         facts=tuple(facts.items()),
+        # A fact about a rover is a fact about the sensors that show it: the first stands for them.
+        entity_id=rover.fields[0][1].entity_id if rover.fields else "",
     )
 
 
