@@ -15,6 +15,7 @@ from homeassistant.helpers.typing import ConfigType
 from homeassistant.loader import async_get_integration
 
 from .approvals import ApprovalDesk
+from .authority import async_relay_user, async_remove_relay_user
 from .compat import agent_llm_apis, async_register_frontend_module
 from .const import (
     BACKEND_CONVERSATION,
@@ -35,7 +36,7 @@ from .cycle import ASKER
 from .executor import Executor
 from .handover import Room, drop_handover, handover_of
 from .health import ModelHealthCoordinator
-from .identity import async_track_origins
+from .identity import async_track_origins, async_track_users
 from .incidents import IncidentDesk
 from .inputs import RoomInputs
 from .llm_api import GuardrailsAPI, is_guardrails_api
@@ -101,6 +102,7 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     """Register the services, the websocket commands and the debug card once, for every room."""
     async_setup_services(hass)
     async_track_origins(hass)
+    await async_track_users(hass)
     async_register_websocket(hass)
     integration = await async_get_integration(hass, DOMAIN)
     await async_register_frontend_module(
@@ -162,7 +164,14 @@ async def _async_setup_orchestrator(hass: HomeAssistant, entry: OrchestratorConf
         return ()
 
     orchestrator = Orchestrator(
-        hass, entry, settings, make_provider(hass, settings), prompts, recognisers, devices
+        hass,
+        entry,
+        settings,
+        make_provider(hass, settings),
+        prompts,
+        recognisers,
+        devices,
+        await async_relay_user(hass),
     )
     entry.runtime_data = OrchestratorRuntimeData(orchestrator)
     await hass.config_entries.async_forward_entry_setups(entry, ORCHESTRATOR_PLATFORMS)
@@ -295,3 +304,8 @@ async def async_remove_entry(hass: HomeAssistant, entry: RoomConfigEntry) -> Non
     for domain, issue_id in list(ir.async_get(hass).issues):
         if domain == DOMAIN and issue_id.startswith(incidents):
             ir.async_delete_issue(hass, DOMAIN, issue_id)
+    others = [
+        other for other in hass.config_entries.async_entries(DOMAIN) if other.entry_id != entry.entry_id
+    ]
+    if is_orchestrator(entry) and not any(is_orchestrator(other) for other in others):
+        await async_remove_relay_user(hass)

@@ -4,8 +4,10 @@ An approval and a grant are bound to it, and each waiting question is kept under
 posted under someone's name neither borrows their grant nor merges into their Assist question.
 
 - A Home Assistant user (the post_message service, the REST or websocket API, Assist, another
-  agent, an MCP client): `user:<user id>`. Home Assistant hands an LLM API no client id, so one
-  user's MCP clients share that user's identity, and so their grants.
+  agent, an MCP client): `user:<user id>`; a chat line posted under someone else's name with a
+  user's token (a bridge relaying a chat) is that name's through that user, `user:<id>|alex`.
+  Home Assistant hands an LLM API no client id, so one user's MCP clients share that user's
+  identity, and so their grants.
 - Assist with no user (a satellite): `device:<device id>`, else `satellite:<id>`.
 - A chat event fired with no user (a bridge automation or script): the automation or script it
   came from and the speaker's name as a reader sees it, `automation.discord_relay|alex`; a
@@ -59,11 +61,63 @@ def user_identity(user_id: str) -> str:
     return f"user:{user_id}"
 
 
+# Home Assistant users' names by id, kept current: a chat line names its speaker, and is its
+# user's own only when the name is theirs.
+USER_NAMES: HassKey[dict[str, str]] = HassKey(f"{DOMAIN}_user_names")
+EVENT_USER_ADDED, EVENT_USER_UPDATED, EVENT_USER_REMOVED = "user_added", "user_updated", "user_removed"
+
+
+async def async_track_users(hass: HomeAssistant) -> None:
+    """Know every user's name now and as users are added, renamed and removed (once, for every room)."""
+    names = hass.data.setdefault(USER_NAMES, {})
+    names.update({user.id: user.name or "" for user in await hass.auth.async_get_users()})
+
+    async def refresh(event: Event) -> None:
+        user_id = event.data.get("user_id")
+        if not isinstance(user_id, str):
+            return
+        user = await hass.auth.async_get_user(user_id)
+        if user is None:
+            names.pop(user_id, None)
+        else:
+            names[user_id] = user.name or ""
+
+    for event in (EVENT_USER_ADDED, EVENT_USER_UPDATED, EVENT_USER_REMOVED):
+        hass.bus.async_listen(event, refresh)
+
+
+@callback
+def line_user(hass: HomeAssistant, context: Context | None, name: str) -> str | None:
+    """Return the user whose own chat line this is: posted under their own user or person name.
+
+    A bridge that fires the chat event with an administrator's token posts everyone's lines under
+    that user: "alex" relayed that way is not the administrator, and speaks with no authority of theirs.
+    """
+    user_id = context.user_id if context is not None else None
+    if not user_id:
+        return None
+    theirs = {hass.data.get(USER_NAMES, {}).get(user_id, "")}
+    theirs.update(
+        person.name
+        for person in hass.states.async_all("person")
+        if person.attributes.get("user_id") == user_id
+    )
+    return user_id if bare_name(name) in {bare_name(known) for known in theirs if known} else None
+
+
+def bare_name(name: str) -> str:
+    """Return a name without what a reader overlooks: case, accents, look-alikes, spacing and punctuation."""
+    return "".join(char for char in fold(name) if char.isalnum())
+
+
 @callback
 def chat_identity(hass: HomeAssistant, context: Context | None, name: str) -> str:
-    """Whose chat line this is: its user, else the automation or script that fired it and the name."""
+    """Whose chat line this is: its user, a user's relay with the name, else its automation and the name."""
     if context is not None and context.user_id:
-        return user_identity(context.user_id)
+        if line_user(hass, context, name):
+            return user_identity(context.user_id)
+        # Relayed under a user's token: each speaker is their own, none of them the user.
+        return f"{user_identity(context.user_id)}|{fold(name)[:NAME_CHARS]}"
     origins = hass.data.get(ORIGINS, OrderedDict())
     origin = None
     if context is not None:

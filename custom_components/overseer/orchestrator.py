@@ -55,10 +55,10 @@ from .core.pipeline import (
     task_text,
     timed_out,
 )
-from .core.requests import Recogniser, asked_deeds
+from .core.requests import Recogniser, asked_deeds, named_devices
 from .core.text import fold
 from .events import fire_chat_message, fire_pipeline
-from .identity import chat_identity
+from .identity import chat_identity, line_user
 from .providers import ModelError, Provider
 from .roster import (
     Asker,
@@ -117,11 +117,13 @@ class Orchestrator:
         prompts: Mapping[str, str],
         recognisers: Mapping[str, Recogniser],
         devices: Callable[[], Sequence[Device]],
+        relay_user: str,
     ) -> None:
         """Read the participants and limits from the entry's options.
 
         recognisers: Home Assistant's sentences by language, to hear an order with no question
-        in it; devices: the room's devices now (its overseer's), the names those orders use.
+        in it; devices: the room's devices now (its overseer's), the names those orders use;
+        relay_user: the user a bot acts as for a line no user of the house stands behind.
         """
         self.hass = hass
         self.entry = entry
@@ -133,6 +135,7 @@ class Orchestrator:
         self._prompts = prompts
         self._recognisers = recognisers
         self._devices = devices
+        self._relay_user = relay_user
         self.current: Run | None = None
         self.recent: deque[Run] = deque(maxlen=KEEP_PIPELINES)
         self.queue: Queue[Asker] = Queue()
@@ -174,7 +177,9 @@ class Orchestrator:
             self._notify()
             return
         asker = Asker(
-            chat.user, chat_identity(self.hass, event.context, chat.user), user_id=event.context.user_id
+            chat.user,
+            chat_identity(self.hass, event.context, chat.user),
+            user_id=line_user(self.hass, event.context, chat.user),
         )
         if self._task is not None and not self._task.done():
             # Each identity waits with its own words; a full queue takes nobody's place.
@@ -197,11 +202,16 @@ class Orchestrator:
         audience = self._audience()
         if audience.wants(text):
             return True
+        devices = self._devices()
+        # An order names its device: Home Assistant's sentences cost hundreds of milliseconds a
+        # line on older releases, and the crowd's chatter names none.
+        if not named_devices(text, devices):
+            return False
         language = language_of(text, self.settings.language or self.hass.config.language)
         recogniser = self._recognisers.get(base_language(language))
         if recogniser is None:
             return False
-        deeds = asked_deeds(text, self._devices(), recogniser, audience.names)
+        deeds = asked_deeds(text, devices, recogniser, audience.names)
         return any(deed.act is not Act.ANY for deed in deeds)
 
     def _audience(self) -> Audience:
@@ -282,9 +292,10 @@ class Orchestrator:
     async def _async_dispatch(self, run: Run, step: Dispatch) -> Pipeline:
         """Give the task to the bot, at most delegation_timeout; its answer on the chat bus as that bot."""
         task = step.task
-        # The bot acts for the asker, as them: their user's authority, or none for a line no
-        # user is behind. Whatever the task puts on the bus under this context starts no pipeline.
-        context = Context(user_id=run.asker.user_id)
+        # The bot acts for the asker, as them: their user's authority, or the relay user's (none to
+        # loosen anything) for a line no user of the house stands behind. Whatever the task puts
+        # on the bus under this context starts no pipeline.
+        context = Context(user_id=run.asker.user_id or self._relay_user)
         note_dispatch(
             self.hass,
             context,

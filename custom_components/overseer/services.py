@@ -11,7 +11,6 @@ changes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -42,9 +41,10 @@ from .const import (
 )
 from .core.approvals import AnswerRefused
 from .core.gate import DEFAULT_NAME
-from .core.text import fold
+from .core.text import BOT_LABEL, fold
 from .core.tools import ArgumentError, parse_slot
 from .events import fire_chat_message
+from .identity import bare_name
 from .loop import OverseerLoop
 from .options import split_words
 from .roster import agent_names
@@ -252,13 +252,9 @@ def _speaks_as_a_bot(hass: HomeAssistant, user: str) -> bool:
 
     A reader does not see case, marks or spacing; "helper (bot)" reads as a bot whatever helper is.
     """
-    return BOT_LABEL.search(fold(user)) is not None or _bare(user) in {
-        _bare(name) for name in _bot_names(hass)
+    return BOT_LABEL.search(fold(user)) is not None or bare_name(user) in {
+        bare_name(name) for name in _bot_names(hass)
     }
-
-
-# A label in brackets that says the speaker is a bot, as the transcript marks bots.
-BOT_LABEL = re.compile(r"[(\[{<]\W*bots?\W*[)\]}>]")
 
 
 def _bot_names(hass: HomeAssistant) -> set[str]:
@@ -283,11 +279,6 @@ def _bot_names(hass: HomeAssistant) -> set[str]:
     for agent_id in agents:
         names.update(agent_names(hass, agent_id))
     return names
-
-
-def _bare(name: str) -> str:
-    """Return a name without what a reader overlooks: case, accents, look-alikes, spacing and punctuation."""
-    return "".join(char for char in fold(name) if char.isalnum())
 
 
 @callback

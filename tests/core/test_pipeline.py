@@ -1008,3 +1008,13 @@ def test_the_bot_a_line_names_is_found_by_its_names_and_only_when_it_is_the_only
     assert audience.named("@rover guide where is rover 2") == "conversation.rover_guide"
     assert audience.named("overseer and rover guide, who is winning?") is None
     assert audience.named("who is winning?") is None
+
+
+def test_one_source_speaking_under_many_names_holds_two_places_and_no_more():
+    # A relay under five names once filled the queue and turned every household member away.
+    queue: Queue[str] = Queue(5)
+    for name in ("alex", "bob", "cy", "dee", "eve"):
+        queue.push(name, f"automation.relay|{name}", f"{name}'s question?")
+    assert [w.identity for w in queue.lines] == ["automation.relay|alex", "automation.relay|bob"]
+    assert queue.push("Kim", "user:kim", "kim's question?") is True
+    assert queue.turned_away == 3

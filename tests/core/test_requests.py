@@ -71,15 +71,16 @@ REQUESTS = {
         ("what do you think of us?", None),
         ("is the lift up?", None),
         ("is the bench light on?", None),
-        ("the lift is down", named(LIFT)),
+        ("the lift is down", DOWN),
         ("don't lower the lift", None),
         ("do not: lower the lift", None),
         ("roast rover 3, don't touch the lift", None),
         ("never, ever, lower the lift", None),
         ("can you not lower the lift?", None),
         ("why did you raise the lift?", None),
-        ("I lowered the lift", named(LIFT)),
-        ("lower the bench light", named("bench")),
+        # Words no sentence reads that say an act ask for that act or nothing, never its opposite.
+        ("I lowered the lift", DOWN),
+        ("lower the bench light", None),
         ("turn on the lights", None),
         ("turn off all the lights", None),
         ("set the bench light brightness to 50%", named("bench")),
@@ -170,8 +171,8 @@ def test_a_name_two_devices_share_asks_for_either(recognisers):
         ("raise the lift. no, lower the lift", set()),
         ("lower the lift, turn on the lights", {DOWN}),
         ("lower the lift, no, raise the lift", set()),
-        ("roast rover 3, and the lift is down", {named(LIFT)}),
-        ("lower the lift and make the bench light blue", {named(LIFT), named("bench")}),
+        ("roast rover 3, and the lift is down", {DOWN}),
+        ("lower the lift and make the bench light blue", {DOWN}),
     ],
 )
 def test_words_that_do_not_match_whole_are_read_clause_by_clause(recognisers, text, deeds):
@@ -182,15 +183,18 @@ def test_words_that_do_not_match_whole_are_read_clause_by_clause(recognisers, te
     ("text", "deeds"),
     [
         ("roast rover 3", set()),
-        ("the neato needs its dock", {Deed(VACUUM, Act.ANY)}),
-        ("the lift, lower it", {Deed(LIFT, Act.ANY)}),
+        ("the neato needs its dock", {DOCK}),
+        ("the lift, lower it", {DOWN}),
+        ("the neato, again", {Deed(VACUUM, Act.ANY)}),
         ("is the lift up or down right now?", set()),
         ("¿de qué color está la luz del rincón?", set()),
     ],
 )
 def test_words_no_sentence_reads_may_ask_only_for_the_devices_they_name(recognisers, text, deeds):
     assert asked_deeds(text, DEVICES, recognisers["en"], OVERSEER) == deeds
-    assert fulfils(frozenset(deeds), UP) is (LIFT in {deed.device for deed in deeds})
+    assert fulfils(frozenset(deeds), UP) is any(
+        deed.device == LIFT and deed.act in (Act.ANY, Act.OPEN) for deed in deeds
+    )
 
 
 @pytest.mark.parametrize(
@@ -200,16 +204,18 @@ def test_words_no_sentence_reads_may_ask_only_for_the_devices_they_name(recognis
         ("en", "lower the lift for us, please", {DOWN}),
         ("es", "baja el elevador del todo", {DOWN}),
         ("es", "arranca la aspiradora para que limpie", {START}),
-        # A condition makes the order wait: any act on the lift may be meant, none is read.
-        ("en", "raise the lift if sam wins", {named(LIFT)}),
+        # A condition makes the order wait: no sentence reads it, the act it says is all it may ask.
+        ("en", "raise the lift if sam wins", {UP}),
+        # Spanish's imperatives are not among our deed words yet: any act on the lift, as before.
         ("es", "sube el elevador cuando gane sam", {named(LIFT)}),
-        # Too many words after it: the order is not read off them.
-        ("en", "lower the lift so the crowd can see it", {named(LIFT)}),
+        # Too many words after it: the order is not read off them, its act is.
+        ("en", "lower the lift so the crowd can see it", {DOWN}),
         # No act sentence opens a question about a state.
         ("en", "is the lift up right now?", set()),
         # Words after it that name a device or say a deed are a second order, not read off.
-        ("en", "turn on the bench and the shelf", {named("bench"), named("shelf")}),
-        ("en", "lower the lift or raise it", {named(LIFT)}),
+        ("en", "turn on the bench and the shelf", {on("bench"), on("shelf")}),
+        # Two opposite acts on one device: neither is surely what is asked.
+        ("en", "lower the lift or raise it", set()),
     ],
 )
 def test_a_few_words_after_an_order_are_read_off_it(recognisers, language, text, deeds):
@@ -300,7 +306,7 @@ def test_a_device_is_asked_for_by_its_names_only(recognisers):
 
 
 def test_without_the_overseer_named_in_addressed_as_its_name_is_words_like_any_other(recognisers):
-    assert asked_deeds("overseer lower the lift", DEVICES, recognisers["en"]) == {named(LIFT)}
+    assert asked_deeds("overseer lower the lift", DEVICES, recognisers["en"]) == {DOWN}
     assert asked_deeds("Ovi, lower the lift", DEVICES, recognisers["en"], ("ovi",)) == {DOWN}
 
 
@@ -382,3 +388,25 @@ def test_sentences_that_read_what_we_lack_or_name_no_device_of_ours_ask_for_noth
 )
 def test_the_devices_words_name_come_with_the_name_they_use(text, named):
     assert [(device.key, name) for device, name in named_devices(text, DEVICES)] == named
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "lower the lift, I said",
+        "as I said, lower the lift",
+        "like I said, lower the lift",
+        "I ask you to lower the lift",
+    ],
+)
+def test_the_askers_own_saying_is_their_order_not_a_report(recognisers, text):
+    assert asked_deeds(text, DEVICES, recognisers["en"], OVERSEER) == {DOWN}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["show me how to lower the lift", "sam wants you to lower the lift", "i wonder how to lower the lift"],
+)
+def test_a_mention_no_sentence_reads_may_ask_for_its_act_never_the_opposite(recognisers, text):
+    asked = asked_deeds(text, DEVICES, recognisers["en"], OVERSEER)
+    assert not fulfils(asked, UP)

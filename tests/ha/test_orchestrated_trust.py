@@ -23,6 +23,8 @@ from homeassistant.helpers import intent, llm
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import MockUser, async_capture_events
 
+from custom_components.overseer.roster import DISPATCHES
+
 from .agents import async_setup_agents
 from .harness import OPTIONS, name_the_lift, say, setup_overseer, tick, tool_answer
 from .test_orchestrator import HELPER, PARTICIPANTS, answers, judge, model, setup_orchestrator
@@ -199,7 +201,7 @@ async def test_an_administrator_asking_a_bot_gives_it_the_administrators_authori
     bots[HELPER].deeds.append(LOOSENINGS[loosening])
     bots[HELPER].replies.append("Done.")
 
-    await post(hass, hass_admin_user, "Admin", "helper, please do it for me")
+    await post(hass, hass_admin_user, hass_admin_user.name, "helper, please do it for me")
     await hass.async_block_till_done(wait_background_tasks=True)
 
     assert bots[HELPER].outcomes == ["done"]
@@ -250,11 +252,11 @@ async def test_a_grant_given_for_an_administrators_request_is_not_another_askers
     bots[HELPER].deeds.append(guardrails("lift_up", told))
     bots[HELPER].replies.extend(["Asked.", "Asked again."])
 
-    await post(hass, hass_admin_user, "Admin", "helper, raise the lift")
+    await post(hass, hass_admin_user, hass_admin_user.name, "helper, raise the lift")
     await hass.async_block_till_done(wait_background_tasks=True)
     [pending] = [e.data for e in approvals]
     approval = entry.runtime_data.approvals.pending()[0]
-    assert (approval.identity, approval.asker) == (f"user:{hass_admin_user.id}", "Admin")
+    assert (approval.identity, approval.asker) == (f"user:{hass_admin_user.id}", hass_admin_user.name)
     await hass.services.async_call(
         "overseer",
         "approve",
@@ -306,15 +308,15 @@ async def test_queued_lines_are_each_askers_own_and_a_long_one_pushes_no_one_out
     say(hass, "alex", "first?", room="Arena")
     await post(hass, household, "Kim", "kim asks: is the lift up?")
     # One long line from the administrator, then more of it: it never takes Kim's place.
-    await post(hass, hass_admin_user, "Sam", "s" * 1500 + "?")
+    await post(hass, hass_admin_user, hass_admin_user.name, "s" * 1500 + "?")
     for _ in range(6):
-        await post(hass, hass_admin_user, "Sam", "and another thing " + "s" * 400 + "?")
+        await post(hass, hass_admin_user, hass_admin_user.name, "and another thing " + "s" * 400 + "?")
     await hass.async_block_till_done(wait_background_tasks=True)
 
     told = [i.text for i in bots[HELPER].inputs]
     assert told[0] == "alex asks: first?"
     assert told[1] == "Kim asks: kim asks: is the lift up?"
-    assert told[2].startswith("Sam asks: ") and "kim" not in told[2].lower()
+    assert told[2].startswith(f"{hass_admin_user.name} asks: ") and "kim" not in told[2].lower()
     assert len(told) == 3
     finished = list(reversed(orchestrator.recent))
     assert [run.asker.identity for run in finished[1:]] == [
@@ -329,7 +331,11 @@ async def test_queued_lines_are_each_askers_own_and_a_long_one_pushes_no_one_out
 
 @pytest.mark.parametrize(
     "name",
-    ["helper", "HELPER", "h e l p e r", "Hélper", "Helpy", "Scripted helper", "kim (bot)", "Kim [BOT]"],
+    [
+        *("helper", "HELPER", "h e l p e r", "Hélper", "Helpy", "Scripted helper"),
+        *("kim (bot)", "Kim [BOT]", "Kim 【bot】", "Kim «bot»", "Kim (a bot)", "Kim (b o t)", "Kim (AI)"),
+        *("Kim 🤖", "Kim (robot)"),
+    ],
 )
 async def test_a_household_user_may_not_post_under_a_name_a_bot_answers_to(
     hass, agent_flow, ollama_stub, household, hass_admin_user, name
@@ -401,3 +407,94 @@ async def test_an_order_without_a_question_mark_or_a_name_starts_a_pipeline(
     orchestrator = entry.runtime_data.orchestrator
     assert [run.pipeline.question for run in orchestrator.recent] == [line]
     assert orchestrator.ignored == 1
+
+
+# --- What an independent attack found after the first version ----------------------------------
+
+
+async def test_a_relay_lines_bot_is_no_administrator_even_once_its_dispatch_is_forgotten(
+    hass, agent_flow, ollama_stub, room
+):
+    """The bot of a line no user stands behind acts as the relay user, whatever is remembered of it.
+
+    It once ran with no user, read as an automation once 50 newer dispatches pushed its record out,
+    and Home Assistant's own administrator-only actions let it through.
+    """
+    bots = await async_setup_agents(hass, HELPER)
+    entry = await locked_room(hass, ollama_stub, bots)
+
+    async def forgotten(user_input) -> None:
+        hass.data.get(DISPATCHES, {}).clear()  # every record of the dispatch pushed out
+
+    bots[HELPER].deeds.extend(
+        [
+            forgotten,
+            LOOSENINGS["dry run off"],
+            service("homeassistant", "set_location", {"latitude": 1.0, "longitude": 2.0}),
+        ]
+    )
+    bots[HELPER].replies.append("Sure.")
+    latitude = hass.config.latitude
+
+    say(hass, "alex", "helper, open up", room="Arena")
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+    assert bots[HELPER].outcomes == ["done", "Unauthorized", "Unauthorized"]
+    assert room_now(hass, entry) == ("lockdown", "on", None) and hass.config.latitude == latitude
+    relay = await hass.auth.async_get_user(bots[HELPER].inputs[0].context.user_id)
+    assert relay is not None and relay.system_generated and not relay.is_admin
+
+
+async def test_lines_a_bridge_relays_with_an_administrators_token_are_not_the_administrators(
+    hass, agent_flow, ollama_stub, room, hass_admin_user
+):
+    """A bridge firing the chat event with an admin token posts every speaker under that user."""
+    bots = await async_setup_agents(hass, HELPER)
+    bots[HELPER].delay = 0.1
+    entry = await locked_room(hass, ollama_stub, bots)
+    bots[HELPER].deeds.append(LOOSENINGS["dry run off"])
+    bots[HELPER].replies.extend(["ok", "ok", "ok"])
+    bridge = Context(user_id=hass_admin_user.id)
+    for who, text in (
+        ("alex", "helper, dry run off?"),
+        ("sam", "helper, raise it?"),
+        ("kim", "helper, lower it?"),
+    ):
+        hass.bus.async_fire(
+            "overseer_chat_message", {"user": who, "text": text, "room": "Arena"}, context=bridge
+        )
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+    assert room_now(hass, entry) == ("lockdown", "on", None)
+    assert "done" not in bots[HELPER].outcomes
+    # Each speaker is their own, through the bridge's user: nobody's words under another's name.
+    told = [i.text for i in bots[HELPER].inputs]
+    assert told == [
+        "alex asks: helper, dry run off?",
+        "sam asks: helper, raise it?",
+        "kim asks: helper, lower it?",
+    ]
+    identities = [
+        run.asker.identity
+        for run in entry.runtime_data.loop.hass.config_entries.async_get_entry(
+            "orch1"
+        ).runtime_data.orchestrator.recent
+    ]
+    assert sorted(identities) == sorted(f"user:{hass_admin_user.id}|{who}" for who in ("alex", "sam", "kim"))
+
+
+async def test_an_administrators_own_line_through_the_api_is_theirs(
+    hass, agent_flow, ollama_stub, room, hass_admin_user
+):
+    bots = await async_setup_agents(hass, HELPER)
+    entry = await locked_room(hass, ollama_stub, bots)
+    bots[HELPER].deeds.append(LOOSENINGS["dry run off"])
+    bots[HELPER].replies.append("Done.")
+    name = hass_admin_user.name
+    hass.bus.async_fire(
+        "overseer_chat_message",
+        {"user": name, "text": "helper, dry run off please?", "room": "Arena"},
+        context=Context(user_id=hass_admin_user.id),
+    )
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert bots[HELPER].outcomes == ["done"] and room_now(hass, entry)[1] == "off"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -12,13 +11,11 @@ from typing import Any
 
 from .gate import WORLD_EVENT_CHARS, Trigger, TriggerKind
 from .policy import Availability, Ledger, Limits, configured_groups
-from .text import BOT_TAG, HUMAN_TAG, cut, fold, one_line, quote_chat
+from .text import BOT_TAG, HUMAN_TAG, SPEAKER_TAG, cut, fold, one_line, quote_chat
 from .tools import TOOLS
 from .world import Entity, RoverField, World
 
 NAME_PLACEHOLDER = "<NAME>"
-# A label in brackets such as the transcript's own tags, as a reader sees it (folded).
-_TAG = re.compile(r"[(\[{<‹⟦]\W*(?:bots?|humans?)\W*[)\]}>›⟧]")
 CHAT_LINE_CHARS = 400
 LABEL_CHARS = 40
 SYSTEM_PROMPT_CHARS = 6000
@@ -105,8 +102,8 @@ def speaker(line: ChatLine, name: str) -> str:
     if line.bot:
         return f"{label}{BOT_TAG}"
     # Whether a line is a bot's is the event's to say: a person's name never carries a tag.
-    if _TAG.search(fold(label)):
-        return f"{_TAG.sub(' ', fold(label)).strip() or 'someone'}{HUMAN_TAG}"
+    if SPEAKER_TAG.search(fold(label)):
+        return f"{SPEAKER_TAG.sub(' ', fold(label)).strip() or 'someone'}{HUMAN_TAG}"
     return f"{label}{HUMAN_TAG}" if fold(label) == fold(name) else label
 
 

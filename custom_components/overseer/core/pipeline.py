@@ -412,14 +412,18 @@ class Queue[T]:
     """Human lines waiting while a pipeline runs: one entry per identity, bounded, in arrival order.
 
     Someone who speaks again while waiting has the words folded into their own entry, the newest
-    kept; nobody's words fold into, rewrite or push out another's. Past size identities waiting
-    a newcomer is not queued (their line stays in the chat) rather than take anyone's place.
+    kept; nobody's words fold into, rewrite or push out another's. Past size identities waiting,
+    or per_source of one source, a newcomer is not queued (their line stays in the chat) rather
+    than take anyone's place.
     """
 
     size: int = 5
     lines: list[Waiting[T]] = field(default_factory=list)
-    # Lines not queued because size others were waiting already.
+    # Lines not queued because size others were waiting already, or their source's share.
     turned_away: int = 0
+    # Places one source may hold: a relay speaking under many names (automation.x|alex,
+    # automation.x|bob, …) would otherwise fill the queue and turn the household away.
+    per_source: int = 2
 
     def push(self, asker: T, identity: str, text: str) -> bool:
         """Queue a line under its identity; False when others fill the queue (nothing changes)."""
@@ -434,7 +438,11 @@ class Queue[T]:
                     waiting.truncated or truncated or len(folded) > QUESTION_CHARS,
                 )
                 return True
-        if len(self.lines) >= self.size:
+        source = _source(identity)
+        if (
+            len(self.lines) >= self.size
+            or sum(_source(w.identity) == source for w in self.lines) >= self.per_source
+        ):
             self.turned_away += 1
             return False
         self.lines.append(Waiting(asker, identity, words, truncated))
@@ -443,6 +451,11 @@ class Queue[T]:
     def pop(self) -> Waiting[T] | None:
         """Pop the next line to start a pipeline with."""
         return self.lines.pop(0) if self.lines else None
+
+
+def _source(identity: str) -> str:
+    """Return where an identity's lines come from: a user, or a relay whatever name it speaks under."""
+    return identity.partition("|")[0]
 
 
 # The routing and refinement prompts list the candidates where they say <PARTICIPANTS>.

@@ -13,7 +13,7 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import Any
 
@@ -23,7 +23,7 @@ from hassil.util import remove_punctuation
 
 from .acts import Act, Deed, Device, Kind
 from .language import opens_a_question
-from .statements import Role, deed_phrases, expand, role_phrases, says
+from .statements import Role, act_phrases, deed_phrases, expand, role_phrases, says
 from .text import fold, strip_invisible
 
 # Longer text is a story or a paste, not a request; matching it would cost more than it tells.
@@ -362,6 +362,7 @@ class Recogniser:
     leads: words that ask nothing before what a clause says ("ok", "and", "then", "pues").
     questions: words that open a question ("how", "can", "cómo", "wie", "comment").
     reporting: words that report someone's words ("says", "dice", "sagt", "dit").
+    speaker: the first person, whose saying is no report ("I said", "yo digo").
     """
 
     intents: Intents | None = None
@@ -371,6 +372,10 @@ class Recogniser:
     leads: frozenset[tuple[str, ...]] = frozenset()
     questions: frozenset[tuple[str, ...]] = frozenset()
     reporting: frozenset[tuple[str, ...]] = frozenset()
+    # The first person ("I", "yo", "ich", "je"): a saying of theirs is the asker's own words.
+    speaker: frozenset[tuple[str, ...]] = frozenset()
+    # Phrases (folded words) that say an act, with the acts they may say ("lower": the lift closed).
+    acts: Mapping[tuple[str, ...], frozenset[Act]] = field(default_factory=dict)
 
 
 def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recogniser:
@@ -414,6 +419,8 @@ def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recognis
             for code in dict.fromkeys(("en", base))
             for text in expand(_REPORTING.get(code, ""))
         ),
+        _read_as_words(role_phrases(language, Role.ME)),
+        act_phrases(language),
     )
 
 
@@ -480,7 +487,39 @@ def asked_deeds(
     if _QUESTION.search(words) or any(_opens_a_question(clause, recogniser) for clause in own):
         return frozenset()
     said = _WORD.findall(fold(" ".join(own)))
-    return frozenset(Deed(device.key, Act.ANY) for device in devices if _named(said, device))
+    named = [device for device in devices if _named(said, device)]
+    # Words that say an act no sentence reads as an order ("show me how to lower the lift", "the
+    # lift, lower it") may ask for that act or nothing: never its opposite. Only words that say
+    # no act at all ("the neato needs its dock") leave any act on the device they name.
+    acts = _acts_said(said, recogniser.acts)
+    if not acts:
+        return frozenset(Deed(device.key, Act.ANY) for device in named)
+    said_acts: set[Deed] = set()
+    for device in named:
+        fitting = acts & _KIND_ACTS.get(device.kind, frozenset())
+        if len(fitting) > 1:
+            return frozenset()
+        said_acts.update(Deed(device.key, act) for act in fitting)
+    return frozenset(said_acts)
+
+
+# The acts each kind of device can undergo: a word's act on another kind says nothing of it.
+_KIND_ACTS: Mapping[Kind, frozenset[Act]] = {
+    Kind.LIFT: frozenset({Act.OPEN, Act.CLOSE}),
+    Kind.LIGHT: frozenset({Act.ON, Act.OFF}),
+    Kind.VACUUM: frozenset({Act.START, Act.DOCK, Act.LOCATE, Act.CLEAR}),
+}
+
+
+def _acts_said(said: Sequence[str], acts: Mapping[tuple[str, ...], frozenset[Act]]) -> frozenset[Act]:
+    """Return the acts the words say, by the phrases of the language that say one ("lower", "up")."""
+    lengths = {len(phrase) for phrase in acts}
+    return frozenset(
+        act
+        for length in lengths
+        for start in range(len(said) - length + 1)
+        for act in acts.get(tuple(said[start : start + length]), ())
+    )
 
 
 class _Report(Enum):
@@ -494,13 +533,20 @@ class _Report(Enum):
 
 
 def _reports(clause: str, recogniser: Recogniser) -> _Report:
-    """Return whether and whose words the clause reports (see _REPORTING)."""
+    """Return whether and whose words the clause reports (see _REPORTING).
+
+    The asker's own saying is no report: "lower the lift, I said", "as I said, lower the lift",
+    "I ask you to lower the lift" are their own words.
+    """
     said = _WORD.findall(fold(clause))
     first = _past_leads(said, recogniser)
     found = [
         (start, start + length)
         for start in range(first, len(said))
         if (length := _phrase_at(said, start, recogniser.reporting))
+        and not any(
+            _phrase_at(said, before, recogniser.speaker) for before in range(max(start - 2, 0), start)
+        )
     ]
     if not found:
         return _Report.NOTHING

@@ -909,6 +909,25 @@ def deed_phrases(language: str) -> frozenset[tuple[str, ...]]:
     return _phrases(template for table in _tables_with_english(language) for *_, template in table.deeds)
 
 
+def act_phrases(language: str) -> dict[tuple[str, ...], frozenset[Act]]:
+    """Return a language's phrases (folded words), and English's, that say an act, with the acts they say.
+
+    A deed verb names its acts ("lower": the lift closed, "encender": a light on); a particle
+    says where a deed goes ("up", "off", "home").
+    """
+    lexicon: dict[tuple[str, ...], Meaning] = {}
+    for table in _tables_with_english(language):
+        _add_table(lexicon, table)
+    found: dict[tuple[str, ...], frozenset[Act]] = {}
+    for phrase, meaning in lexicon.items():
+        acts = {act for form in meaning.deeds for act in form.acts}
+        if meaning.particle is not None:
+            acts.add(meaning.particle)
+        if acts:
+            found[phrase] = frozenset(acts)
+    return found
+
+
 def _base_language(language: str) -> str:
     return language.replace("_", "-").partition("-")[0].casefold()
 

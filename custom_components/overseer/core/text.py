@@ -33,6 +33,13 @@ SPEAKER_LABEL = r"[^\s:{}]{1,32}:"
 _ADDRESSEE = re.compile(rf"^{SPEAKER_LABEL}\s*")
 # What a transcript adds to the label of another bot's line, and of a person named as the overseer.
 BOT_TAG, HUMAN_TAG = " (bot)", " (human)"
+# A label that says a speaker is a bot, as a reader sees it (folded): a bot or AI word between any
+# marks, letters spaced or not ("(bot)", "【bot】", "«a bot»", "(b o t)", "[AI]"), or the robot's
+# face; and one that says a person is (the transcript's own "(human)"). Only the chat event's `bot`
+# field says whose a line is: a name carries neither.
+_LABELLED = r"[^\w\s][^\w]*(?:an?\s+)?(?:{words})[^\w]*[^\w\s]"
+BOT_LABEL = re.compile(_LABELLED.format(words=r"b\W*o\W*t\W*s?|a\W*i|robot") + "|\U0001f916")
+SPEAKER_TAG = re.compile(_LABELLED.format(words=r"b\W*o\W*t\W*s?|a\W*i|robot|humans?|person") + "|\U0001f916")
 # Braces become their full-width forms so pasted tool-call JSON can no longer parse
 # as JSON anywhere downstream, while a reader (or a model) still sees the braces.
 _BRACES = str.maketrans({"{": "｛", "}": "｝"})
