@@ -138,7 +138,8 @@ def spellings(template: str) -> list[str]:
     """Return every spelling a list value's template allows ("wei(ß|ss)": weiß, weiss), trimmed."""
     try:
         parsed = parse_sentence(template)
-        expression = getattr(parsed, "expression", parsed)
+        # hassil's Sentence held its expression, then became one (3.x): either reads.
+        expression: Any = getattr(parsed, "expression", parsed)
         return [text for sample in sample_expression(expression) if (text := " ".join(sample.split()))]
     except Exception:  # a value our hassil cannot read is said as written
         return [template]
