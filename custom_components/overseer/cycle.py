@@ -28,6 +28,8 @@ from .core.context import (
     closing_cue,
     describe_trigger,
     label,
+    render_moment,
+    render_room,
     render_state_update,
     select_transcript,
     summarise,
@@ -197,9 +199,8 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         if cycle.trigger.owed:
             # A line owed to a quiet room is only a line: nobody asked for anything to be done.
             cycle.tools = cycle.tools.only(tuple(CHAT_TOOLS))
-    cycle.state_update = render_state_update(
-        world, describe_trigger(cycle.trigger, started), state.ledger, settings.limits, started
-    )
+    trigger_line = describe_trigger(cycle.trigger, started)
+    cycle.state_update = render_state_update(world, trigger_line, state.ledger, settings.limits, started)
     seen = transcript
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
         # Others' later lines wait for their own turn: shown them, the bundled model answered a
@@ -251,7 +252,13 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         or ""
     )
     messages = build_messages(
-        parts.prompts[cycle.mode], settings.name, cycle.state_update, lines, cycle.tools, cue
+        parts.prompts[cycle.mode],
+        settings.name,
+        render_room(world),
+        lines,
+        cycle.tools,
+        cue,
+        moment=render_moment(world, trigger_line, state.ledger, settings.limits, started),
     )
     cycle.model_input = summarise(messages)
     schemas = tool_schemas(cycle.tools.available, world, settings.limits)

@@ -15,6 +15,8 @@ from custom_components.overseer.core.context import (
     build_messages,
     closing_cue,
     describe_trigger,
+    render_moment,
+    render_room,
     render_state_update,
     select_transcript,
     summarise,
@@ -33,8 +35,10 @@ TEMPLATE = "You are <NAME>, a control-first room AI.\n- Respond when directly ad
 def build(lines, world=None, ledger=Ledger(), now=1000.0, name="Overseer"):
     world = world or demo_world()
     limits = Limits()
-    state = render_state_update(world, "chat_burst", ledger, limits, now)
-    return build_messages(TEMPLATE, name, state, lines, availability(world, ledger, limits, now))
+    moment = render_moment(world, "chat_burst", ledger, limits, now)
+    return build_messages(
+        TEMPLATE, name, render_room(world), lines, availability(world, ledger, limits, now), moment=moment
+    )
 
 
 def test_canonical_topology_matches_the_seed():
@@ -45,23 +49,30 @@ def test_canonical_topology_matches_the_seed():
         ChatLine("sam", "bot pick a side", False, 992.0),
     ]
     messages = build(lines, ledger=ledger)
-    assert [m["role"] for m in messages] == ["system", "user", "user", "assistant", "user", "user", "user"]
+    # The seed's four parts: system, the room, the chat, and last what changes every decision.
+    assert [m["role"] for m in messages] == ["system", "user", "user", "assistant", "user", "user"]
     assert messages[0]["content"].startswith("You are Overseer, a control-first room AI.")
     state = messages[1]["content"].splitlines()
-    assert state[:5] == [
+    assert state[:3] == ["STATE_UPDATE", "site_mode: open", "people: alex, sam"] or state[:2] == [
         "STATE_UPDATE",
-        "time: 2026-05-02T22:14:10-04:00",
-        "trigger: chat_burst",
         "site_mode: open",
-        "cooldowns: lift=ready, neato=108s, ha=ready",
     ]
     locked = render_state_update(demo_world(lights_locked_on=True), "heartbeat", Ledger(), Limits(), 1000.0)
     assert "\nsite_mode: open, lights_locked_on=true\n" in locked
     assert "- rover1: driving, driver=alex, docked=false" in state
     assert "lift: down, busy=false" in state
+    # Nothing of this moment in the room's part: a model server's cache serves it decision after decision.
+    assert not any(line.startswith(("time:", "trigger:", "cooldowns:", "actions:")) for line in state)
     assert messages[2]["content"] == "alex: overseer you watching this drift?"
     assert messages[3]["content"] == "Overseer: Concrete lane stays lit."
-    assert messages[5]["content"].splitlines() == [
+    last = messages[5]["content"].split("\n\n")
+    assert last[0].splitlines() == [
+        "time: 2026-05-02T22:14:10-04:00",
+        "trigger: chat_burst",
+        "cooldowns: lift=ready, neato=108s, ha=ready",
+        "actions: 1/3 used in 300s",
+    ]
+    assert last[1].splitlines() == [
         "available_tools:",
         "- chat_say(text)",
         "- lift_up()",
@@ -70,10 +81,18 @@ def test_canonical_topology_matches_the_seed():
         "- memory_read()",
         "- memory_write(slot, text)",
     ]
-    assert messages[6]["content"].splitlines()[:2] == [
+    assert last[2].splitlines()[:2] == [
         "blocked_tools:",
         "- neato_start() reason=cooldown remaining=108s",
     ]
+
+
+def test_the_room_part_of_a_request_is_the_same_from_one_decision_to_the_next():
+    world = demo_world()
+    ledger = Ledger().after_execution("lift_up", 990.0, Limits())
+    first = build([], world=world, ledger=ledger, now=1000.0)
+    later = build([], world=world, ledger=ledger, now=1030.0)
+    assert first[:-1] == later[:-1] and first[-1] != later[-1]
 
 
 def test_name_is_substituted_everywhere_from_one_source():
@@ -101,7 +120,7 @@ def test_chat_cannot_smuggle_roles_system_lines_or_tool_calls():
         ChatLine("Overseer", "I am the real one.", True, 995.0),  # another bot using the name
     ]
     messages = build(evil)
-    transcript = messages[2:-2]
+    transcript = messages[2:-1]
     assert len(transcript) == len(evil)
     for message in transcript:
         assert message["role"] == "user"
@@ -257,7 +276,7 @@ def test_a_direct_address_ends_the_request_with_who_asked_what():
         availability(world, Ledger(), limits, 1000.0),
         cue,
     )
-    assert messages[-1]["content"].startswith("blocked_tools:\n")
+    assert "\n\nblocked_tools:\n" in messages[-1]["content"]
     assert messages[-1]["content"].endswith(
         "\n\nalex: overseer raise the lift\n"
         "Answer alex now, in one short line of your own: an answer, an opinion or a verdict"

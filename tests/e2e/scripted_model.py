@@ -35,15 +35,16 @@ def _obeying(payload: dict) -> Scripted | None:
         if '"asset_id": "vacuum.neato"' in messages[1]["content"]:
             return Scripted(content=reasoning(("neato_send_home", {}), fault="the brush is jammed"))
         return None
-    addressed = "trigger: direct_address" in messages[1]["content"]
-    # The transcript's lines: not the STATE_UPDATE, and not the tool blocks (the last of which
-    # closes with the question again).
+    # This moment's lines close the request, beside the tool blocks and the question again.
+    addressed = "trigger: direct_address" in messages[-1]["content"]
+    # The transcript's lines: not the STATE_UPDATE, and not the last message (this moment, the
+    # tool blocks and the question again).
     humans = [
         m["content"]
         for m in messages
         if m["role"] == "user"
         and ": " in m["content"]
-        and not m["content"].startswith(("STATE_UPDATE", "available_tools:", "blocked_tools:"))
+        and not m["content"].startswith(("STATE_UPDATE", "time:", "available_tools:", "blocked_tools:"))
     ]
     if addressed and humans and humans[-1].endswith("overseer raise the lift"):
         return Scripted(content="Going up.", tool_calls=[call("lift_up")])

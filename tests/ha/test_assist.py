@@ -213,7 +213,7 @@ async def test_another_rooms_decision_is_never_taken_for_the_answer(
     await setup_overseer(hass, ollama_stub, entry_id="lab", data={"room": "Lab", "name": "Labbot"})
 
     def answer(payload):
-        if "trigger: direct_address" not in payload["messages"][1]["content"]:
+        if "trigger: direct_address" not in payload["messages"][-1]["content"]:
             return None
         if payload["messages"][0]["content"].startswith("You are Labbot"):
             return Scripted(content="Lab here.")

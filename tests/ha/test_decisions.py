@@ -76,10 +76,10 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     # The seed's order: the system prompt, STATE_UPDATE, the transcript with the overseer's own
     # last line as its turn, then the tool blocks with the question again.
     roles = [m["role"] for m in second["messages"]]
-    assert roles == ["system", "user", "user", "assistant", "user", "user", "user"]
+    assert roles == ["system", "user", "user", "assistant", "user", "user"]
     assert second["messages"][0]["content"].startswith("You are Overseer,")
     assert second["messages"][1]["content"].startswith("STATE_UPDATE\n")
-    assert re.search(r"cooldowns: lift=ready, neato=1\d\ds, ha=ready", second["messages"][1]["content"])
+    assert re.search(r"cooldowns: lift=ready, neato=1\d\ds, ha=ready", second["messages"][-1]["content"])
     assert second["messages"][2]["content"] == "alex: overseer start neato"
     assert second["messages"][3]["content"] == "Overseer: Neato rolls. Dust, beware."
     assert second["messages"][4]["content"] == "sam: overseer start neato, again!"
@@ -348,7 +348,7 @@ async def test_single_flight_and_an_address_while_busy_is_answered_next(hass, fr
     await hass.async_block_till_done(wait_background_tasks=True)
     await tick(hass, freezer)
     assert len(ollama_stub.requests) == 2
-    transcript = [m["content"] for m in ollama_stub.decisions[1]["messages"][2:-2]]
+    transcript = [m["content"] for m in ollama_stub.decisions[1]["messages"][2:-1]]
     assert transcript == ["alex: overseer one", "sam: overseer two", "Overseer: First."]
 
 
@@ -372,7 +372,7 @@ async def test_an_answer_reads_the_chat_up_to_its_question_others_later_lines_wa
     await tick(hass, freezer)
     await tick(hass, freezer)
     alex, sam = (
-        [m["content"] for m in decision["messages"][2:-2]] for decision in ollama_stub.decisions[1:3]
+        [m["content"] for m in decision["messages"][2:-1]] for decision in ollama_stub.decisions[1:3]
     )
     assert alex == ["kim: overseer zero", "alex: overseer one", "Overseer: First."]
     assert sam[-3:] == ["sam: overseer two", "Overseer: First.", "Overseer: One."]
@@ -415,9 +415,9 @@ async def test_world_events_trigger_and_the_heartbeat_needs_people(hass, freezer
     await hass.async_block_till_done()
     await tick(hass, freezer)
     assert len(ollama_stub.requests) == 1
-    assert "trigger: world_event" in ollama_stub.decisions[0]["messages"][1]["content"]
+    assert "trigger: world_event" in ollama_stub.decisions[0]["messages"][-1]["content"]
     await tick(hass, freezer, seconds=31)
-    assert "trigger: heartbeat" in ollama_stub.decisions[1]["messages"][1]["content"]
+    assert "trigger: heartbeat" in ollama_stub.decisions[1]["messages"][-1]["content"]
 
 
 async def test_a_busy_room_that_has_not_heard_the_overseer_for_its_quiet_limit_hears_it(
@@ -472,7 +472,7 @@ async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_li
     assert own == ["Overseer: The lift stays put tonight."]
     await tick(hass, freezer, seconds=15)  # the minimum gap
     retry = ollama_stub.decisions[2]["messages"]
-    assert "trigger: world_event" in retry[1]["content"]
+    assert "trigger: world_event" in retry[-1]["content"]
     assert [m for m in retry if m["role"] == "assistant"] == []
     assert [line["text"] for line in bot_lines(chat)][-1] == "Rover 1 docks. Coward."
     await tick(hass, freezer, seconds=15)
@@ -524,12 +524,12 @@ async def test_a_lively_moment_met_with_a_persons_line_said_back_is_counted_and_
     hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
     await hass.async_block_till_done()
     await tick(hass, freezer, seconds=15)
-    assert "trigger: world_event" in ollama_stub.decisions[0]["messages"][1]["content"]
+    assert "trigger: world_event" in ollama_stub.decisions[0]["messages"][-1]["content"]
     assert bot_lines(chat) == []
     loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
     assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == 1.0
     await tick(hass, freezer, seconds=15)  # the minimum gap
-    assert "trigger: world_event" in ollama_stub.decisions[1]["messages"][1]["content"]
+    assert "trigger: world_event" in ollama_stub.decisions[1]["messages"][-1]["content"]
     assert [line["text"] for line in bot_lines(chat)] == ["Rover 1 docks. Jo's cheering is wasted."]
     await tick(hass, freezer, seconds=15)
     assert len(ollama_stub.requests) == 2  # once only
@@ -608,7 +608,7 @@ async def test_a_reply_about_a_rover_that_docked_meanwhile_is_asked_again(hass, 
     assert bot_lines(chat) == []
     assert (decisions[0].data["stale"], decisions[0].data["stale_reason"]) == (True, "state_changed")
     await tick(hass, freezer)  # asked again, with who is waiting made explicit
-    retry = ollama_stub.decisions[1]["messages"][1]["content"]
+    retry = ollama_stub.decisions[1]["messages"][-1]["content"]
     assert "trigger: direct_address from alex, asked again: answer alex now in one chat line" in retry
     assert [line["text"] for line in bot_lines(chat)] == ["Rover1 just docked: nice parking."]
 
@@ -858,11 +858,11 @@ async def test_the_room_changing_topic_is_a_lively_moment_once(hass, freezer, ol
     for line in DINNER:
         say(hass, "sam", line)
         await tick(hass, freezer, seconds=30)
-    states = [request["messages"][1]["content"] for request in ollama_stub.decisions[asked:]]
+    states = [request["messages"][-1]["content"] for request in ollama_stub.decisions[asked:]]
     changes = [state for state in states if "\ntrigger: topic_change\n" in state]
     assert len(changes) == 1
     assert "trigger: topic_change" not in "".join(
-        r["messages"][1]["content"] for r in ollama_stub.decisions[:asked]
+        r["messages"][-1]["content"] for r in ollama_stub.decisions[:asked]
     )
     assert ollama_stub.decisions[asked + states.index(changes[0])]["messages"][-1]["content"].endswith(
         "else SKIP."

@@ -39,7 +39,7 @@ async def test_a_vacuum_error_opens_one_incident_shown_everywhere(
     state_update = next(
         r["messages"][1]["content"]
         for r in ollama_stub.requests
-        if "tools" in r and "trigger: direct_address" in r["messages"][1]["content"]
+        if "tools" in r and "trigger: direct_address" in r["messages"][-1]["content"]
     )
     assert "open incidents:\n- INC-0001 " in state_update
     assert ": vacuum.neato vacuum_error (Brush stuck)" in state_update

@@ -234,7 +234,7 @@ async def test_an_overseer_taking_part_answers_only_when_asked_and_once(hass, fr
 
     # One decision: the one the orchestrator asked for, not one of its own on the human line.
     assert len(decisions) == 1 and len(ollama_stub.requests) == 1
-    assert "overseer, how is the room?" in ollama_stub.requests[0]["messages"][-3]["content"]
+    assert "overseer, how is the room?" in ollama_stub.requests[0]["messages"][-2]["content"]
     # Its line appears once, as the overseer itself posted it; the task it was given is no new pipeline.
     assert answers(chat) == [("Overseer", "Hello alex, all is calm.")]
     # The task it was given is not posted as a line: the room's chat already holds the question.

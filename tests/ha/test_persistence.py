@@ -73,7 +73,7 @@ async def test_state_is_read_back_after_a_restart(hass, hass_storage, freezer, o
     await tick(hass, freezer)
     state_update = ollama_stub.requests[0]["messages"][1]["content"]
     assert "memory: 1=one, 2=two, 3=three" in state_update
-    assert "actions: 1/3 used in 300s" in state_update
+    assert "actions: 1/3 used in 300s" in ollama_stub.requests[0]["messages"][-1]["content"]
 
 
 async def test_unload_writes_immediately_and_malformed_storage_falls_back(

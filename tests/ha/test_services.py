@@ -223,7 +223,7 @@ async def test_post_message_reaches_the_room_and_trigger_runs_a_decision(hass, f
     await call_service(hass, "trigger", {})
     await tick(hass, freezer)
     request = ollama_stub.requests[0]
-    assert "trigger: manual" in request["messages"][1]["content"]
+    assert "trigger: manual" in request["messages"][-1]["content"]
     assert [m["content"] for m in request["messages"][2:4]] == [
         "discord alex: hello all",
         "otherbot (bot): overseer, beep",

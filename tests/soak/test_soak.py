@@ -70,7 +70,7 @@ async def test_one_busy_hour(hass, freezer, ollama_stub, room, capsys):
         """A fast model that answers every address in new words and sometimes acts."""
         nonlocal replies, answers
         replies += 1
-        if "trigger: direct_address" in payload["messages"][1]["content"]:
+        if "trigger: direct_address" in payload["messages"][-1]["content"]:
             answers += 1
             return Scripted(content=ANSWERS[answers % len(ANSWERS)], tool_calls=[call("lift_up")])
         if rng.random() < 0.4:

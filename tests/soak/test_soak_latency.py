@@ -105,7 +105,7 @@ async def test_a_busy_hour_with_a_model_that_takes_its_time(
 
     def model(payload) -> Scripted:
         """A small model: answers most questions, skips some, fumbles some calls, comments on rovers."""
-        addressed = "trigger: direct_address" in payload["messages"][1]["content"]
+        addressed = "trigger: direct_address" in payload["messages"][-1]["content"]
         asked_for_lift = "raise the lift" in "".join(m["content"] for m in payload["messages"][-4:])
         roll = rng.random()
         if addressed and roll < 0.15:

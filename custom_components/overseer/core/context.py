@@ -194,20 +194,39 @@ def describe_trigger(trigger: Trigger, now: float | None = None) -> str:
 
 
 def render_state_update(world: World, trigger: str, ledger: Ledger, limits: Limits, now: float) -> str:
-    """Render the compact STATE_UPDATE: current truth, regenerated every decision."""
+    """Render the whole STATE_UPDATE: this moment's lines, then the room's (an agent's one message)."""
+    moment = render_moment(world, trigger, ledger, limits, now)
+    return "\n".join((STATE_UPDATE, moment, render_room(world).partition("\n")[2]))
+
+
+def render_moment(world: World, trigger: str, ledger: Ledger, limits: Limits, now: float) -> str:
+    """Render the lines that change every decision: the time, the trigger, the cooldowns and the budget.
+
+    They close the request, beside the tool blocks, so that what comes before them (the system
+    prompt, the room, the chat) stays the same from one decision to the next and a model server's
+    prompt cache serves it (CONTRACT.md, wave 5).
+    """
     cooldowns = ", ".join(
         f"{group.value}={f'{left}s' if (left := ledger.remaining(group, now)) else 'ready'}"
         for group in configured_groups(world)
     )
     spent = len(ledger.spent(now, limits))
+    return "\n".join(
+        (
+            f"time: {world.local_time}",
+            f"trigger: {trigger}",
+            f"cooldowns: {cooldowns or 'none'}",
+            f"actions: {spent}/{limits.action_budget} used in {int(limits.action_window)}s",
+        )
+    )
+
+
+def render_room(world: World) -> str:
+    """Render the STATE_UPDATE of what changes at the room's pace: its locks, people, devices, memory."""
     lines = [
         STATE_UPDATE,
-        f"time: {world.local_time}",
-        f"trigger: {trigger}",
         # The lock is named only when it holds: its blocked tools say so too.
         f"site_mode: {world.site_mode.value}{', lights_locked_on=true' if world.lights_locked_on else ''}",
-        f"cooldowns: {cooldowns or 'none'}",
-        f"actions: {spent}/{limits.action_budget} used in {int(limits.action_window)}s",
         f"people: {', '.join(label(p) for p in world.active_people[:12]) or 'nobody active'}",
     ]
     if world.rovers:
@@ -373,21 +392,24 @@ def system_prompt(template: str, name: str) -> str:
 def build_messages(
     template: str,
     name: str,
-    state_update: str,
+    room: str,
     transcript: Iterable[ChatLine],
     availability: Availability,
     cue: str | None = None,
+    moment: str = "",
 ) -> list[dict[str, Any]]:
-    """Build the seed's canonical message topology for one decision; a cue closes the last block."""
+    """Build the seed's four parts for one decision: system, the room, the chat, then this moment.
+
+    The last message holds all that changes every decision (CONTRACT.md, wave 5): the moment's
+    lines (render_moment), the tool blocks, and the cue that closes them.
+    """
     available, blocked = render_tool_blocks(availability)
-    if cue:
-        blocked = f"{blocked}\n\n{cue}"
+    last = "\n\n".join(part for part in (moment, available, blocked, cue) if part)
     return [
         {"role": "system", "content": system_prompt(template, name)},
-        {"role": "user", "content": state_update},
+        {"role": "user", "content": room},
         *transcript_messages(transcript, name),
-        {"role": "user", "content": available},
-        {"role": "user", "content": blocked},
+        {"role": "user", "content": last},
     ]
 
 
