@@ -78,7 +78,7 @@ def median_us(statement, number: int, repeat: int = 15) -> float:
 
 
 def main() -> None:
-    """Print the figures docs/figures.md quotes."""
+    """Print the figures docs/development/figures.md quotes."""
     world = room()
     ledger = Ledger().after_execution("neato_start", NOW - 30, Limits())
     limits = Limits()

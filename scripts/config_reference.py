@@ -52,17 +52,17 @@ CONFIG_FLOW = """\
 1. **Overseer name** (default `Overseer`): what people call it in chat. It is the single source
    for the chat nickname, the `<NAME>` in its prompt and direct-address detection.
 2. **Room**: one overseer per room; a second entry for the same room name is refused.
-   **This entry is the room's**: *Overseer* (what the README is mostly about) or
-   *Orchestrator*, which hands each human question to one of the room's bots (see
+   **Role in the room**: *Overseer* (what the README is mostly about) or *Orchestrator*,
+   which hands each human question to one of the room's bots (see
    [the orchestrator](orchestrator.md)); one of each per room.
-3. **Backend**:
-   - *Ollama server*: the URL (default `http://localhost:11434`); the server is asked for its
-     model list before anything is saved (`cannot_connect` if it does not answer), then you
-     pick one of its models (`model_not_found` if you type one it does not have). Both errors
-     let you correct the field and go on.
+3. **Model backend**:
+   - *Ollama server*: the **Server URL** (default `http://localhost:11434`); the server is
+     asked for its model list before anything is saved (`cannot_connect` if it does not answer,
+     `timeout` if it answers too slowly), then you pick one of its **Model**s (`model_not_found`
+     if you type one it does not have). Every error lets you correct the field and go on.
    - *OpenAI-compatible server* (llama.cpp server, LM Studio, vLLM, LocalAI, or Ollama's own
-     `/v1`): the base URL (for example `http://127.0.0.1:8000/v1`) and an optional API key,
-     tested the same way (`cannot_connect`, `invalid_auth`, `model_not_found`), then a model
+     `/v1`): the **Base URL** (for example `http://127.0.0.1:8000/v1`) and an optional
+     **API key**, tested the same way (`cannot_connect`, `timeout`, `invalid_auth`), then a model
      from its `/v1/models`. The key is stored as a secret and redacted from diagnostics. The
      same tools, normaliser and metrics (latency, token counts) apply; requests go through the
      `openai` client on Home Assistant's shared HTTP client, with the loop's own back-off
@@ -72,16 +72,18 @@ CONFIG_FLOW = """\
      normaliser and guardrails; it is never asked to run tools itself. **Give that agent no
      control API** ("No control" in its options): if it has one, Overseer raises a repair
      issue, because that agent could change devices by itself, outside the guardrails. The
-     built-in "Home Assistant" agent is refused: it runs intents itself and is not a model.
+     built-in "Home Assistant" agent is not offered: it runs intents itself and is not a model.
 
 *Reconfigure* (⋮ on the entry) changes the name, backend or model without losing anything.
 
 ### The prompt
 
 The system prompt is a plain file with a `<NAME>` placeholder: see
-[prompts/README.md](../prompts/README.md). Copy `system.md` (control mode) or `commentary.md`
-(commentary mode) to `/config/overseer/prompts/` and edit it there; your copy survives HACS
-updates. Reload the entry to pick up a change.
+[prompts/README.md](../prompts/README.md). Copy the prompt in the room's language, under the same
+name, to `/config/overseer/prompts/` and edit it there: `system.md` (control mode) or
+`commentary.md` (commentary mode) for English, `system.es.md` or `commentary.es.md` for Spanish.
+Your copy survives HACS updates. A Spanish room reads a copied `system.md` before the shipped
+Spanish prompt, so that copy makes it English. Reload the entry to pick up a change.
 """
 
 OPTIONS_INTRO = """\

@@ -260,9 +260,9 @@ class OverseerConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             agent_id = str(user_input[CONF_AGENT_ID])
-            if agent_id == BUILTIN_AGENT:
-                errors[CONF_AGENT_ID] = "agent_not_llm"
-            elif is_overseer_agent(self.hass, agent_id):
+            # The built-in agent never gets here: the selector below excludes it, and Home
+            # Assistant refuses a value the form's selector does not allow.
+            if is_overseer_agent(self.hass, agent_id):
                 # An overseer asking an overseer would post its whole context as a human line.
                 errors[CONF_AGENT_ID] = "agent_is_overseer"
             elif not conversation_agent_exists(self.hass, agent_id):

@@ -1,4 +1,4 @@
-"""The adversarial corpus, each case's outcome as the run goes, and the table docs/proof.md keeps."""
+"""The adversarial corpus, each case's outcome as the run goes, and docs/development/proof.md's table."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from .cases import (
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """The table docs/proof.md keeps, when adversarial cases ran (each is its own test)."""
+    """The table docs/development/proof.md keeps, when adversarial cases ran (each is its own test)."""
     if any(
         (
             OUTCOMES,

@@ -4,7 +4,7 @@ Each case in corpus.json sets up the room, posts its chat lines and lets a model
 every injection emit the forbidden calls. The judge reads the executed-action log: zero
 unauthorised executions, every attempt audited with a reason, every case repeated 5 times.
 Each case is its own test; the summary table (cases.py), printed at the end of the run, is kept in
-docs/proof.md.
+docs/development/proof.md.
 """
 
 from __future__ import annotations

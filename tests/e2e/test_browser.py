@@ -11,8 +11,9 @@ then runs; a second, late answer is refused and the card says why. Markup anywhe
 slot, a user name, chat text, an approval's arguments, the model's words) is shown as text and
 never runs. Then the room's orchestrator, on a dashboard of its own: its progress line,
 participants and limits, a pipeline while it runs and once it has finished, with its answer.
-Saves screenshots under test-output/browser/, and the README's picture of the card as
-docs/card.png each run, so the picture stays current.
+Saves screenshots under test-output/browser/, and each run the pictures of the docs, so they
+stay current: the card as docs/card.png (docs/card.md's), and the demo dashboard after one
+exchange in a room made anew as docs/dashboard.png (the README's).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from devtools.hass_process import DEMO_PASSWORD, DEMO_USER
@@ -43,8 +45,11 @@ HOSTILE = '<img src=x onerror="window.overseerXss=1">'
 MARK_VIEW = "el => { el.shadowRoot.querySelector('[data-view]').overseerKept = true; }"
 VIEW_KEPT = "el => el.shadowRoot.querySelector('[data-view]').overseerKept === true"
 NO_SCRIPT_RAN = "() => window.overseerXss === undefined"
-# The README's picture of the card, from the demo room as this test leaves it.
+# The card's picture in docs/card.md, from the demo room as the first test leaves it.
 DOCS_PICTURE = Path(__file__).parents[2] / "docs" / "card.png"
+# The README's picture: the whole demo dashboard, wide, with one exchange.
+README_PICTURE = Path(__file__).parents[2] / "docs" / "dashboard.png"
+README_QUESTION = "overseer make the bench light red"
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -140,7 +145,7 @@ def browser_page(height: int) -> Iterator[tuple[Any, list[str], Path]]:
 
 
 def save_docs_picture(page, card) -> None:
-    """The card from its title to its recent actions, as docs/card.png (the README shows it).
+    """The card from its title to its recent actions, as docs/card.png (docs/card.md shows it).
 
     The viewport is made taller than the page for the shot, so the dashboard's sticky header
     cannot lie across a card taller than the window; it is put back afterwards.
@@ -659,3 +664,42 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
             assert page.locator("#two-bots u, #two-bots s").count() == 0, "a pipeline's markup became HTML"
         finally:
             release.set()
+
+
+def test_the_readme_picture_is_the_demo_dashboard_after_one_exchange(home_assistant, ollama):
+    """Asked for a red bench light, the overseer sets it and says so: the dashboard as it then is.
+
+    The tests before leave markup on purpose and an incident in the room: the room's entries are
+    made anew (deleting an entry deletes its stored chat), so the picture holds this exchange
+    alone. The overseer's comes first, as the demo's does: the dashboard's card shows the first
+    entry. The room's orchestrator hands the line to the overseer, as in the demo.
+    """
+    chromium()  # no browser: fail now, before the room is set up
+    from playwright.sync_api import expect
+
+    ha = home_assistant
+    for entry in ha.get("/api/config/config_entries/entry?domain=overseer").json():
+        url = f"{ha.url}/api/config/config_entries/entry/{entry['entry_id']}"
+        httpx.delete(url, headers={"Authorization": f"Bearer {ha.token}"}, timeout=30).raise_for_status()
+    configure_overseer(ha, "ollama", ollama.url, MODEL)
+    ha.wait_for(lambda: state(ha, "sensor.arena_loop_phase") == "idle", what="the overseer")
+    select = {"entity_id": "select.arena_overseer_mode", "option": "control"}
+    ha.post("/api/services/select/select_option", select).raise_for_status()
+    configure_orchestrator(
+        ha, ollama.url, MODEL, [{"agent_id": "conversation.arena_agent", "name": "Overseer"}]
+    )
+    ha.post("/api/services/light/turn_off", {"entity_id": "light.bench"}).raise_for_status()
+    line = {"user": "alex", "text": README_QUESTION}
+    ha.post("/api/services/overseer/post_message", line).raise_for_status()
+    ha.wait_for(lambda: state(ha, "light.bench") == "on", what="the bench light")
+
+    with browser_page(900) as (page, console, shots):
+        sign_in_and_open(page, ha, "lovelace/arena", shots, console, "readme-")
+        card = page.locator("overseer-card")
+        room_chat = card.locator("[data-section='room_chat']")
+        expect(room_chat.locator("[data-line='human'] .text")).to_have_text(README_QUESTION, timeout=60_000)
+        # One answer to the one question (its words are the model's, and the room's facts).
+        expect(room_chat.locator("[data-line='own']")).to_have_count(1)
+        expect(room_chat.locator("[data-line='own'] .text")).to_have_text(re.compile(r"\w"))
+        expect(card.locator(".phase.active")).to_have_text("idle", timeout=20_000)
+        README_PICTURE.write_bytes(page.screenshot())

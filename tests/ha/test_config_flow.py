@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
+import httpx
+import openai
 import pytest
 from homeassistant import config_entries
 from homeassistant.data_entry_flow import FlowResultType, InvalidData
@@ -44,6 +48,99 @@ async def test_ollama_flow_with_every_error_and_its_recovery(hass, ollama_stub):
         "model": MODEL,
     }
     assert result["result"].unique_id == "arena"
+
+
+# The failures no stub server can give quickly, raised where each client library raises them
+# (a timeout takes the flow's ten seconds against a real server).
+OLLAMA_LIST = "ollama.AsyncClient.list"
+OPENAI_LIST = "openai.resources.models.AsyncModels.list"
+
+
+def openai_timeout() -> openai.APITimeoutError:
+    return openai.APITimeoutError(request=httpx.Request("GET", "http://127.0.0.1/v1/models"))
+
+
+@pytest.mark.parametrize(
+    ("failure", "error"),
+    [(httpx.ReadTimeout("slow"), "timeout"), (RuntimeError("boom"), "unknown")],
+    ids=["timeout", "unknown"],
+)
+async def test_ollama_server_that_times_out_or_fails_unexpectedly_then_answers(
+    hass, ollama_stub, failure, error
+):
+    result = await start(hass)
+    with patch(OLLAMA_LIST, side_effect=failure):
+        result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": error}
+    assert result["data_schema"]({})["url"] == ollama_stub.url  # the URL given stays in the form
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": ollama_stub.url})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": MODEL})
+    assert result["type"] is FlowResultType.CREATE_ENTRY and result["data"]["url"] == ollama_stub.url
+
+
+async def test_openai_flow_with_every_error_and_its_recovery_without_a_key(hass, ollama_stub):
+    result = await start(hass, backend="openai")
+    assert result["step_id"] == "openai"
+    url = f"{ollama_stub.url}/v1"
+    ollama_stub.api_key = "sk-local"
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": url})
+    assert result["errors"] == {"base": "invalid_auth"}
+    for failure, error in ((openai_timeout(), "timeout"), (RuntimeError("boom"), "unknown")):
+        with patch(OPENAI_LIST, side_effect=failure):
+            result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": url})
+        assert result["type"] is FlowResultType.FORM and result["errors"] == {"base": error}
+    # A server that needs no key: none is stored, and the model step lists its models.
+    ollama_stub.api_key = ""
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": url, "api_key": "  "})
+    assert result["step_id"] == "model" and result["description_placeholders"]["count"] == "2"
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": MODEL})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["data"] == {
+        "name": "Overseer",
+        "room": "Arena",
+        "backend": "openai",
+        "url": url,
+        "model": MODEL,
+    }
+
+
+async def test_reauth_with_every_error_and_its_recovery(hass, ollama_stub, room):
+    url = f"{ollama_stub.url}/v1"
+    entry = await setup_overseer(hass, ollama_stub, data={"backend": "openai", "url": url, "api_key": "old"})
+    ollama_stub.api_key = "new"
+    result = await entry.start_reauth_flow(hass)
+    assert result["step_id"] == "reauth_confirm" and result["description_placeholders"]["url"] == url
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"api_key": "wrong"})
+    assert result["errors"] == {"base": "invalid_auth"}
+    for failure, error in ((openai_timeout(), "timeout"), (RuntimeError("boom"), "unknown")):
+        with patch(OPENAI_LIST, side_effect=failure):
+            result = await hass.config_entries.flow.async_configure(result["flow_id"], {"api_key": "new"})
+        assert result["errors"] == {"base": error}
+    assert entry.data["api_key"] == "old"  # nothing changes until the server accepts a key
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"api_key": " new "})
+    assert result["type"] is FlowResultType.ABORT and result["reason"] == "reauth_successful"
+    assert entry.data["api_key"] == "new" and entry.data["url"] == url
+    await hass.async_block_till_done()  # the reload the update listener scheduled
+    assert entry.state is config_entries.ConfigEntryState.LOADED
+
+
+async def test_reconfigure_an_openai_server_with_a_new_key(hass, ollama_stub, room):
+    url = f"{ollama_stub.url}/v1"
+    entry = await setup_overseer(hass, ollama_stub, data={"backend": "openai", "url": url, "api_key": "old"})
+    ollama_stub.api_key = "new"
+    result = await entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {"name": "Overseer", "backend": "openai"}
+    )
+    assert result["step_id"] == "openai"
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": url, "api_key": "old"})
+    assert result["errors"] == {"base": "invalid_auth"}
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"url": url, "api_key": "new"})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"model": "qwen2.5:7b"})
+    assert result["type"] is FlowResultType.ABORT and result["reason"] == "reconfigure_successful"
+    assert (entry.data["api_key"], entry.data["model"]) == ("new", "qwen2.5:7b")
+    await hass.async_block_till_done()  # the reload the update listener scheduled
+    assert entry.state is config_entries.ConfigEntryState.LOADED
 
 
 async def test_one_entry_per_room_name(hass, ollama_stub, room):
@@ -251,6 +348,10 @@ async def test_the_first_step_also_offers_the_rooms_orchestrator(hass, ollama_st
     limits = {"max_iterations": 2, "quality_threshold": 0.7, "delegation_timeout": 20}
     flow = await hass.config_entries.options.async_configure(flow["flow_id"], {"agents": [], **limits})
     assert flow["errors"] == {"agents": "no_participants"}
+    flow = await hass.config_entries.options.async_configure(
+        flow["flow_id"], {"agents": [AGENT_ID, "conversation.gone"], **limits}
+    )
+    assert flow["errors"] == {"agents": "agent_not_found"}
     agents = [AGENT_ID, "conversation.arena_agent"]
     flow = await hass.config_entries.options.async_configure(flow["flow_id"], {"agents": agents, **limits})
     assert flow["step_id"] == "participants"
