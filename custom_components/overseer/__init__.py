@@ -218,7 +218,7 @@ async def _async_setup_overseer(hass: HomeAssistant, entry: OverseerConfigEntry)
     )
     loop = entry.runtime_data.loop
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
-    entry.async_on_unload(llm.async_register_api(hass, GuardrailsAPI(hass, loop)))
+    entry.async_on_unload(llm.async_register_api(hass, GuardrailsAPI(hass, loop, phrase)))
     loop.async_start()
     # Listening now (incidents hear approvals settle): what calls of the room before came to.
     handover_of(hass, entry.entry_id).attach(_handover_room(entry.runtime_data))
@@ -256,9 +256,9 @@ def _build_overseer(
         handover_of(hass, entry.entry_id),
     )
     approvals.run_with(executor)
-    health = ModelHealthCoordinator(hass, entry, provider, now)
+    health = ModelHealthCoordinator(hass, entry, provider, now, phrase)
     incidents = IncidentDesk(
-        hass, entry.entry_id, settings, state, inputs.world, now, signals.changed, approvals
+        hass, entry.entry_id, settings, state, inputs.world, now, signals.changed, approvals, phrase
     )
     triage = Triage(
         settings, state, TriageParts(executor, provider, health, briefing), approvals, incidents.put, now

@@ -246,7 +246,8 @@ class ApprovalDesk:
                 self._audit(approval, why.value, user)
                 if why is AnswerRefused.EXPIRED:
                     self.expire(approval_id)
-            status = approval.status.value if approval else ""
+            # The status as a word of the room's language, like the rest of its messages.
+            status = self._phrase(f"approval_status_{approval.status.value}") if approval else ""
             raise ServiceValidationError(
                 translation_domain=DOMAIN,
                 translation_key=why.value,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from enum import StrEnum
 from typing import Final
 
@@ -11,6 +12,9 @@ from .core.world import Target
 LOGGER = logging.getLogger(__package__)
 
 DOMAIN: Final = "overseer"
+# A language tag as the frontend and Assist send them (en, de, pt-BR, zh-Hant); anything else is
+# ignored, never looked up as a translation file.
+LANGUAGE_TAG: Final = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
 DEFAULT_NAME: Final = "Overseer"
 DEFAULT_ROOM: Final = "room"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 from enum import StrEnum
+from typing import Any
 
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.core import HomeAssistant, callback
@@ -19,10 +20,13 @@ from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
 
 from .const import DOMAIN, FAILURES_BEFORE_REPAIR, ISSUE_MODEL_UNREACHABLE, LOGGER, MAX_BACKOFF
+from .core.accounts import Phrase
 from .providers import CannotConnect, InvalidAuth, ModelError, ModelNotFound, ModelTimeout, Provider
 
 CONNECTED_INTERVAL = timedelta(minutes=10)
 DISCONNECTED_INTERVAL = timedelta(minutes=1)
+# The translated message of a failed check, for the log and the reauth flow.
+CHECK_FAILED = "model_check_failed"
 
 
 class Health(StrEnum):
@@ -53,10 +57,20 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
     config_entry: ConfigEntry
 
     def __init__(
-        self, hass: HomeAssistant, entry: ConfigEntry, provider: Provider, now: Callable[[], float]
+        self,
+        hass: HomeAssistant,
+        entry: ConfigEntry,
+        provider: Provider,
+        now: Callable[[], float],
+        phrase: Phrase,
     ) -> None:
-        """Start as unknown: nothing has been asked yet."""
+        """Start as unknown: nothing has been asked yet.
+
+        phrase words a failure for the repair, in the room's language like its notifications: a
+        repair's placeholders are fixed when it is raised.
+        """
         self._now = now
+        self._phrase = phrase
         super().__init__(
             hass,
             LOGGER,
@@ -68,7 +82,8 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
         self._provider = provider
         self._issue_id = f"{ISSUE_MODEL_UNREACHABLE}_{entry.entry_id}"
         self.data = Health.UNKNOWN
-        self.detail: str | None = None
+        # The last failure while the model is not answering; None once it answers.
+        self.error: ModelError | None = None
         # Decisions in a row whose model call failed, and when the loop may ask again.
         self.failures = 0
         self.retry_at = 0.0
@@ -79,18 +94,31 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
             await self._provider.async_check()
         except InvalidAuth as err:
             self._failed(err)
-            raise ConfigEntryAuthFailed(err.detail) from err
+            raise ConfigEntryAuthFailed(**self._check_failed(err)) from err
         except ModelError as err:
             self._failed(err)
-            raise UpdateFailed(err.detail) from err
+            raise UpdateFailed(**self._check_failed(err)) from err
         self.update_interval = CONNECTED_INTERVAL
-        self.detail = None
+        self.error = None
         return Health.OK
+
+    def _check_failed(self, err: ModelError) -> dict[str, Any]:
+        """Return a failed check's message as Home Assistant translates it (its log, the reauth flow)."""
+        return {
+            "translation_domain": DOMAIN,
+            "translation_key": CHECK_FAILED,
+            "translation_placeholders": {"detail": err.worded(self._phrase)},
+        }
+
+    @property
+    def detail(self) -> str | None:
+        """The last failure as the server or client said it (the logs' words), while the model is down."""
+        return self.error.detail if self.error is not None else None
 
     def _failed(self, err: ModelError) -> None:
         """Remember why, and check again soon."""
         self.data = health_of(err)
-        self.detail = err.detail
+        self.error = err
         self.update_interval = DISCONNECTED_INTERVAL
 
     @property
@@ -105,7 +133,7 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
             ir.async_delete_issue(self.hass, DOMAIN, self._issue_id)
         self.failures = 0
         self.retry_at = 0.0
-        self.detail = None
+        self.error = None
         if self.data is not Health.OK or not self.last_update_success:
             self.update_interval = CONNECTED_INTERVAL
             self.async_set_updated_data(Health.OK)
@@ -125,7 +153,7 @@ class ModelHealthCoordinator(DataUpdateCoordinator[Health]):
                 is_fixable=False,
                 severity=ir.IssueSeverity.ERROR,
                 translation_key=ISSUE_MODEL_UNREACHABLE,
-                translation_placeholders={"name": self.config_entry.title, "error": err.detail},
+                translation_placeholders={"name": self.config_entry.title, "error": err.worded(self._phrase)},
             )
         if isinstance(err, InvalidAuth):
             self.config_entry.async_start_reauth(self.hass)

@@ -21,13 +21,13 @@ from homeassistant.helpers.start import async_at_started
 
 from .approvals import ApprovalDesk
 from .const import DOMAIN, ISSUE_INCIDENT_NEEDS_HUMAN, OverseerMode
+from .core.accounts import Phrase
 from .core.approvals import Approval, ApprovalStatus, decided, pending
 from .core.faults import UNSURE, Asset, Fault, FaultCode, FaultRules, Reading, detect
 from .core.incidents import ACTIVE, Incident, IncidentStatus, prune_incidents, reconcile
 from .core.text import markdown_plain
 from .core.tools import call_text
 from .core.triage import (
-    NOTHING_SAFE,
     due,
     executed,
     goes_first,
@@ -61,9 +61,16 @@ class IncidentDesk:
         now: Callable[[], float],
         changed: Callable[[], None],
         approvals: ApprovalDesk,
+        phrase: Phrase,
     ) -> None:
-        """Share the room's persisted state; changed() persists it and refreshes the entities."""
+        """Share the room's persisted state; changed() persists it and refreshes the entities.
+
+        phrase words what the repair of an incident that needs a person says in words of ours
+        (the fault, nothing tried, no safe step), in the room's language like its notifications:
+        a repair's placeholders are fixed when it is raised.
+        """
         self._hass = hass
+        self._phrase = phrase
         self._entry_id = entry_id
         self._settings = settings
         self._state = state
@@ -223,11 +230,16 @@ class IncidentDesk:
                 "name": self._settings.name,
                 "incident_id": incident.incident_id,
                 "asset": markdown_plain(incident.asset_id),
-                "fault": markdown_plain(f"{incident.code.value} {incident.fault.detail}".strip()),
-                "tried": markdown_plain(", ".join(incident.tried)) or "nothing (no safe step was allowed)",
-                "action": markdown_plain(incident.recommended or NOTHING_SAFE),
+                "fault": markdown_plain(self._fault_words(incident)),
+                "tried": markdown_plain(", ".join(incident.tried)) or self._phrase("incident_nothing_tried"),
+                "action": markdown_plain(incident.recommended) or self._phrase("incident_nothing_safe"),
             },
         )
+
+    def _fault_words(self, incident: Incident) -> str:
+        """Return the fault in the room's words, then what the device said: "a vacuum error (Brush stuck)"."""
+        words = self._phrase(f"fault_{incident.code.value}")
+        return f"{words} ({incident.fault.detail})" if incident.fault.detail else words
 
     def _assets(self) -> list[Asset]:
         """Return the room's assets as Home Assistant reports them now."""

@@ -9,6 +9,12 @@ From 2026.11 a conversation keeps the API instance of its first turn for later t
 prompt stays as it was then, and survives a reload of the room). Nothing here trusts that
 snapshot: every call finds the room's loaded overseer by entry id and asks policy at that
 instant, and room_state reads the room as it is now.
+
+Who reads what: the prompt, the tools' descriptions and the state blocks are for the calling
+model and stay English, as every prompt of the room's own model is written; the reason codes
+are the contract's. A note beside a result says in plain words what the model is to tell the
+person (it waits for approval, the room is starting again): small models repeat it as it is,
+so it comes in the conversation's language.
 """
 
 from __future__ import annotations
@@ -21,15 +27,17 @@ from homeassistant.helpers import llm
 from homeassistant.util.ulid import ulid_now
 
 from .compat import tool_annotations, tool_result, vol
-from .const import DOMAIN, OverseerMode
+from .const import DOMAIN, LANGUAGE_TAG, OverseerMode
+from .core.accounts import Phrase
 from .core.approvals import ApprovalSource
-from .core.audit import AuditRecord
+from .core.audit import AuditRecord, Outcome
 from .core.context import render_state_update, render_tool_blocks
 from .core.policy import Availability, Block, availability, room_tools, vocabulary
 from .core.results import call_result
 from .core.tools import TOOLS, Refusal, Safety, ToolSpec, Vocabulary
 from .executor import Caller
 from .identity import caller_identity
+from .phrases import async_phrases
 from .roster import asked_for
 from .runtime import overseer_data
 
@@ -48,9 +56,12 @@ API_PROMPT = (
 TRIGGER = "llm_api"
 JSON_TYPES: dict[str, Any] = {"string": str, "integer": int}
 ROOM_STATE = "room_state"
-# What an agent reads when the room it was given is reloading, or no longer loaded.
-ROOM_RELOADING = "this room's overseer is starting again: try again in a few seconds"
-ROOM_GONE = "this room's overseer is not loaded now: start a new conversation to get its tools"
+# The note an agent reads when the room it was given is reloading, or no longer loaded: its key
+# in the translations' messages.
+ROOM_RELOADING = "llm_room_reloading"
+ROOM_GONE = "llm_room_gone"
+# The note beside a call that did not run though nothing refused it, by its outcome.
+NOTES = {Outcome.AWAITING_APPROVAL.value: "llm_awaiting_approval", Outcome.DRY_RUN.value: "llm_dry_run"}
 # States an entry passes through on its way back.
 _COMING_BACK = frozenset(
     {ConfigEntryState.SETUP_IN_PROGRESS, ConfigEntryState.UNLOAD_IN_PROGRESS, ConfigEntryState.SETUP_RETRY}
@@ -83,16 +94,27 @@ def _parameters(spec: ToolSpec, words: Vocabulary) -> vol.Schema:
     return vol.Schema(fields)
 
 
-def _result(record: AuditRecord) -> Any:
+async def _async_note(hass: HomeAssistant, key: str, llm_context: llm.LLMContext) -> str:
+    """Return a note in the conversation's language, English where the translations have none."""
+    language = llm_context.language
+    return (await async_phrases(hass, language if language and LANGUAGE_TAG.fullmatch(language) else None))(
+        key
+    )
+
+
+async def _async_result(hass: HomeAssistant, record: AuditRecord, llm_context: llm.LLMContext) -> Any:
     """Return what the calling model reads back (core/results.py): what happened, or why not."""
     data, error = call_result(record)
+    if "note" in data and (key := NOTES.get(data["outcome"])):
+        data["note"] = await _async_note(hass, key, llm_context)
     return tool_result(data, error=error)
 
 
-def _room_gone(hass: HomeAssistant, entry_id: str, tool: str) -> Any:
+async def _async_room_gone(hass: HomeAssistant, entry_id: str, tool: str, llm_context: llm.LLMContext) -> Any:
     """Return the refusal for a room reloading (try again soon) or unloaded or removed (start again)."""
     entry = hass.config_entries.async_get_entry(entry_id)
-    note = ROOM_RELOADING if entry is not None and entry.state in _COMING_BACK else ROOM_GONE
+    key = ROOM_RELOADING if entry is not None and entry.state in _COMING_BACK else ROOM_GONE
+    note = await _async_note(hass, key, llm_context)
     return tool_result(
         {"success": False, "tool": tool, "outcome": "blocked", "error": Refusal.NOT_AVAILABLE, "note": note},
         error=True,
@@ -139,7 +161,7 @@ class _RoomTool(llm.Tool):
         """Return the room's answer; a room that is gone says so."""
         loop = loaded_loop(hass, self._entry_id)
         if loop is None:
-            return _room_gone(hass, self._entry_id, self.name)
+            return await _async_room_gone(hass, self._entry_id, self.name, llm_context)
         return await self._async_answer(loop, tool_input, llm_context)
 
     async def _async_answer(
@@ -188,8 +210,8 @@ class GuardedTool(_RoomTool):
         )
         if loop.executor.closing and record.reason == Refusal.NOT_AVAILABLE:
             # It waited for its turn while the room unloaded: the room that loads next takes it.
-            return _room_gone(loop.hass, self._entry_id, self.name)
-        return _result(record)
+            return await _async_room_gone(loop.hass, self._entry_id, self.name, llm_context)
+        return await _async_result(loop.hass, record, llm_context)
 
 
 class RoomStateTool(_RoomTool):
@@ -217,10 +239,10 @@ class RoomStateTool(_RoomTool):
 class GuardrailsAPI(llm.API):
     """One room's tools for other agents, registered as overseer-<entry_id>."""
 
-    def __init__(self, hass: HomeAssistant, loop: OverseerLoop) -> None:
-        """Name the API after the room."""
+    def __init__(self, hass: HomeAssistant, loop: OverseerLoop, phrase: Phrase) -> None:
+        """Name the API after the room, in the room's language: people pick it in an agent's options."""
         entry = loop.entry
-        super().__init__(hass=hass, id=api_id(entry.entry_id), name=f"Overseer guardrails ({entry.title})")
+        super().__init__(hass=hass, id=api_id(entry.entry_id), name=phrase("llm_api_name", room=entry.title))
         self._loop = loop
 
     async def async_get_api_instance(self, llm_context: llm.LLMContext) -> llm.APIInstance:

@@ -115,8 +115,8 @@ class StatusSnapshot:
     world_missed: tuple[MissedWorldEvent, ...] = ()
 
 
-def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
-    """Read the room once."""
+def take_snapshot(room: OverseerRuntimeData, phrase: Phrase | None = None) -> StatusSnapshot:
+    """Read the room once; phrase words the model's failure (the reader's language), else as it came."""
     loop, health = room.loop, room.health
     settings, state, cycle = loop.settings, loop.state, loop.last
     now = loop.now()
@@ -150,7 +150,7 @@ def take_snapshot(room: OverseerRuntimeData) -> StatusSnapshot:
         running=loop.running,
         phase=loop.phase.value,
         health=health.health.value,
-        health_detail=health.detail,
+        health_detail=health.error.worded(phrase) if phrase and health.error else health.detail,
         dry_run=state.dry_run,
         site_mode=state.controls.site_mode,
         lights_locked_on=state.controls.lights_locked_on,
@@ -430,7 +430,7 @@ def render(snapshot: StatusSnapshot, phrase: Phrase | None = None) -> dict[str, 
 
 def build_status(room: OverseerRuntimeData, phrase: Phrase | None = None) -> dict[str, Any]:
     """Build the room's status object now, its health banner worded by phrase (the reader's language)."""
-    return render(take_snapshot(room), phrase)
+    return render(take_snapshot(room, phrase), phrase)
 
 
 def orchestrator_status(orchestrator: Orchestrator) -> dict[str, Any]:
@@ -472,6 +472,10 @@ def _run(run: Run) -> dict[str, Any]:
         "truncated": pipeline.truncated,
         "asker": pipeline.asker,
         "stage": pipeline.stage.value,
+        # Where it is, for the card to say in the reader's language what the progress sensor says.
+        "iteration": pipeline.iteration,
+        "max_iterations": pipeline.limits.max_iterations,
+        "current": pipeline.current,
         "route": list(pipeline.asked),
         "answers": [{"bot": a.agent_id, "text": a.text} for a in pipeline.answers],
         "scores": [

@@ -150,7 +150,11 @@ class Triage:
             async with asyncio.timeout(self._settings.request_timeout):
                 text = await self._parts.provider.async_reason(messages, RESPONSE_SCHEMA)
         except (ModelError, TimeoutError) as err:
-            error = err if isinstance(err, ModelError) else ModelTimeout("no answer in time")
+            error = (
+                err
+                if isinstance(err, ModelError)
+                else ModelTimeout("no answer in time", "model_no_answer_in_time")
+            )
             wait = health.record_failure(error, self._settings.gate_interval)
             self._back_off(incident_id, wait, f"{type(error).__name__}: {error}")
             return

@@ -1,13 +1,13 @@
 """Websocket API for the debug card: the status object now, and on every change (admin only).
 
 Both commands take an optional `language` (the card sends the user's): the status object's
-health banner is worded in it, in Home Assistant's language without it, in English where our
-translations have none.
+health banner, and a refusal's message, are worded in it, in Home Assistant's language without
+it, in English where our translations have none. A refusal also carries its translation key and
+placeholders, as Home Assistant's own errors do, for a frontend to word it itself.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from homeassistant.components import websocket_api
@@ -20,21 +20,34 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
 from .compat import vol
-from .const import DOMAIN, status_signal
+from .const import DOMAIN, LANGUAGE_TAG, status_signal
 from .core.accounts import Phrase
 from .phrases import async_phrases
 from .runtime import orchestrator_of
 from .status import SCHEMA_OFF, build_status, orchestrator_status
 
-# A language tag as the frontend has them (en, de, pt-BR, zh-Hant); anything else is ignored.
-LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
 COMMAND_SCHEMA: dict[vol.Marker | str, Any] = {vol.Required("entry_id"): str, vol.Optional("language"): str}
+# The services' refusal for the same mistake, so both read alike.
+ENTRY_NOT_FOUND = "entry_not_found"
 
 
 async def _async_phrase(hass: HomeAssistant, msg: dict[str, Any]) -> Phrase:
     """Return the phrases in the language the card asked for, or Home Assistant's."""
     language = msg.get("language")
-    return await async_phrases(hass, language if language and LANGUAGE.fullmatch(language) else None)
+    return await async_phrases(hass, language if language and LANGUAGE_TAG.fullmatch(language) else None)
+
+
+def _not_found(connection: ActiveConnection, msg: dict[str, Any], phrase: Phrase) -> None:
+    """Refuse a command for an entry id that is no overseer's."""
+    placeholders = {"entry_id": str(msg["entry_id"])[:60]}
+    connection.send_error(
+        msg["id"],
+        ERR_NOT_FOUND,
+        phrase(ENTRY_NOT_FOUND, **placeholders),
+        translation_key=ENTRY_NOT_FOUND,
+        translation_domain=DOMAIN,
+        translation_placeholders=placeholders,
+    )
 
 
 def _status(hass: HomeAssistant, entry_id: str, phrase: Phrase) -> dict[str, Any] | None:
@@ -67,9 +80,10 @@ def async_register_websocket(hass: HomeAssistant) -> None:
 @async_response
 async def ws_status(hass: HomeAssistant, connection: ActiveConnection, msg: dict[str, Any]) -> None:
     """Answer with the status object once."""
-    status = _status(hass, msg["entry_id"], await _async_phrase(hass, msg))
+    phrase = await _async_phrase(hass, msg)
+    status = _status(hass, msg["entry_id"], phrase)
     if status is None:
-        connection.send_error(msg["id"], ERR_NOT_FOUND, "No overseer with that entry id")
+        _not_found(connection, msg, phrase)
         return
     connection.send_result(msg["id"], status)
 
@@ -84,7 +98,7 @@ async def ws_subscribe(hass: HomeAssistant, connection: ActiveConnection, msg: d
     phrase = await _async_phrase(hass, msg)
     first = _status(hass, entry_id, phrase)
     if first is None:
-        connection.send_error(msg["id"], ERR_NOT_FOUND, "No overseer with that entry id")
+        _not_found(connection, msg, phrase)
         return
     last: dict[str, Any] = {}
 

@@ -26,7 +26,7 @@ async def test_control_status_has_everything_the_debug_card_shows(hass, freezer,
     assert status["phases"] == PHASES
     assert status["last_trigger"]["kind"] == "direct_address" and status["last_trigger"]["detail"] == "alex"
     assert status["state_update"].startswith("STATE_UPDATE")
-    assert status["model_input"]["messages"] == 5 and status["model_input"]["estimated_tokens"] > 0
+    assert status["model_input"]["messages"] == 4 and status["model_input"]["estimated_tokens"] > 0
     assert "lift_up" in status["model_output"]
     assert status["decision"]["mode"] == "ACTION+CHAT" and status["decision"]["prompt_tokens"] == 321
     assert status["tool_calls"]["attempted"] == 2
@@ -104,5 +104,12 @@ async def test_every_unhealthy_model_has_banner_words_and_a_healthy_one_none(has
         assert (f"health_{health.value}" in strings) is (health.value not in QUIET_HEALTH), health
     entry = await setup_overseer(hass, ollama_stub, data={"model": "gone:latest"})
     await hass.async_block_till_done(wait_background_tasks=True)
-    model = build_status(entry.runtime_data, lambda key: f"<{key}>")["model"]
+
+    def shown(key: str, **values: str) -> str:
+        """A reader's language that shows which words were asked for, and with what."""
+        return f"<{key} {values}>" if values else f"<{key}>"
+
+    model = build_status(entry.runtime_data, shown)["model"]
     assert model["health_text"] == "<health_model_not_found>"
+    # Why, in the reader's words too: our own description of the failure, with its values.
+    assert model["detail"] == "<model_not_on_server {'model': 'gone:latest'}>"

@@ -31,6 +31,10 @@ SAME_IN_SPANISH = {
     "entity.sensor.last_decision.state.chat": "decision code CHAT",
     "entity.sensor.last_decision.state.action": "decision code ACTION",
     "entity.sensor.last_decision.state.action_and_chat": "decision code ACTION+CHAT",
+    # The card's words that Spanish says alike.
+    "common.tag_bot": "'bot' is the Spanish word too",
+    "common.col_bot": "'bot' is the Spanish word too",
+    "common.no": "'no' is the Spanish word too",
 }
 
 PLACEHOLDER = re.compile(r"\{[^{}]+\}")

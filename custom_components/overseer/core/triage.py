@@ -24,6 +24,7 @@ TRIED_KEPT = 5
 # Fixed and back again this often: a person looks at it.
 MAX_RELAPSES = 3
 NOTE_CHARS = 200
+# The timeline's note when no step was safe; the repair says it in the room's language itself.
 NOTHING_SAFE = "nothing safe to do"
 # Refusals that waiting cures: the incident is asked about again once they are over.
 WAITING = frozenset({Refusal.COOLDOWN, Refusal.RATE_LIMIT, Refusal.BUSY})

@@ -3,6 +3,7 @@
  */
 
 import { LitElement, css, html } from "./vendor/lit.js";
+import { loadTranslations, translator } from "./i18n.js";
 
 class OverseerCardEditor extends LitElement {
   static styles = css`
@@ -18,9 +19,11 @@ class OverseerCardEditor extends LitElement {
   }
 
   set hass(hass) {
-    const first = !this._hass;
+    const before = this._hass;
     this._hass = hass;
-    if (first) this._load();
+    if (!before) this._load();
+    if (!before || before.language !== hass.language) loadTranslations(hass);
+    if (!before || before.localize !== hass.localize) this.requestUpdate(); // its words came in
   }
 
   get hass() {
@@ -37,10 +40,11 @@ class OverseerCardEditor extends LitElement {
   }
 
   render() {
+    const t = translator(this._hass);
     const chosen = (this._config && this._config.entry_id) || "";
-    return html`<label for="entry">Overseer</label>
+    return html`<label for="entry">${t("editor_overseer")}</label>
       <select id="entry" @change=${this._changed}>
-        <option value="">Pick an overseer…</option>
+        <option value="">${t("editor_pick")}</option>
         ${(this._entries || []).map((e) => html`<option value=${e.entry_id} ?selected=${e.entry_id === chosen}>${e.title}</option>`)}
       </select>`;
   }

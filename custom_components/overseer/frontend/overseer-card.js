@@ -10,6 +10,7 @@
  */
 
 import { LitElement, html } from "./vendor/lit.js";
+import { errorText, loadTranslations, translator } from "./i18n.js";
 import { cardStyles } from "./styles.js";
 import { controlView } from "./view-control.js";
 import { commentaryView, messageView, offView } from "./view-commentary.js";
@@ -82,12 +83,15 @@ class OverseerCard extends LitElement {
     this._subscribe();
   }
 
-  // Home Assistant sets this on every state change anywhere; the card only needs it to
-  // subscribe (and again when the user's language changes: the server words the banner).
+  // Home Assistant sets this on every state change anywhere; the card needs it to subscribe
+  // (and again when the user's language changes: the server words the banner), and renders
+  // again when its words have loaded or changed language (a new localize).
   set hass(hass) {
-    const language = this._hass && this._hass.language;
+    const before = this._hass;
     this._hass = hass;
-    if (this._unsub && hass.language !== language) this._unsubscribe();
+    if (!before || before.language !== hass.language) loadTranslations(hass);
+    if (this._unsub && before && hass.language !== before.language) this._unsubscribe();
+    if (!before || before.localize !== hass.localize) this.requestUpdate();
     this._subscribe();
   }
 
@@ -123,7 +127,10 @@ class OverseerCard extends LitElement {
       let entryId = this._config.entry_id;
       if (!entryId) {
         const entries = await this._hass.callWS({ type: "config_entries/get", domain: "overseer" });
-        if (!entries.length) throw new Error("No overseer is configured yet: add the Overseer integration.");
+        if (!entries.length) {
+          this._error = { key: "no_overseer" }; // worded at each render, in the user's language then
+          return;
+        }
         entryId = entries[0].entry_id;
       }
       const language = this._hass.language;
@@ -136,7 +143,8 @@ class OverseerCard extends LitElement {
         { type: "overseer/status/subscribe", entry_id: entryId, ...(language ? { language } : {}) },
       );
     } catch (err) {
-      this._error = err && err.code === "unauthorized" ? "Only administrators can see the overseer's debug view." : (err && err.message) || String(err);
+      // Kept as the error, worded at each render: in the language the user has then.
+      this._error = err || {};
     } finally {
       this._subscribing = false;
     }
@@ -172,18 +180,23 @@ class OverseerCard extends LitElement {
       await this._hass.callService("overseer", service, data, undefined, false);
       delete this._answers[key]; // the status push shows what became of it
     } catch (err) {
-      this._answers[key] = { error: (err && err.message) || String(err) };
+      this._answers[key] = { error: errorText(this._hass, err) };
     }
     this.requestUpdate();
   }
 
   render() {
     const status = this._status;
+    const t = translator(this._hass);
     let view;
-    if (this._error) view = messageView(this._error, true);
-    else if (!status) view = messageView("Connecting to the overseer…", false);
+    if (this._error) {
+      const error = this._error;
+      const text = error.key ? t(error.key) : error.code === "unauthorized" ? t("not_admin") : errorText(this._hass, error);
+      view = messageView(text, true);
+    } else if (!status) view = messageView(t("connecting"), false);
     else {
       const ui = {
+        t,
         now: this._now,
         admin: Boolean(this._hass && this._hass.user && this._hass.user.is_admin),
         isOpen: this._isOpen,

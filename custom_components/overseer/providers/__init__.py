@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from ..core.accounts import Phrase
 from ..core.reply import ModelReply
 
 # One decision is one short line and a tool call or two: a longer answer is rambling.
@@ -17,10 +18,21 @@ DETAIL_CHARS = 200
 class ModelError(Exception):
     """The model could not be asked or did not answer usefully."""
 
-    def __init__(self, detail: str) -> None:
-        """Keep a bounded detail for the status and the repair."""
+    def __init__(self, detail: str, key: str = "", **placeholders: str) -> None:
+        """Keep a bounded detail for the logs, and how to word it for people.
+
+        A failure we describe ourselves names its sentence in the translations' messages (key,
+        with its placeholders); one a server or a client library described has no key, and
+        people read the text it came with.
+        """
         super().__init__(detail[:DETAIL_CHARS])
         self.detail = detail[:DETAIL_CHARS]
+        self.key = key
+        self.placeholders = placeholders
+
+    def worded(self, phrase: Phrase) -> str:
+        """Return the failure in phrase's language: the card's banner and the repair show it."""
+        return phrase(self.key, **self.placeholders)[:DETAIL_CHARS] if self.key else self.detail
 
 
 class CannotConnect(ModelError):
@@ -41,7 +53,7 @@ def cannot_connect(err: BaseException) -> CannotConnect:
         if cause is None:
             break
         if isinstance(cause, ConnectionRefusedError):
-            return CannotConnect(SERVER_NOT_RUNNING)
+            return CannotConnect(SERVER_NOT_RUNNING, "model_server_not_running")
         cause = cause.__cause__ or cause.__context__
     return CannotConnect(str(err))
 

@@ -57,7 +57,11 @@ class AgentProvider:
     async def async_check(self) -> None:
         """Check that the agent is loaded."""
         if not conversation_agent_exists(self._hass, self._agent_id):
-            raise CannotConnect(f"conversation agent {self._agent_id} is not loaded")
+            raise CannotConnect(
+                f"conversation agent {self._agent_id} is not loaded",
+                "model_agent_not_loaded",
+                agent=self._agent_id,
+            )
 
     async def async_decide(
         self,

@@ -37,7 +37,7 @@ async def async_list_models(url: str) -> list[str]:
         async with asyncio.timeout(LIST_TIMEOUT):
             response = await client.list()
     except (TimeoutError, httpx.TimeoutException) as err:
-        raise ModelTimeout("timed out listing models") from err
+        raise ModelTimeout("timed out listing models", "model_list_timeout") from err
     except (ConnectionError, httpx.HTTPError, ollama.ResponseError, ValueError) as err:
         raise cannot_connect(err) from err
     return sorted(str(model.model) for model in response.models if model.model)
@@ -57,7 +57,9 @@ class OllamaProvider:
         """Check that the server answers and has the configured model."""
         models = await async_list_models(self._url)
         if self._model not in models:
-            raise ModelNotFound(f"{self._model} is not on the server")
+            raise ModelNotFound(
+                f"{self._model} is not on the server", "model_not_on_server", model=self._model
+            )
 
     async def async_decide(
         self,
@@ -103,7 +105,10 @@ class OllamaProvider:
                     **request,
                 )
         except (TimeoutError, httpx.TimeoutException) as err:
-            raise ModelTimeout(f"no answer within {self._timeout:.0f} s") from err
+            seconds = f"{self._timeout:.0f}"
+            raise ModelTimeout(
+                f"no answer within {seconds} s", "model_no_answer_within", seconds=seconds
+            ) from err
         except ConnectionError as err:
             raise cannot_connect(err) from err
         except ollama.ResponseError as err:

@@ -58,11 +58,15 @@ def make_client(hass: HomeAssistant, url: str, api_key: str, timeout: float) -> 
 def _error(err: Exception) -> ModelError:
     """Our typed error for whatever the openai client raised."""
     if isinstance(err, openai.APITimeoutError | TimeoutError):
-        return ModelTimeout("no answer in time")
+        return ModelTimeout("no answer in time", "model_no_answer_in_time")
     if isinstance(err, openai.APIConnectionError):
         return cannot_connect(err)
     if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
-        return InvalidAuth(f"HTTP {err.status_code}: the server refused the API key")
+        return InvalidAuth(
+            f"HTTP {err.status_code}: the server refused the API key",
+            "model_key_refused",
+            status=str(err.status_code),
+        )
     if isinstance(err, openai.NotFoundError):
         return ModelNotFound(f"HTTP 404: {err}")
     if isinstance(err, openai.APIStatusError):
@@ -80,7 +84,7 @@ async def async_list_models(hass: HomeAssistant, url: str, api_key: str) -> list
         error = _error(err)
         # A 404 or a malformed answer on /models means this is not an OpenAI-compatible base URL.
         if isinstance(error, ModelNotFound | BadResponse):
-            raise CannotConnect(error.detail) from err
+            raise CannotConnect(error.detail, error.key, **error.placeholders) from err
         raise error from err
     return sorted(str(model.id) for model in page.data if model.id)
 
@@ -104,7 +108,9 @@ class OpenAIProvider:
     async def async_check(self) -> None:
         """Check that the server answers and lists the configured model."""
         if self._model not in await async_list_models(self._hass, self._url, self._api_key):
-            raise ModelNotFound(f"{self._model} is not on the server")
+            raise ModelNotFound(
+                f"{self._model} is not on the server", "model_not_on_server", model=self._model
+            )
 
     async def async_decide(
         self,
@@ -210,5 +216,5 @@ class OpenAIProvider:
         except (openai.OpenAIError, TimeoutError, ValueError) as err:
             raise _error(err) from err
         if not response.choices:
-            raise BadResponse("the answer had no choices")
+            raise BadResponse("the answer had no choices", "model_no_choices")
         return response
