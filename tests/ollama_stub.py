@@ -59,13 +59,16 @@ def is_triage(payload: dict[str, Any]) -> bool:
 
 
 def is_follow_up(payload: dict[str, Any]) -> bool:
-    """Whether a request carries a decision's tool results (the request after its calls)."""
-    return any(message.get("role") == "tool" for message in payload.get("messages", []))
+    """Whether a request ends with tool results: an agent's request after its calls.
+
+    Earlier decisions' results inside the transcript make no follow-up: a decision ends with its moment.
+    """
+    return (payload.get("messages") or [{}])[-1].get("role") == "tool"
 
 
-# What the request that asks an answer with no line (or a line in another language) for its line
-# says last (cycle.py LINE_OWED, LINE_IN_LANGUAGE).
-LINE_OWED_CUES = ("Not SKIP: ", "Translate your line into ")
+# What the second request, for the line or call an answer to someone lacked, says (cycle.py
+# LINE_OWED, CALL_ASKED).
+LINE_OWED_CUES = ("Not SKIP: ", " asked you for that, and you may do it now: call ")
 
 
 def is_line_owed(payload: dict[str, Any]) -> bool:

@@ -7,6 +7,7 @@ fields are always sent; optional ones are left out rather than sent empty.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from homeassistant.core import Context, HomeAssistant
@@ -52,18 +53,30 @@ def fire_chat_message(
     pipeline_id: str | None = None,
     fixed: bool = False,
     context: Context | None = None,
+    facts: Sequence[Mapping[str, Any]] | None = None,
+    quip: str | None = None,
 ) -> None:
     """overseer_chat_message: a human's line (room omitted: every overseer hears it) or a bot's.
 
-    The overseer's own lines carry their decision_id, an orchestrated bot's its pipeline_id; the
-    overseer's sentences the model did not write carry fixed: true.
+    The overseer's own lines carry their decision_id and the facts they state (a list, empty for
+    a line that states none), and the model's words in them as quip (the line's end); an
+    orchestrated bot's its pipeline_id; a line with no words of the model's carries fixed: true.
     Cut to what a room reads of a line, so no caller broadcasts megabytes to every listener.
     """
+    data: dict[str, Any] = {"user": user[:USER_NAME_CHARS], "text": text[:INCOMING_TEXT_CHARS], "bot": bot}
+    if facts is not None:
+        data["facts"] = [dict(fact) for fact in facts]
     _fire(
         hass,
         EVENT_CHAT_MESSAGE,
-        {"user": user[:USER_NAME_CHARS], "text": text[:INCOMING_TEXT_CHARS], "bot": bot},
-        {"room": room, "decision_id": decision_id, "pipeline_id": pipeline_id, "fixed": fixed or None},
+        data,
+        {
+            "room": room,
+            "decision_id": decision_id,
+            "pipeline_id": pipeline_id,
+            "fixed": fixed or None,
+            "quip": quip or None,
+        },
         context,
     )
 
@@ -83,10 +96,14 @@ def fire_decision(
     stale: bool,
     stale_reason: str | None = None,
     spent: Spent | None = None,
+    quip: str | None = None,
+    quip_dropped: Sequence[str] = (),
 ) -> None:
     """overseer_decision: one decision ended (stale_reason says why a stale one was held back).
 
     spent: its requests' tokens (prompt, of them cached, generated), where the server said.
+    quip: what came of the model's own words: "posted", "dropped" (quip_dropped says why, one
+    reason a sentence), or None when it wrote none.
     """
     _fire(
         hass,
@@ -98,7 +115,12 @@ def fire_decision(
             "latency_ms": latency_ms,
             "stale": stale,
         },
-        {"stale_reason": stale_reason, **(spent.as_dict() if spent and spent.requests else {})},
+        {
+            "stale_reason": stale_reason,
+            **(spent.as_dict() if spent and spent.requests else {}),
+            "quip": quip,
+            "quip_dropped": list(quip_dropped) or None,
+        },
     )
 
 

@@ -14,7 +14,7 @@ from .const import DOMAIN, EVENT_CHAT_MESSAGE, TRANSCRIPT_BUFFER, OverseerMode
 from .core.context import ChatLine
 from .core.gate import Gate
 from .core.incidents import active_incidents
-from .core.text import fold
+from .core.text import fold, one_line
 from .core.world import Role, World, rover_field, world_event
 from .events import fire_chat_message
 from .identity import chat_identity
@@ -75,7 +75,15 @@ class RoomInputs:
         # Our own lines come back on the bus with the decision that wrote them.
         own = chat.bot and chat.user == self._settings.name and event.data.get("decision_id") is not None
         fixed = own and event.data.get("fixed") is True
-        self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own, fixed))
+        # Its own line is read back as the model's words alone: the facts before them are the
+        # overseer's, and a small model copies the shape of what it takes for its own.
+        quip = event.data.get("quip")
+        text = (
+            one_line(quip, len(chat.text))
+            if own and not fixed and isinstance(quip, str) and quip
+            else chat.text
+        )
+        self.transcript.append(ChatLine(chat.user, text, chat.bot, now, own, fixed))
         self.received += 1
         if own and event.data.get("pipeline_id") is None:
             # An answer to the orchestrator's question is not the room hearing the overseer of its

@@ -87,7 +87,6 @@ class OverseerLoop:
             self.now,
             self._set_phase,
             self._model_answered,
-            self.gate.ask_again,
             parts.phrase,
         )
         self.phase = Phase.IDLE

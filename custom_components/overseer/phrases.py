@@ -28,9 +28,19 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrase:
 
 
 async def async_state_words(hass: HomeAssistant, language: str) -> dict[str, str]:
-    """Return Home Assistant's own words for the room devices' states ("cover.closed": "Cerrado")."""
-    domains = set(STATE_DOMAINS.values())
+    """Return Home Assistant's own words for the room devices' states ("cover.closed": "Cerrado").
+
+    A regional language Home Assistant has no state words for ("es-419") reads its base language's,
+    not English.
+    """
+    # A room light may be a switch or an input boolean: their states are said in their own words.
+    domains = {*STATE_DOMAINS.values(), "switch", "input_boolean"}
     found = await async_get_translations(hass, language, "entity_component", domains)
+    base = language.partition("-")[0]
+    if base not in (language, "en"):
+        english = await async_get_translations(hass, "en", "entity_component", domains)
+        if found == english:
+            found = await async_get_translations(hass, base, "entity_component", domains)
     words: dict[str, str] = {}
     for domain in domains:
         prefix = f"component.{domain}.entity_component._.state."

@@ -39,9 +39,8 @@ def entity_id(hass, domain: str, entry_id: str, key: str) -> str:
 async def prime_cooldown(hass, freezer, stub, entry_id: str, group: str) -> None:
     """Start a group's cooldown the way it always starts: one of its tools runs."""
     words, tool, arguments = PRIMERS[group]
+    # One request: a call is an answer, so no line is asked for after it.
     stub.script.append(Scripted(tool_calls=[call(tool, **arguments)]))
-    stub.after_calls("SKIP")  # the primer's line, not the case's model: it calls nothing
-    stub.line_owed("SKIP")  # and asked for its line, still nothing
     hass.bus.async_fire("overseer_chat_message", {"user": "alex", "text": words, "room": entry_id})
     await tick(hass, freezer)
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from custom_components.overseer.core.accounts import blocked_why, told_deed
 from custom_components.overseer.core.acts import LIFT, Act, Deed, Device, Kind
 from custom_components.overseer.core.context import (
+    CallTurn,
     ChatLine,
     TranscriptBounds,
     build_messages,
@@ -21,6 +22,7 @@ from custom_components.overseer.core.context import (
     select_transcript,
     summarise,
     tool_turn,
+    transcript_messages,
 )
 from custom_components.overseer.core.gate import Gate, GateConfig, Trigger, TriggerKind
 from custom_components.overseer.core.policy import Block, Ledger, Limits, availability
@@ -74,7 +76,7 @@ def test_canonical_topology_matches_the_seed():
     ]
     assert last[1].splitlines() == [
         "available_tools:",
-        "- chat_say(text)",
+        "- chat_say(text, about)",
         "- lift_up()",
         "- lift_down()",
         "- ha_set_entity(entity_id, state)",
@@ -313,10 +315,10 @@ def test_the_cue_asks_what_addressed_the_overseer_not_the_askers_latest_line():
     newest = gate.tick(3.0)
     assert (newest.detail, newest.since, newest.question) == ("sam", 3.0, "overseer, now!")
     assert gate.tick(3.0).question == "overseer, lower it"  # kim's turn: their own answer
-    # Asked again, it is the same question.
-    gate.ask_again(trigger)
+    # Put back after the model failed, it is the same question.
+    gate.requeue(trigger)
     again = gate.tick(40.0)
-    assert again is not None and (again.attempt, again.question) == (1, trigger.question)
+    assert again is not None and again.question == trigger.question
 
 
 def test_the_calls_and_their_results_follow_as_one_tool_turn_in_the_same_order():
@@ -427,3 +429,25 @@ def test_the_trigger_line_names_the_world_events_answered_and_how_long_ago_each_
     challenge = replace(answer, kind=TriggerKind.CHALLENGE, events=answer.events[:1])
     assert describe_trigger(challenge, now=100) == "challenge; world_event: docked (Rover 3), 90 s ago"
     assert describe_trigger(Trigger(TriggerKind.HEARTBEAT, 100.0), now=100) == "heartbeat"
+
+
+def test_earlier_calls_and_their_results_are_shown_where_they_fell_among_the_lines():
+    lines = [
+        ChatLine("alex", "overseer raise the lift", False, 10.0),
+        ChatLine("Overseer", "Lift is open. Hold on.", True, 14.0, own=True),
+        ChatLine("sam", "nice", False, 20.0),
+    ]
+    turns = [
+        CallTurn(12.0, (("lift_up", {}),), ('{"success": true}',)),
+        CallTurn(30.0, (("neato_start", {}), ("lift_down", {})), ('{"success": true}', '{"success": false}')),
+    ]
+    messages = transcript_messages(lines, "Overseer", turns)
+    assert [m["role"] for m in messages] == [
+        "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "tool",
+    ]  # fmt: skip
+    assert messages[1]["tool_calls"][0]["function"]["name"] == "lift_up"
+    # One request's call ids differ, each tool message answering its own call.
+    ids = [call["id"] for m in messages if m.get("tool_calls") for call in m["tool_calls"]]
+    assert ids == ["call00000", "call00001", "call00002"]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ids
+    assert summarise(messages).characters > sum(len(m["content"]) for m in messages)

@@ -105,7 +105,7 @@ def test_each_language_states_a_device_in_its_own_words_from_the_data():
 def test_a_lights_colour_is_said_in_the_languages_colour_word():
     said = facts_for([], room(bench="on", colour="blue"), ["light.bench"], words("es"), phrase_in("es"))
     assert said.text == "El dispositivo Bench está encendido (azul)."
-    assert said.facts[0].state == "on:blue"
+    assert (said.facts[0].state, said.facts[0].colour) == ("on", "blue")
 
 
 def test_what_the_line_is_about_is_said_once_after_the_calls_and_never_a_state_unknown():
@@ -121,11 +121,19 @@ def test_what_the_line_is_about_is_said_once_after_the_calls_and_never_a_state_u
 
 
 def test_calls_on_no_room_device_state_nothing_and_the_facts_are_bounded():
-    records = [call("memory_write", Outcome.EXECUTED, slot=1, text="x")] + [
-        call("ha_set_entity", Outcome.BLOCKED, "rate_limit", 9, entity_id="light.bench", state="on")
-    ] * (MAX_FACTS + 5)
+    colours = ["red", "blue", "green", "gold", "white", "pink", "purple", "orange", "yellow", "cyan"]
+    refused = [
+        call("ha_set_entity", Outcome.BLOCKED, "rate_limit", 9, entity_id="light.bench", state=colour)
+        for colour in colours
+    ]
+    ran = call("ha_set_entity", Outcome.EXECUTED, entity_id="light.bench", state="on")
+    records = [call("memory_write", Outcome.EXECUTED, slot=1, text="x"), *refused * 3, ran]
     said = facts_for(records, room(), (), words("en"), phrase_in("en"))
-    assert len(said.facts) == MAX_FACTS and all(fact.entity_id == "light.bench" for fact in said.facts)
+    assert len(said.facts) == MAX_FACTS < len(colours)
+    assert all(fact.entity_id == "light.bench" for fact in said.facts)
+    # What ran is said first, and a refusal said once however often the model asked.
+    assert said.facts[0].outcome == "executed"
+    assert len({fact.deed for fact in said.facts}) == MAX_FACTS
 
 
 @pytest.mark.parametrize(

@@ -96,13 +96,13 @@ def test_every_asker_waits_for_an_answer_of_their_own_in_the_order_they_asked():
     # The world event waits for a moment of its own; sam is not coalesced away.
     assert (first.detail, first.coalesced, first.events) == ("alex", (), ())
     assert gate.addressed_pending
-    # alex's question is asked again while sam waits: neither takes the other's place.
-    gate.ask_again(first)
+    # alex's question is put back (the model failed) while sam waits: neither takes the other's place.
+    gate.requeue(first)
     gate.observe_chat("Sam", "overseer, now!", bot=False, now=20)
     second = gate.tick(30)
-    assert (second.detail, second.question, second.attempt) == ("Sam", "overseer, now!", 0)
+    assert (second.detail, second.question) == ("Sam", "overseer, now!")
     third = gate.tick(60)
-    assert (third.detail, third.question, third.attempt) == ("alex", "overseer, pick a side", 1)
+    assert (third.detail, third.question) == ("alex", "overseer, pick a side")
     assert gate.tick(70) is None and not gate.addressed_pending
     assert gate.tick(75).events == (WorldEvent("docked (rover1)", 3),)
 
@@ -112,7 +112,7 @@ def test_a_question_put_back_keeps_the_newer_words_already_waiting():
     gate.observe_chat("alex", "overseer, raise the lift", bot=False, now=1)
     asked = gate.tick(1)
     gate.observe_chat("alex", "overseer, lower it instead", bot=False, now=10)
-    gate.ask_again(asked)
+    gate.requeue(asked)
     again = gate.tick(20)
     assert (again.since, again.question) == (1, "overseer, lower it instead")
 
@@ -233,12 +233,10 @@ def test_a_moment_of_its_own_takes_the_lane_along_and_a_failed_one_puts_it_back(
     assert gate.waiting_world_events == (WorldEvent("docked (Rover 1)", 1),)
     answer = gate.tick(4)
     assert answer.kind is TriggerKind.WORLD_EVENT
-    gate.ask_again(answer)  # met with a copy: once more, with the same events
+    gate.requeue(answer)  # failed again: once more, with the same events
     again = gate.tick(5)
-    assert (again.kind, again.attempt, again.events) == (TriggerKind.WORLD_EVENT, 1, answer.events)
-    gate.requeue(again)
-    assert gate.tick(6).attempt == 1
-    assert gate.tick(7) is None
+    assert (again.kind, again.events) == (TriggerKind.WORLD_EVENT, answer.events)
+    assert gate.tick(6) is None
 
 
 def test_chat_burst_needs_n_new_messages_within_the_window():

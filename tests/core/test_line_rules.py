@@ -1,25 +1,20 @@
 """The line layer's table: every rule shows lines it keeps and drops, and the normaliser does so.
 
 Each example goes through the real normaliser as a model's whole reply, said after the rule's
-source text when the rule is an echo; a rule read after the calls then reads it as the decision
-does once its calls are done, with nothing run in the demo room.
+source text when the rule is an echo.
 """
 
 import pytest
-from home_assistant_intents import get_intents
 
-from custom_components.overseer.core.acts import room_devices
-from custom_components.overseer.core.decision import Decision, DecisionRules, Mode, backed, normalise
+from custom_components.overseer.core.decision import Decision, DecisionRules, Mode, normalise
 from custom_components.overseer.core.language import language_of
-from custom_components.overseer.core.line_rules import LINE_RULES, LineRule, RoomFacts, Source
+from custom_components.overseer.core.line_rules import LINE_RULES, LineRule, Source
 from custom_components.overseer.core.policy import Limits, configured_tools, vocabulary
 from custom_components.overseer.core.reply import ModelReply
-from custom_components.overseer.core.statements import words_for
 
 from .worlds import demo_world
 
 WORLD = demo_world()
-NOTHING_RAN = RoomFacts(room_devices(WORLD), (), words_for("en", get_intents("en")))
 
 
 def said(line: str, rule: LineRule) -> Decision:
@@ -39,7 +34,7 @@ def said(line: str, rule: LineRule) -> Decision:
             after = {"results_read": (rule.after,)}
         case None:
             after = {}
-    decision = normalise(
+    return normalise(
         ModelReply(text=line),
         name="Overseer",
         known_tools=configured_tools(WORLD),
@@ -49,7 +44,6 @@ def said(line: str, rule: LineRule) -> Decision:
         rules=DecisionRules(),
         **after,
     )
-    return backed(decision, (), NOTHING_RAN) if rule.after_calls else decision
 
 
 def label(rule: LineRule) -> str:
@@ -69,9 +63,8 @@ def test_every_rule_says_what_it_drops_and_shows_a_line_it_keeps_and_one_it_drop
     assert rule.drops.strip()
     assert rule.keeps, f"{label(rule)} keeps no example line"
     assert rule.drops_examples, f"{label(rule)} drops no example line"
-    # An echo's examples are said after something: its source's text; a rule read after the
-    # calls, after what ran.
-    assert bool(rule.after) is (rule.source is not None or rule.after_calls)
+    # An echo's examples are said after something: its source's text.
+    assert bool(rule.after) is (rule.source is not None)
 
 
 @pytest.mark.parametrize(("rule", "line"), KEPT)

@@ -88,16 +88,14 @@ def test_addressed_questions_count_how_they_ended():
     metrics = Metrics(started=0.0, window=600, size=100)
     for ts, outcome in (
         (1, AddressOutcome.MODEL_LINE),
-        (2, AddressOutcome.ASKED_AGAIN),
         (3, AddressOutcome.MODEL_LINE),
-        (4, AddressOutcome.ASKED_AGAIN),
         (5, AddressOutcome.FALLBACK),
         (6, AddressOutcome.ACTED),
     ):
         metrics.record_address(ts, outcome)
     figures = metrics.snapshot(60)
-    assert figures["addressed"] == {"model_line": 2, "asked_again": 2, "fallback": 1, "acted": 1}
-    # Four questions ended (asking again is a step, not an end); two with the model's own line.
+    assert figures["addressed"] == {"model_line": 2, "fallback": 1, "acted": 1}
+    # Four questions ended; two with the model's own words.
     assert figures["addressed_answered_by_model"] == 0.5
     assert metrics.snapshot(10_000)["addressed"] == {}
 

@@ -41,6 +41,7 @@ SAMPLE_ARGUMENTS = {
     "state": "red",
     "asset_id": "Rover 1",
     "delta": 1,
+    "about": ["lift"],
 }
 
 

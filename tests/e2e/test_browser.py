@@ -37,7 +37,7 @@ from devtools.hass_process import DEMO_PASSWORD, DEMO_USER
 
 from ..ollama_stub import Scripted, is_triage, reasoning
 from ..processes import OUTPUT, configure_orchestrator, configure_overseer, state
-from .scripted_model import MODEL, ROVERS_ANSWER, ROVERS_QUESTION, worst_case_model
+from .scripted_model import LIFT_QUIP, MODEL, ROVERS_ANSWER, ROVERS_QUESTION, worst_case_model
 
 # Markup that would run if the card ever wrote text as HTML.
 HOSTILE = '<img src=x onerror="window.overseerXss=1">'
@@ -247,7 +247,7 @@ def test_the_card_shows_phase_blocked_tools_a_live_cooldown_and_incidents(
         expect(human).to_have_text(asked)
         assert room_chat.locator("b").count() == 0, "a chat line's markup became HTML"
         own = room_chat.locator("[data-line='own']")
-        expect(own).to_contain_text("Going up.")
+        expect(own).to_contain_text(LIFT_QUIP)
         expect(own.locator(".tag")).to_have_text("overseer")
         expect(own.locator("time")).to_have_text(re.compile(r"^\d+[smh] ago$"))
         card.locator("button[data-tab='transcript']").click()
@@ -631,7 +631,7 @@ def test_the_card_shows_an_orchestrator_its_participants_and_pipelines(home_assi
             expect(done.locator("[data-field='asker']")).to_have_text("Asked byalex")
             answer = done.locator("[data-section='answers'] tr[data-answer-of='conversation.arena_agent']")
             expect(answer.locator("[data-field='bot']")).to_have_text("Overseer")
-            expect(answer.locator("[data-field='text']")).to_have_text(ROVERS_ANSWER)
+            expect(answer.locator("[data-field='text']")).to_contain_text(ROVERS_ANSWER)
             expect(answer).to_contain_text("not judged")  # nobody left to refine it: no judge
             expect(done.locator("[data-field='finish_reason']")).to_have_text("Finish reasonno_candidates")
             expect(done.locator("[data-field='model_calls']")).to_have_text("Model calls0")

@@ -20,7 +20,7 @@ from awesomeversion import AwesomeVersion
 from devtools.hass_process import hass_run, hass_version
 
 from ..processes import configure_overseer, flow_step, state
-from .scripted_model import MODEL, SLOW_ANSWER, SLOW_QUESTION
+from .scripted_model import BENCH_QUIP, LIFT_QUIP, MODEL, SLOW_ANSWER, SLOW_QUESTION
 
 MANIFEST = Path(__file__).parents[2] / "custom_components" / "overseer" / "manifest.json"
 
@@ -72,7 +72,8 @@ def test_address_act_answer_then_lockdown_blocks_and_audits(home_assistant, olla
         "/api/services/overseer/post_message", {"user": "alex", "text": "overseer raise the lift"}
     ).raise_for_status()
     ha.wait_for(
-        lambda: state(ha, "input_text.overseer_said") == "Going up.", what="the reply on the chat bus"
+        lambda: state(ha, "input_text.overseer_said") == f"Lift is open. {LIFT_QUIP}",
+        what="the reply on the chat bus",
     )
     assert state(ha, "input_text.overseer_last_action") == "lift_up executed"
     ha.wait_for(lambda: state(ha, "cover.lift") == "open", timeout=20, what="the lift to open")
@@ -104,7 +105,7 @@ def test_assist_asks_the_overseer_and_the_guardrails_answer(home_assistant, over
     set_site_mode(ha, "open")
     assert state(ha, "light.bench") == "off"
 
-    assert assist(ha, "overseer make the bench light red") == "Red it is."
+    assert assist(ha, "overseer make the bench light red") == f"Bench is on (red). {BENCH_QUIP}"
     ha.wait_for(lambda: state(ha, "light.bench") == "on", timeout=10, what="the bench light to turn on")
     assert ha.state("light.bench")["attributes"]["hs_color"][0] == 0  # red
 

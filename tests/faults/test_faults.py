@@ -138,7 +138,9 @@ async def test_huge_outputs_are_bounded(hass, hass_ws_client, freezer, ollama_st
     say(hass, "alex", "overseer turn on the bench light")
     await tick(hass, freezer)
     [line] = [e.data["text"] for e in chat if e.data.get("bot")]
-    assert line.startswith("blah blah") and len(line) <= 280
+    # The overseer's fact of the one call that ran; the model's words, written beside 31 calls that
+    # did not run, are not posted (a quip stands only beside calls that all ran).
+    assert line == "Bench is on. I did not set a room light (Bench): only one action runs per decision."
     assert len(actions) == 32  # a bounded number of calls is even looked at
     assert sum(e.data["outcome"] == "executed" for e in actions) == 1
     assert len(room["light.turn_on"]) == 1
@@ -181,11 +183,8 @@ async def test_a_model_that_calls_tools_in_a_loop_is_held_by_cooldowns_and_budge
     # Asked every 60 s for 600 s, the budget (3 per 300 s) is what limits it: exactly 6.
     assert len(executed) == 2 * limits["action_budget"], times
     blocked = Counter(e.data["reason"] for e in actions if e.data["outcome"] == "blocked")
-    # The requests with a decision's results, and for the line it did not say, offer no tool to act
-    # with: their calls are all refused.
-    follow_ups = ollama_stub.follow_ups
-    asked_for_line = ollama_stub.lines_owed
-    assert follow_ups and blocked["not_available"] == len(tools) * (len(follow_ups) + len(asked_for_line))
+    # Each answer has a call, so no decision asks the model twice.
+    assert len(ollama_stub.requests) == len(ollama_stub.decisions)
     assert blocked["rate_limit"] >= 1
     assert blocked["max_tool_calls"] == 4 * len(ollama_stub.decisions)
 

@@ -6,8 +6,6 @@ English. Here the model is scripted to do the wrong thing, and the room is read 
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
@@ -23,22 +21,33 @@ def outcomes(events) -> list[tuple[str, str, str | None]]:
     return [(e.data["tool"], e.data["outcome"], e.data.get("reason")) for e in events]
 
 
+def facts(event) -> list[tuple[str, str, str | None, str | None]]:
+    """What a posted line states, as data: each device, its state, and what came of a call on it."""
+    return [(f["entity_id"], f["state"], f.get("outcome"), f.get("reason")) for f in event.data["facts"]]
+
+
 async def test_asked_to_lower_the_lift_a_model_that_raises_it_is_refused(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     hass.states.async_set("cover.lift", "open", {"friendly_name": "Lift"})
     chat = async_capture_events(hass, "overseer_chat_message")
     actions = async_capture_events(hass, "overseer_action")
+    decisions = async_capture_events(hass, "overseer_decision")
     ollama_stub.reply("Up it goes!", call("lift_up"))
-    ollama_stub.after_calls("Not today, alex.")
     say(hass, "alex", "overseer, lower the lift")
     await tick(hass, freezer)
     assert room["cover.open_cover"] == [] and room["cover.close_cover"] == []
     assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
-    # The model hears why, in the same decision, and its line knows it.
-    [follow_up] = ollama_stub.follow_ups
-    result = json.loads(next(m for m in follow_up["messages"] if m["role"] == "tool")["content"])
-    assert result["error"] == "not_what_was_asked" and result["success"] is False
-    assert bot_texts(chat) == ["Not today, alex."]
+    # One request: the raise was the model's slip (audited, not told); the asker hears that the
+    # lowering they asked for, which it could do, was not done, and none of its "Up it goes!".
+    assert len(ollama_stub.requests) == 1
+    [line] = [event for event in chat if event.data.get("bot")]
+    assert line.data["text"] == "I decided not to lower the lift."
+    assert facts(line) == [("cover.lift", "open", "not_called", None)]
+    assert line.data["fixed"] is True
+    assert (decisions[0].data["quip"], decisions[0].data["quip_dropped"]) == (
+        "dropped",
+        ["asked_act_not_done"],
+    )
 
 
 async def test_something_else_instead_is_refused_and_the_asked_for_action_runs(
@@ -67,13 +76,15 @@ async def test_words_that_ask_for_no_act_are_answered_without_touching_the_room(
     chat = async_capture_events(hass, "overseer_chat_message")
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Chaos has standards.", call("lift_up"))
-    ollama_stub.after_calls("Chaos has standards.")
     say(hass, "alex", "overseer, what do you think of us?")
     await tick(hass, freezer)
     assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
     assert room["cover.open_cover"] == [] and room["cover.close_cover"] == []
     # Its cue asks for a line, and does not invite a call.
     assert "call a tool" not in ollama_stub.decisions[0]["messages"][-1]["content"]
+    assert len(ollama_stub.requests) == 1
+    # alex asked for an opinion, and the model had one that says nothing of the room: it answers,
+    # and the stray call, the model's slip, is the audit's alone.
     assert bot_texts(chat) == ["Chaos has standards."]
 
 
@@ -85,7 +96,6 @@ async def test_words_that_mention_an_act_without_asking_for_it_act_on_no_device(
     await setup_overseer(hass, ollama_stub)
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Like this.", call("lift_up"))
-    ollama_stub.after_calls("Ask me to, and I will.")
     say(hass, "alex", text)
     await tick(hass, freezer)
     assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
@@ -106,10 +116,13 @@ async def test_a_spanish_request_is_held_to_its_action_and_answered_in_spanish(
     assert outcomes(actions) == [("lift_up", "blocked", "not_what_was_asked")]
     asked = ollama_stub.decisions[0]["messages"][-1]["content"]
     assert asked.endswith("Say it in Spanish.")
-    assert ollama_stub.follow_ups[0]["messages"][-1]["content"].endswith("Say it in Spanish.")
-    await tick(hass, freezer)  # asked again, and again nothing usable: the fallback, in Spanish
-    assert room["cover.open_cover"] == []
-    assert bot_texts(chat) == ["Lo siento, alex: ahora mismo no tengo nada útil que decir a eso."]
+    assert len(ollama_stub.requests) == 1
+    await tick(hass, freezer)  # nothing is asked again: alex was answered
+    assert room["cover.open_cover"] == [] and len(ollama_stub.requests) == 1
+    # Told in Spanish that what they asked for was not done (the raise was the model's slip).
+    [line] = [event for event in chat if event.data.get("bot")]
+    assert line.data["text"] == "Decidí no bajar el elevador."
+    assert facts(line) == [("cover.lift", "open", "not_called", None)]
 
 
 async def test_the_rooms_language_option_answers_a_line_it_cannot_place_in_that_language(
@@ -119,32 +132,32 @@ async def test_the_rooms_language_option_answers_a_line_it_cannot_place_in_that_
     chat = async_capture_events(hass, "overseer_chat_message")
     say(hass, "alex", "overseer?")
     await tick(hass, freezer)
-    await tick(hass, freezer)
+    # SKIP, and SKIP again when told alex asked (in Spanish): the fallback, in Spanish.
     assert ollama_stub.decisions[0]["messages"][-1]["content"].endswith("Say it in Spanish.")
+    [owed] = ollama_stub.lines_owed
+    assert owed["messages"][-1]["content"].endswith("Say it in Spanish.")
     assert bot_texts(chat) == ["Lo siento, alex: ahora mismo no tengo nada útil que decir a eso."]
-    # An English question is still answered in English.
+    # An English question is still answered in English: asked of the lift, the room's state of it.
     say(hass, "sam", "overseer, what do you think of the lift?")
     await tick(hass, freezer, seconds=20)
-    assert ollama_stub.decisions[2]["messages"][-1]["content"].endswith("Say it in English.")
+    assert ollama_stub.decisions[1]["messages"][-1]["content"].endswith("Say it in English.")
+    assert ollama_stub.lines_owed[1]["messages"][-1]["content"].endswith("Say it in English.")
+    assert bot_texts(chat)[1:] == ["Lift is closed."]
 
 
-async def test_an_answer_in_another_language_than_the_askers_is_asked_for_in_theirs(
-    hass, freezer, ollama_stub, room
-):
+async def test_an_answer_in_another_language_than_the_askers_is_not_posted(hass, freezer, ollama_stub, room):
     # Asked in Spanish, the bundled model answered in English now and then ("Lift down.").
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("The dark side, always.")
-    ollama_stub.line_owed("El lado oscuro, siempre.")
+    decisions = async_capture_events(hass, "overseer_decision")
+    ollama_stub.reply("Bold choice, my friend.")
     say(hass, "alex", "overseer, ¿de qué lado estás?")
     await tick(hass, freezer)
-    assert bot_texts(chat) == ["El lado oscuro, siempre."]
-    [owed] = ollama_stub.lines_owed
-    assert owed["messages"][-2:] == [
-        {"role": "assistant", "content": "The dark side, always."},
-        {"role": "user", "content": "Translate your line into Spanish for alex."},
-    ]
-    # Answered in the asker's language, or where a line's language cannot be told: asked nothing more.
+    # Not translated any more: the English line is dropped, and alex hears the fallback in Spanish.
+    assert bot_texts(chat) == ["Lo siento, alex: ahora mismo no tengo nada útil que decir a eso."]
+    assert (decisions[0].data["quip"], decisions[0].data["quip_dropped"]) == ("dropped", ["another_language"])
+    assert len(ollama_stub.requests) == 1
+    # Answered in the asker's language, or where a line's language cannot be told: posted as it is.
     ollama_stub.reply("Con nadie. Yo vigilo.")
     say(hass, "sam", "overseer, ¿con quién vas?")
     await tick(hass, freezer, seconds=20)
@@ -152,4 +165,4 @@ async def test_an_answer_in_another_language_than_the_askers_is_asked_for_in_the
     say(hass, "kim", "overseer, ¿te ríes?")
     await tick(hass, freezer, seconds=20)
     assert bot_texts(chat)[1:] == ["Con nadie. Yo vigilo.", "Ja."]
-    assert len(ollama_stub.lines_owed) == 1
+    assert len(ollama_stub.requests) == 3

@@ -7,6 +7,7 @@ import re
 import time
 from typing import Any
 
+import pytest
 from homeassistant.components import conversation
 from homeassistant.components.conversation import chat_log as chat_log_module
 from homeassistant.core import Context
@@ -61,11 +62,12 @@ async def test_an_utterance_is_a_direct_address_from_the_calling_user(
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     decisions = async_capture_events(hass, "overseer_decision")
-    ollama_stub.reply("Up it goes, Mock User.", call("lift_up"))
+    ollama_stub.reply("Hold tight, Mock User.", call("lift_up"))
 
     result = await converse(hass, freezer, "this is alex: raise the lift", hass_admin_user.id)
 
-    assert speech(result) == "Up it goes, Mock User."
+    # The overseer's fact of what its call did, then the model's words to the caller.
+    assert speech(result) == "Lift is open. Hold tight, Mock User."
     assert result["conversation_id"]
     asked = [e.data for e in chat if not e.data["bot"]]
     assert asked == [
@@ -99,27 +101,48 @@ async def test_an_action_without_a_line_is_told_in_plain_words(
     await setup_overseer(hass, ollama_stub)
     ollama_stub.reply("", call("lift_up"))
     reply = speech(await converse(hass, freezer, "raise the lift please", hass_admin_user.id))
-    assert reply == "Done: raise the lift."
+    # The fact of what the call left: the lift open (the scripted room does not move it).
+    assert reply == "Lift is open."
 
     # Inside the cooldown, the refusal and the seconds left come from the audit.
     ollama_stub.reply("", call("lift_up"))
     reply = speech(await converse(hass, freezer, "raise the lift!", hass_admin_user.id))
-    # Told the refusal, the model said nothing: the asker hears why, with the seconds left.
-    said = re.fullmatch(r"Mock User, I tried to raise the lift, but it is cooling down for (\d+) s\.", reply)
+    # The model said nothing: the asker hears why, with the seconds left.
+    said = re.fullmatch(r"I did not raise the lift: it is cooling down for (\d+) s\.", reply)
     assert said is not None and int(said[1]) > 0, reply
     assert len(room["cover.open_cover"]) == 1
+    assert len(ollama_stub.requests) == 2  # one request each: a call is an answer
 
 
 async def test_assist_hears_its_own_answer_not_another_askers(
     hass, freezer, ollama_stub, room, hass_admin_user
 ):
     await setup_overseer(hass, ollama_stub)
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("The lift rises, alex.")
-    ollama_stub.reply("Hello, Mock User.")
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Hold tight, alex.", call("lift_up"))
+    ollama_stub.reply("Bold choice, Mock User.")
     say(hass, "alex", "overseer raise the lift")
-    await tick(hass, freezer)  # the lift rises; alex's line about it comes next
-    assert speech(await converse(hass, freezer, "hello", hass_admin_user.id)) == "Hello, Mock User."
+    await tick(hass, freezer)  # the lift rises, and alex hears of it
+    assert speech(await converse(hass, freezer, "hello", hass_admin_user.id)) == "Bold choice, Mock User."
+    assert [e.data["text"] for e in chat if e.data.get("bot")] == [
+        "Lift is open. Hold tight, alex.",
+        "Bold choice, Mock User.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Hello there.",
+        "Hello, Mock User.",
+    ],
+)
+async def test_a_greeting_is_answered_with_the_models_greeting(
+    hass, freezer, ollama_stub, room, hass_admin_user, line
+):
+    await setup_overseer(hass, ollama_stub)
+    ollama_stub.reply(line)
+    assert speech(await converse(hass, freezer, "hello", hass_admin_user.id)) == line
 
 
 async def test_under_lockdown_the_reply_explains_and_nothing_moves(
@@ -131,11 +154,11 @@ async def test_under_lockdown_the_reply_explains_and_nothing_moves(
 
     reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
 
-    assert reply == "Mock User, I tried to raise the lift, but the room is in lockdown."
+    assert reply == "I did not raise the lift: the room is in lockdown."
     assert room["cover.open_cover"] == []
 
 
-async def test_a_model_that_says_nothing_twice_gets_the_fallback_line(
+async def test_a_model_that_says_nothing_when_asked_again_gets_the_fallback_line(
     hass, freezer, ollama_stub, room, hass_admin_user
 ):
     await setup_overseer(hass, ollama_stub)
@@ -145,7 +168,9 @@ async def test_a_model_that_says_nothing_twice_gets_the_fallback_line(
     reply = speech(await converse(hass, freezer, "anyone there?", hass_admin_user.id))
 
     assert reply == "Sorry Mock User, I have nothing useful to say to that right now."
-    assert (len(ollama_stub.decisions), len(ollama_stub.lines_owed)) == (2, 2)
+    # The question, then once more for its line: a decision's two requests, no more.
+    assert (len(ollama_stub.decisions), len(ollama_stub.lines_owed)) == (1, 1)
+    assert ollama_stub.lines_owed[0]["messages"][-2] == {"role": "assistant", "content": "SKIP"}
 
 
 async def test_a_slow_model_gets_a_still_thinking_reply_and_the_answer_later(
@@ -248,33 +273,37 @@ async def test_in_dry_run_the_reply_says_what_it_would_have_said(
 ):
     await setup_overseer(hass, ollama_stub)
     await hass.services.async_call("switch", "turn_on", {"entity_id": "switch.arena_dry_run"}, blocking=True)
+    ollama_stub.reply("Chaos has standards.")
+    reply = speech(await converse(hass, freezer, "hello", hass_admin_user.id))
+    assert reply == 'Dry run: I would have said "Chaos has standards.".'
+
+    # Beside a call, what the call would do: the words written beside a call that did not run are not said.
     ollama_stub.reply("Up it goes.", call("lift_up"))
-
     reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
-
-    assert (
-        reply
-        == 'Dry run: I would have said "Up it goes.". Dry run: I would raise the lift; nothing was executed.'
-    )
+    assert reply == "Dry run: I would raise the lift; nothing was executed."
     assert room["cover.open_cover"] == []
 
 
 async def test_assist_never_hears_an_action_claimed_that_did_not_run(
     hass, freezer, ollama_stub, room, hass_admin_user
 ):
-    # The same rule as the room's chat: "Lift raised." beside no call is no answer.
+    # The same as the room's chat: "Lift raised." beside no call is not said; what was not done, is.
     await setup_overseer(hass, ollama_stub)
     actions = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("Lift raised.")
-    ollama_stub.reply("Lift raised.")  # told it called nothing, it calls nothing again
-    ollama_stub.reply("SKIP")  # told it is not so, with the facts: nothing true to say
-    ollama_stub.reply("Lift raised.", call("lift_up"))
 
     reply = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
 
-    assert reply == "Lift raised."
-    # The claim that did not run was checked, told, and the question asked again.
-    assert len(ollama_stub.decisions) == 4
+    # The lift it could raise, left down: the overseer says it decided not to, never the claim.
+    assert reply == "I decided not to raise the lift."
+    # Asked once more to call it or say why not (a SKIP to that), it still did not.
+    assert len(ollama_stub.requests) == 2 and "call lift_up()" in str(ollama_stub.requests[1]["messages"][-1])
+    assert actions == [] and room["cover.open_cover"] == []
+
+    # Said beside the call that does it, the same words give way to the fact of what it did.
+    ollama_stub.reply("Lift raised.", call("lift_up"))
+    reply = speech(await converse(hass, freezer, "raise the lift, now", hass_admin_user.id))
+    assert reply == "Lift is open."
     assert [(e.data["tool"], e.data["outcome"]) for e in actions] == [("lift_up", "executed")]
 
 
@@ -291,13 +320,13 @@ async def test_assist_traces_the_decisions_calls_and_results_in_its_chat_log(
     unsubscribe = subscribe(
         hass, lambda _, kind, data: added.append(data["content"]) if "content" in data else None
     )
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("Up it goes.")
-    assert speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id)) == "Up it goes."
+    ollama_stub.reply("Hold tight.", call("lift_up"))
+    said = speech(await converse(hass, freezer, "raise the lift", hass_admin_user.id))
+    assert said == "Lift is open. Hold tight."
     unsubscribe()
     roles = [content["role"] for content in added]
     assert roles[-3:] == ["assistant", "tool_result", "assistant"], roles
     [called] = added[-3]["tool_calls"]
     assert called.tool_name == "lift_up" and called.external is True
     assert added[-2]["tool_name"] == "lift_up" and added[-2]["tool_call_id"] == called.id
-    assert added[-1]["content"] == "Up it goes."
+    assert added[-1]["content"] == said

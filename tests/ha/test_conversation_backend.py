@@ -38,10 +38,9 @@ async def test_json_decision_goes_through_the_same_guardrails(hass, freezer, roo
     )
     say(hass, "alex", "overseer turn on the bench light")
     await tick(hass, freezer)
-    asked, results = agent.inputs
+    # One request: the line after the calls is the overseer's, not the agent's.
+    [asked] = agent.inputs
     assert asked.conversation_id is None  # a fresh conversation every time
-    # After its calls, the agent reads what came of them, in the same decision.
-    assert '"outcome": "executed"' in results.text and '"error": "not_allowlisted"' in results.text
     assert asked.extra_system_prompt.startswith("You are Overseer,")
     assert "Answer with one JSON object" in asked.extra_system_prompt
     assert asked.text.startswith("STATE_UPDATE")
@@ -51,17 +50,22 @@ async def test_json_decision_goes_through_the_same_guardrails(hass, freezer, roo
         ("ha_set_entity", "executed", None),
     ]
     assert room["light.turn_on"][0].data == {"entity_id": "light.bench"}
-    assert [e.data["text"] for e in chat if e.data.get("bot")] == ["Lights for the brave."]
+    # Its words were written before a call was refused: the room hears the facts alone.
+    assert [e.data["text"] for e in chat if e.data.get("bot")] == ["Bench is on."]
 
 
-async def test_prose_replies_are_chat_and_skips_are_silent(hass, freezer, room, agent_flow):
+async def test_prose_replies_are_chat_and_a_skip_to_someone_is_asked_once_more(
+    hass, freezer, room, agent_flow
+):
     agent, _ = await setup_with_agent(hass)
     chat = async_capture_events(hass, "overseer_chat_message")
-    agent.replies.extend(["The dock remembers.", '{"chat": "", "tool_calls": []}'])
+    agent.replies.extend(["The past remembers.", '{"chat": "", "tool_calls": []}', "Ask me later."])
     for _ in range(2):
         say(hass, "alex", "overseer talk")
         await tick(hass, freezer, seconds=20)
-    assert [e.data["text"] for e in chat if e.data.get("bot")] == ["The dock remembers."]
+    assert [e.data["text"] for e in chat if e.data.get("bot")] == ["The past remembers.", "Ask me later."]
+    assert len(agent.inputs) == 3
+    assert agent.inputs[2].text.rstrip().endswith("an answer, an opinion or a verdict.")
 
 
 async def test_an_agent_with_a_control_api_raises_a_repair(hass, room, agent_flow):

@@ -43,13 +43,20 @@ async def test_direct_address_acts_and_answers_on_the_chat_bus(hass, freezer, ol
     assert room["cover.open_cover"][0].data == {"entity_id": "cover.lift"}
     assert actions(action_events) == [("lift_up", "executed", None)]
     [line] = bot_lines(chat)
-    assert line["user"] == "Overseer" and line["text"] == "Up it goes." and line["room"] == "arena"
+    # The overseer states what its call did; "Up it goes." states the room, so it is not posted.
+    assert line["user"] == "Overseer" and line["text"] == "Lift is open." and line["room"] == "arena"
+    assert line["facts"] == [
+        {"entity_id": "cover.lift", "state": "open", "deed": "open", "outcome": "executed"}
+    ]
+    assert line["fixed"] is True
     assert line["decision_id"] == decisions[0].data["decision_id"] == action_events[0].data["decision_id"]
     assert decisions[0].data["trigger"] == "direct_address"
-    assert decisions[0].data["mode"] == "ACTION+CHAT"
+    assert decisions[0].data["mode"] == "ACTION"
+    assert (decisions[0].data["quip"], decisions[0].data["quip_dropped"]) == ("dropped", ["states_the_room"])
     assert decisions[0].data["stale"] is False
     assert [e.data["typing"] for e in typing] == [True, False]
-    assert hass.states.get("sensor.arena_last_decision").state == "action_and_chat"
+    assert len(ollama_stub.requests) == 1
+    assert hass.states.get("sensor.arena_last_decision").state == "action"
     assert hass.states.get("sensor.arena_last_trigger").state == "direct_address"
     assert hass.states.get("sensor.arena_loop_phase").state == "posted"
     assert ready_in(hass, "sensor.arena_lift_cooldown") == 60
@@ -59,35 +66,46 @@ async def test_request_follows_the_seed_topology_and_offers_only_available_tools
     hass, freezer, ollama_stub, room
 ):
     await setup_overseer(hass, ollama_stub)
-    ollama_stub.reply("", call("neato_start"))
-    ollama_stub.after_calls("Neato rolls. Dust, beware.")
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Dust, beware.", call("neato_start"))
     say(hass, "alex", "overseer start neato")
     await tick(hass, freezer)
     # Asked for what cools down: no call is offered for it, but an act is asked for.
     say(hass, "sam", "overseer start neato, again!")
-    await tick(hass, freezer)  # the line after alex's deed (SKIP), then sam's turn
+    await tick(hass, freezer)
 
     second = ollama_stub.decisions[-1]
     assert second["messages"][-1]["content"].endswith(
         "sam: overseer start neato, again!\nAnswer sam now, in one short line of your own: an answer, an"
-        " opinion or a verdict (and call a tool if you act). You cannot start the vacuum now: it is cooling"
-        " down for 118 s. Tell them so."
+        " opinion or a verdict (and call a tool if you act)."
     )
     # The seed's order: the system prompt, STATE_UPDATE, the transcript with the overseer's own
-    # last line as its turn, then the tool blocks with the question again.
+    # last call, its result and its line as its turns, then the tool blocks with the question again.
     roles = [m["role"] for m in second["messages"]]
-    assert roles == ["system", "user", "user", "assistant", "user", "user"]
+    assert roles == ["system", "user", "user", "assistant", "tool", "assistant", "user", "user"]
     assert second["messages"][0]["content"].startswith("You are Overseer,")
     assert second["messages"][1]["content"].startswith("STATE_UPDATE\n")
     assert re.search(r"cooldowns: lift=ready, neato=1\d\ds, ha=ready", second["messages"][-1]["content"])
     assert second["messages"][2]["content"] == "alex: overseer start neato"
-    assert second["messages"][3]["content"] == "Overseer: Neato rolls. Dust, beware."
-    assert second["messages"][4]["content"] == "sam: overseer start neato, again!"
+    [called] = second["messages"][3]["tool_calls"]
+    assert called["function"]["name"] == "neato_start"
+    assert json.loads(second["messages"][4]["content"]) == {
+        "success": True,
+        "tool": "neato_start",
+        "outcome": "executed",
+    }
+    # Its line as the model reads it back: its own words; the fact before them ("Neato is cleaning.")
+    # was the overseer's, and the call's result above says what the call did.
+    assert second["messages"][5]["content"] == "Overseer: Dust, beware."
+    assert second["messages"][6]["content"] == "sam: overseer start neato, again!"
     offered = {tool["function"]["name"] for tool in second["tools"]}
     assert offered == {"chat_say", "lift_up", "lift_down", "ha_set_entity", "memory_read", "memory_write"}
     assert re.search(r"- neato_start\(\) reason=cooldown remaining=1\d\ds", second["messages"][-1]["content"])
     assert second["options"]["num_ctx"] == 8192 and second["keep_alive"] == -1
     assert second["stream"] is False
+    # The model said nothing to sam, twice: the held call answers, with why and for how long.
+    answer = [line["text"] for line in bot_lines(chat)][-1]
+    assert re.fullmatch(r"I did not start the vacuum: it is cooling down for 1\d\d s\.", answer), answer
 
 
 @pytest.mark.parametrize(
@@ -132,19 +150,28 @@ async def _set_state(hass, entity_id, state):
 
 
 @pytest.mark.parametrize(
-    ("flip", "reason"),
+    ("flip", "reason", "said"),
     [
         (
             lambda hass: set_select(hass, "select.arena_site_mode", "lockdown"),
             "policy_lock:site_mode_lockdown",
+            "the room is in lockdown",
         ),
-        (lambda hass: set_select(hass, "select.arena_site_mode", "admin"), "policy_lock:site_mode_admin"),
-        (lambda hass: _set_state(hass, "cover.lift", "unavailable"), "unavailable"),
-        (lambda hass: _set_state(hass, "cover.lift", "closing"), "busy"),
+        (
+            lambda hass: set_select(hass, "select.arena_site_mode", "admin"),
+            "policy_lock:site_mode_admin",
+            "an admin session has the room locked",
+        ),
+        (
+            lambda hass: _set_state(hass, "cover.lift", "unavailable"),
+            "unavailable",
+            "the device is unavailable",
+        ),
+        (lambda hass: _set_state(hass, "cover.lift", "closing"), "busy", "the device is busy"),
     ],
 )
 async def test_a_lock_that_flips_while_the_model_thinks_blocks_the_call(
-    hass, freezer, ollama_stub, room, flip, reason
+    hass, freezer, ollama_stub, room, flip, reason, said
 ):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
@@ -154,9 +181,16 @@ async def test_a_lock_that_flips_while_the_model_thinks_blocks_the_call(
     await tick(hass, freezer)
     assert room["cover.open_cover"] == []
     assert actions(action_events) == [("lift_up", "blocked", reason)]
-    # The room changed materially: "Up." is stale; the asker hears why nothing moved.
-    [line] = [line["text"] for line in bot_lines(chat)]
-    assert line.startswith("alex, I tried to raise the lift, but "), line
+    # "Up." was written before the call was refused: the asker hears why nothing moved instead.
+    [line] = bot_lines(chat)
+    assert line["text"] == f"I did not raise the lift: {said}."
+    [fact] = line["facts"]
+    assert (fact["entity_id"], fact["state"], fact["outcome"], fact["reason"]) == (
+        "cover.lift",
+        hass.states.get("cover.lift").state,
+        "blocked",
+        reason,
+    )
 
 
 async def test_execution_time_codes_for_what_the_model_should_not_have_called(
@@ -282,20 +316,52 @@ async def test_commentary_mode_chats_without_tools_and_off_stops_both(hass, free
     chat = async_capture_events(hass, "overseer_chat_message")
     action_events = async_capture_events(hass, "overseer_action")
     await set_select(hass, "select.arena_overseer_mode", "commentary")
-    ollama_stub.reply("Rover one is flying.", call("lift_up"))
+    ollama_stub.reply("What a night to be alive.")
     say(hass, "alex", "overseer say something")
     await tick(hass, freezer)
     request = ollama_stub.decisions[0]
     assert "tools" not in request or not request["tools"]
     assert request["messages"][0]["content"].startswith("You are Overseer, a commentator")
-    assert [line["text"] for line in bot_lines(chat)] == ["Rover one is flying."]
+    assert [line["text"] for line in bot_lines(chat)] == ["What a night to be alive."]
+    # A call anyway is refused, and the room never moves.
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "sam", "overseer raise the lift")
+    await tick(hass, freezer, seconds=20)
     assert actions(action_events) == [("lift_up", "blocked", "not_allowlisted")]
     assert room["cover.open_cover"] == []
+    # sam hears the lift as it is, never that it moved.
+    [answer] = bot_lines(chat)[1:]
+    assert [(f["entity_id"], f["state"]) for f in answer["facts"]] == [("cover.lift", "closed")]
+    assert "open" not in answer["text"].casefold()
 
     await set_select(hass, "select.arena_overseer_mode", "off")
+    asked = len(ollama_stub.requests)
     say(hass, "alex", "overseer hello?")
     await tick(hass, freezer, seconds=120)
-    assert len(ollama_stub.requests) == 1
+    assert len(ollama_stub.requests) == asked
+
+
+async def test_asked_to_act_in_commentary_mode_the_asker_hears_it_may_not(hass, freezer, ollama_stub, room):
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    await set_select(hass, "select.arena_overseer_mode", "commentary")
+    ollama_stub.reply("", call("lift_up"))
+    say(hass, "sam", "overseer raise the lift")
+    await tick(hass, freezer)
+    [answer] = bot_lines(chat)
+    assert answer["text"].startswith("I did not raise the lift: "), answer["text"]
+    assert [(f["entity_id"], f.get("outcome")) for f in answer["facts"]] == [("cover.lift", "blocked")]
+
+
+@pytest.mark.parametrize("words", ["One.", "Hello there, alex."])
+async def test_words_that_only_begin_like_a_state_are_posted(hass, freezer, ollama_stub, room, words):
+    # "One" is no "on", "Hello" no German "hell": words that say nothing of the room answer alex.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply(words)
+    say(hass, "alex", "overseer, hi! pick a number")
+    await tick(hass, freezer)
+    assert [line["text"] for line in bot_lines(chat)] == [words]
 
 
 def held_reply(stub, content, *calls):
@@ -359,8 +425,8 @@ async def test_an_answer_reads_the_chat_up_to_its_question_others_later_lines_wa
     # on?") and then took that one for answered: SKIP, and the fallback to its asker.
     await setup_overseer(hass, ollama_stub)
     entered, release = held_reply(ollama_stub, "First.")
-    ollama_stub.reply("One.")
-    ollama_stub.reply("Two.")
+    ollama_stub.reply("Second.")
+    ollama_stub.reply("Third.")
     say(hass, "kim", "overseer zero")
     fire_tick(hass, freezer)
     await entered.wait()
@@ -375,7 +441,7 @@ async def test_an_answer_reads_the_chat_up_to_its_question_others_later_lines_wa
         [m["content"] for m in decision["messages"][2:-1]] for decision in ollama_stub.decisions[1:3]
     )
     assert alex == ["kim: overseer zero", "alex: overseer one", "Overseer: First."]
-    assert sam[-3:] == ["sam: overseer two", "Overseer: First.", "Overseer: One."]
+    assert sam[-3:] == ["sam: overseer two", "Overseer: First.", "Overseer: Second."]
 
 
 async def test_a_late_reply_to_a_question_is_posted_a_late_comment_is_not(hass, freezer, ollama_stub, room):
@@ -451,32 +517,27 @@ async def test_a_busy_room_that_has_not_heard_the_overseer_for_its_quiet_limit_h
     assert own[1:] == ["The arena holds its breath. So do I."]
 
 
-async def test_a_lively_moment_met_with_a_copy_is_tried_once_more_without_its_lines(
-    hass, freezer, ollama_stub, room
-):
+async def test_a_lively_moment_met_with_a_copy_of_its_line_posts_nothing(hass, freezer, ollama_stub, room):
     # The bundled model met rovers docking with its last line again, every time.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("The lift stays put tonight.")
+    ollama_stub.reply("Chaos has standards.")
     say(hass, "alex", "overseer, you there?")
     await tick(hass, freezer)
-    ollama_stub.reply("Overseer: The lift stays put tonight.")
-    ollama_stub.reply("Rover 1 docks. Coward.")
+    ollama_stub.reply("Overseer: Chaos has standards.")
     hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
     await hass.async_block_till_done()
     await tick(hass, freezer, seconds=15)
-    assert [line["text"] for line in bot_lines(chat)] == ["The lift stays put tonight."]
-    # The first try reads its last lines (the seed's anti-repeat context).
-    first = ollama_stub.decisions[1]["messages"]
-    own = [m["content"] for m in first if m["role"] == "assistant"]
-    assert own == ["Overseer: The lift stays put tonight."]
+    # The moment's request reads its last lines (the seed's anti-repeat context), and its copy is
+    # not posted: the room hears the line once.
+    moment = ollama_stub.decisions[1]["messages"]
+    assert "trigger: world_event" in moment[-1]["content"]
+    assert [m["content"] for m in moment if m["role"] == "assistant"] == ["Overseer: Chaos has standards."]
+    assert [line["text"] for line in bot_lines(chat)] == ["Chaos has standards."]
+    loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
+    assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == 0.5
     await tick(hass, freezer, seconds=15)  # the minimum gap
-    retry = ollama_stub.decisions[2]["messages"]
-    assert "trigger: world_event" in retry[-1]["content"]
-    assert [m for m in retry if m["role"] == "assistant"] == []
-    assert [line["text"] for line in bot_lines(chat)][-1] == "Rover 1 docks. Coward."
-    await tick(hass, freezer, seconds=15)
-    assert len(ollama_stub.requests) == 3  # once only
+    assert len(ollama_stub.requests) == 2  # a moment nobody asked about is not asked again
 
 
 async def test_memory_written_by_the_model_and_the_services(hass, freezer, ollama_stub, room):
@@ -512,7 +573,7 @@ async def test_approval_tools_are_never_executed_directly(hass, freezer, ollama_
     assert room["cover.open_cover"] == []
 
 
-async def test_a_lively_moment_met_with_a_persons_line_said_back_is_counted_and_tried_once_more(
+async def test_a_lively_moment_met_with_a_persons_line_said_back_is_counted_and_not_posted(
     hass, freezer, ollama_stub, room
 ):
     # The bundled model met a rover docking with "alex: go go go", a crowd line it had read.
@@ -520,7 +581,6 @@ async def test_a_lively_moment_met_with_a_persons_line_said_back_is_counted_and_
     chat = async_capture_events(hass, "overseer_chat_message")
     say(hass, "jo", "go go go")
     ollama_stub.reply("Overseer: jo: go go go")
-    ollama_stub.reply("Rover 1 docks. Jo's cheering is wasted.")
     hass.states.async_set("binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"})
     await hass.async_block_till_done()
     await tick(hass, freezer, seconds=15)
@@ -529,10 +589,8 @@ async def test_a_lively_moment_met_with_a_persons_line_said_back_is_counted_and_
     loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
     assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == 1.0
     await tick(hass, freezer, seconds=15)  # the minimum gap
-    assert "trigger: world_event" in ollama_stub.decisions[1]["messages"][-1]["content"]
-    assert [line["text"] for line in bot_lines(chat)] == ["Rover 1 docks. Jo's cheering is wasted."]
-    await tick(hass, freezer, seconds=15)
-    assert len(ollama_stub.requests) == 2  # once only
+    assert len(ollama_stub.requests) == 1  # a moment nobody asked about is not asked again
+    assert bot_lines(chat) == []
 
 
 async def test_repeated_lines_are_dropped_and_counted(hass, freezer, ollama_stub, room):
@@ -540,12 +598,16 @@ async def test_repeated_lines_are_dropped_and_counted(hass, freezer, ollama_stub
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Chaos has standards.")
     ollama_stub.reply("Overseer: chaos has standards!")
+    ollama_stub.line_owed("Order is overrated.")
     for _ in range(2):
         say(hass, "alex", "overseer talk")
         await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == ["Chaos has standards."]
+    # The copy is dropped; asked once more within its decision, the model says something new.
+    assert [line["text"] for line in bot_lines(chat)] == ["Chaos has standards.", "Order is overrated."]
+    assert len(ollama_stub.lines_owed) == 1
+    # Of the three lines the model wrote, one was a repeat.
     loop = hass.config_entries.async_get_entry("room1").runtime_data.loop
-    assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == 0.5
+    assert loop.metrics.snapshot(loop.now())["repeated_line_rate"] == pytest.approx(1 / 3, abs=1e-3)
 
 
 async def test_a_line_nobody_asked_for_is_no_repeat_of_any_of_its_lines_of_the_last_minutes(
@@ -554,9 +616,8 @@ async def test_a_line_nobody_asked_for_is_no_repeat_of_any_of_its_lines_of_the_l
     # scripts/develop said "The lift is already down." three times in eight minutes, unasked.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    # "Rover two docks." is news, however like "Rover one docks." it reads (in words: a decision
-    # that reads no rover2 would hold "Rover 2" a made-up figure).
-    said = ["The lift is already down.", "Rover one docks.", "Rover two docks.", "The lift is already down!"]
+    # "Nobody blinks tonight." is news, however like "Nobody blinks." it reads.
+    said = ["Chaos has standards.", "Nobody blinks.", "Nobody blinks tonight.", "Chaos has standards!"]
     for number, line in enumerate(said):
         ollama_stub.reply(line)
         rover = f"binary_sensor.rover{number % 2 + 1}_docked"
@@ -566,10 +627,27 @@ async def test_a_line_nobody_asked_for_is_no_repeat_of_any_of_its_lines_of_the_l
     assert len(ollama_stub.decisions) == 4
     assert [line["text"] for line in bot_lines(chat)] == said[:3]
     # Asked, the same answer is the right one: an answer is held to the last two lines only.
-    ollama_stub.reply("The lift is already down.")
-    say(hass, "alex", "overseer is the lift down?")
+    ollama_stub.reply("Chaos has standards.")
+    say(hass, "alex", "overseer, who sets the rules here?")
     await tick(hass, freezer)
-    assert bot_lines(chat)[-1]["text"] == "The lift is already down."
+    assert bot_lines(chat)[-1]["text"] == "Chaos has standards."
+
+
+async def test_a_state_line_nobody_asked_for_is_not_said_again_within_minutes(
+    hass, freezer, ollama_stub, room
+):
+    # The same room, the same complaint, now that the room hears the overseer's facts.
+    await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
+    for number, line in enumerate(["The lift is already down.", "The lift is already down!"]):
+        ollama_stub.reply(line)
+        hass.states.async_set(
+            "binary_sensor.rover1_docked", "on" if number == 0 else "off", {"friendly_name": "rover1"}
+        )
+        await hass.async_block_till_done()
+        await tick(hass, freezer, seconds=60)
+    assert len(ollama_stub.decisions) == 2
+    assert [line["text"] for line in bot_lines(chat)] == ["Lift is closed."]
 
 
 async def test_a_failing_service_is_audited_as_failed_and_starts_its_cooldown(
@@ -592,7 +670,7 @@ async def test_a_failing_service_is_audited_as_failed_and_starts_its_cooldown(
     assert ready_in(hass, "sensor.arena_vacuum_cooldown") == 120
 
 
-async def test_a_reply_about_a_rover_that_docked_meanwhile_is_asked_again(hass, freezer, ollama_stub, room):
+async def test_a_reply_about_a_rover_that_docked_meanwhile_is_not_posted(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     decisions = async_capture_events(hass, "overseer_decision")
@@ -602,38 +680,39 @@ async def test_a_reply_about_a_rover_that_docked_meanwhile_is_asked_again(hass, 
             "binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"}
         ),
     )
-    ollama_stub.reply("Rover1 just docked: nice parking.")
     say(hass, "alex", "overseer watch rover one")
     await tick(hass, freezer)
-    assert bot_lines(chat) == []
     assert (decisions[0].data["stale"], decisions[0].data["stale_reason"]) == (True, "state_changed")
-    await tick(hass, freezer)  # asked again, with who is waiting made explicit
-    retry = ollama_stub.decisions[1]["messages"][-1]["content"]
-    assert "trigger: direct_address from alex, asked again: answer alex now in one chat line" in retry
-    assert [line["text"] for line in bot_lines(chat)] == ["Rover1 just docked: nice parking."]
+    # The line no longer fits the room: not posted, and not asked again; alex hears the fallback.
+    assert [line["text"] for line in bot_lines(chat)] == [
+        "Sorry alex, I have nothing useful to say to that right now."
+    ]
+    await tick(hass, freezer)
+    assert len(ollama_stub.requests) == 1
 
 
-async def test_a_copy_of_its_own_line_is_asked_again_without_its_lines_to_copy(
+async def test_a_copy_of_its_own_line_is_no_new_line_and_it_is_asked_once_more(
     hass, freezer, ollama_stub, room
 ):
     # Qwen2.5-Coder-1.5B in the demo answered every question with its first line again.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("Alex: I'm here, what's up?")
-    ollama_stub.reply("Overseer: Alex: I'm here, what's up?")
-    ollama_stub.reply("Sloppy lap. Earn the next one.")
+    ollama_stub.reply("Alex: I'm here. Always watching.")
+    ollama_stub.reply("Overseer: Alex: I'm here. Always watching.")
+    ollama_stub.line_owed("Sloppy lap. Earn it.")
     say(hass, "alex", "overseer, you there?")
     await tick(hass, freezer)
     say(hass, "alex", "overseer rate that last lap")
     await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == ["Alex: I'm here, what's up?"]  # the copy dropped
     first = ollama_stub.decisions[1]["messages"]
     assert any(m["role"] == "assistant" for m in first)  # the seed's transcript: its own lines too
-    await tick(hass, freezer)
-    retry = ollama_stub.decisions[2]["messages"]
-    assert [m for m in retry if m["role"] == "assistant"] == []
-    assert "alex: overseer rate that last lap" in retry[-1]["content"]
-    assert [line["text"] for line in bot_lines(chat)][-1] == "Sloppy lap. Earn the next one."
+    # The copy is dropped, and the model is asked once more within the decision.
+    [owed] = ollama_stub.lines_owed
+    assert owed["messages"][-1]["content"].startswith("Not SKIP: alex asked you.")
+    assert [line["text"] for line in bot_lines(chat)] == [
+        "Alex: I'm here. Always watching.",
+        "Sloppy lap. Earn it.",
+    ]
 
 
 async def test_a_line_that_says_someones_chat_line_back_is_no_new_line(hass, freezer, ollama_stub, room):
@@ -642,62 +721,92 @@ async def test_a_line_that_says_someones_chat_line_back_is_no_new_line(hass, fre
     chat = async_capture_events(hass, "overseer_chat_message")
     say(hass, "jo", "go go go")
     ollama_stub.reply("Overseer: jo: go go go")
-    ollama_stub.reply("Jo cheers. The dock is unimpressed.")
+    ollama_stub.line_owed("Jo cheers. Nobody else does.")
     say(hass, "alex", "overseer, anything?")
     await tick(hass, freezer)
-    assert bot_lines(chat) == []
+    # Said back, it is no line: asked once more within the decision, the model answers.
+    assert [line["text"] for line in bot_lines(chat)] == ["Jo cheers. Nobody else does."]
     entry = hass.config_entries.async_get_entry("room1")
-    assert build_status(entry.runtime_data)["decision"]["notes"] == ["chat_said_back"]
-    await tick(hass, freezer)  # asked again
-    assert [line["text"] for line in bot_lines(chat)] == ["Jo cheers. The dock is unimpressed."]
+    assert build_status(entry.runtime_data)["decision"]["notes"] == ["chat_said_back", "line_asked_for"]
+    assert len(ollama_stub.requests) == 2
 
 
-async def test_a_line_that_claims_an_action_no_call_ran_is_not_posted(hass, freezer, ollama_stub, room):
-    # The bundled model answered "overseer raise the lift" with "Lift raised." and no call.
+@pytest.mark.parametrize(
+    ("words", "dropped"),
+    [
+        # The bundled model answered "overseer raise the lift" with "Lift raised." and no call,
+        ("Overseer: Lift raised.", "Lift raised."),
+        # promised "Ok, I will do that." and called nothing,
+        ("Ok, I will do that.", "will do"),
+        # or refused in words of its own, with a verdict after them.
+        ("The lift stays down. Chaos has standards.", "Chaos"),
+    ],
+)
+async def test_an_asked_for_act_the_model_could_do_and_did_not_call_is_told_as_its_decision(
+    hass, freezer, ollama_stub, room, words, dropped
+):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("Overseer: Lift raised.")
-    ollama_stub.reply("Lift raised.")  # told it called nothing, it calls nothing again
-    ollama_stub.reply("Lift raised.")  # told it is not so, it says it again
-    ollama_stub.reply("Lift raised.")  # and again
-    ollama_stub.reply("Lift raised.", call("lift_up"))
+    decisions = async_capture_events(hass, "overseer_decision")
+    ollama_stub.reply(words)
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
-    assert bot_lines(chat) == [] and hass.states.get("cover.lift").state == "closed"
-    entry = hass.config_entries.async_get_entry("room1")
-    status = build_status(entry.runtime_data)
-    assert "false_statement_dropped" in status["decision"]["notes"]
-    assert status["metrics"]["unbacked_claims"] == 1
-    await tick(hass, freezer)  # asked again: this time the call runs, and the same words are true
-    assert [line["text"] for line in bot_lines(chat)] == ["Lift raised."]
-    assert build_status(entry.runtime_data)["metrics"]["unbacked_claims"] == 1
+    assert hass.states.get("cover.lift").state == "closed" and room["cover.open_cover"] == []
+    # Its call was offered and it made none: alex hears that it decided not to, never a claim or a
+    # promise, and none of its words (written as if it had, or would).
+    [line] = bot_lines(chat)
+    assert line["text"] == "I decided not to raise the lift."
+    assert dropped not in line["text"]
+    [fact] = line["facts"]
+    assert (fact["entity_id"], fact["state"], fact["outcome"]) == ("cover.lift", "closed", "not_called")
+    assert line["fixed"] is True
+    assert (decisions[0].data["quip"], decisions[0].data["quip_dropped"]) == (
+        "dropped",
+        ["asked_act_not_done"],
+    )
+    # Asked once more in the same decision to call it or say why not, it answered nothing (the
+    # stub's SKIP): two requests, the contract's bound.
+    await tick(hass, freezer, seconds=10)
+    first, again = ollama_stub.requests
+    assert again["messages"][-2]["role"] == "assistant" and again["messages"][-2]["content"]
+    assert again["messages"][-1]["content"].endswith("call lift_up(), or say in one short line why not.")
 
 
-async def test_the_line_after_a_call_is_said_in_the_same_decision_knowing_its_result(
+async def test_asked_for_what_the_room_shows_done_the_model_may_just_answer(hass, freezer, ollama_stub, room):
+    # The lift is up already: leaving lift_up uncalled leaves nothing undone, and its words stand.
+    await setup_overseer(hass, ollama_stub)
+    hass.states.async_set("cover.lift", "open", {"friendly_name": "Lift"})
+    chat = async_capture_events(hass, "overseer_chat_message")
+    ollama_stub.reply("Chaos has standards.")
+    say(hass, "alex", "overseer raise the lift")
+    await tick(hass, freezer)
+    assert room["cover.open_cover"] == []
+    [line] = bot_lines(chat)
+    assert line["text"] == "Lift is open. Chaos has standards."
+    assert line["facts"] == [{"entity_id": "cover.lift", "state": "open"}]
+
+
+async def test_a_call_that_ran_is_stated_and_the_models_words_follow_in_one_request(
     hass, freezer, ollama_stub, room
 ):
-    # Seed 000's loop: the model's call runs, its result goes back to the model as a tool
-    # message, and the model says its line knowing it, offered nothing but the chat.
+    # The line is said in the decision that acted: the overseer states what the call did, and the
+    # model's words that say nothing of the room follow.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("Lift raised. Enjoy the view, alex.")
+    decisions = async_capture_events(hass, "overseer_decision")
+    ollama_stub.reply("Enjoy the view, alex.", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     assert len(room["cover.open_cover"]) == 1
-    assert [line["text"] for line in bot_lines(chat)] == ["Lift raised. Enjoy the view, alex."]
-    [follow_up] = ollama_stub.follow_ups
-    asked = ollama_stub.decisions[0]["messages"]
-    messages = follow_up["messages"]
-    assert messages[: len(asked)] == asked  # the same conversation, continued
-    [called] = messages[len(asked)]["tool_calls"]
-    assert called["function"]["name"] == "lift_up"
-    result = json.loads(messages[len(asked) + 1]["content"])
-    assert messages[len(asked) + 1]["role"] == "tool"
-    assert result == {"success": True, "tool": "lift_up", "outcome": "executed", "state": "Lift: open"}
-    assert [tool["function"]["name"] for tool in follow_up["tools"]] == ["chat_say"]
+    [line] = bot_lines(chat)
+    assert line["text"] == "Lift is open. Enjoy the view, alex."
+    assert line["facts"] == [
+        {"entity_id": "cover.lift", "state": "open", "deed": "open", "outcome": "executed"}
+    ]
+    assert "fixed" not in line  # some of its words are the model's
+    assert (decisions[0].data["quip"], decisions[0].data.get("quip_dropped")) == ("posted", None)
     await tick(hass, freezer, seconds=10)
-    assert len(ollama_stub.requests) == 2  # answered: nothing more is asked
+    assert len(ollama_stub.requests) == 1  # answered: nothing more is asked
     metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
     assert metrics["addressed"] == {"model_line": 1}
 
@@ -711,9 +820,20 @@ async def test_silence_after_the_deed_is_told_in_the_overseers_own_words(hass, f
     await tick(hass, freezer, seconds=10)
     # The light answered alex, and the overseer says what it did: no fallback, nothing asked again.
     # The light by its name: with "light.bench" in the chat, the model wrote entity ids in its lines.
-    assert [line["text"] for line in bot_lines(chat)] == ["Done: set a room light (Bench, blue)."]
-    # Asked once for the line it did not say (still SKIP), then answered in its own words.
-    assert (len(ollama_stub.decisions), len(ollama_stub.follow_ups), len(ollama_stub.lines_owed)) == (1, 1, 1)
+    [line] = bot_lines(chat)
+    # The light asked for by its name is the one stated, not every light.
+    assert line["text"] == "Bench is on (blue)."
+    [fact] = line["facts"]
+    assert (fact["entity_id"], fact["state"], fact["colour"], fact["outcome"]) == (
+        "light.bench",
+        "on",
+        "blue",
+        "executed",
+    )
+    # A decision that acted is not asked again for a line.
+    assert (len(ollama_stub.decisions), len(ollama_stub.follow_ups), len(ollama_stub.lines_owed)) == (1, 0, 0)
+    metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
+    assert metrics["addressed"] == {"acted": 1}
 
 
 async def test_the_overseers_own_sentences_are_not_read_back_to_the_model(hass, freezer, ollama_stub, room):
@@ -725,57 +845,51 @@ async def test_the_overseers_own_sentences_are_not_read_back_to_the_model(hass, 
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     await tick(hass, freezer, seconds=10)
-    assert [line["text"] for line in bot_lines(chat)] == ["Done: raise the lift."]
+    assert [line["text"] for line in bot_lines(chat)] == ["Lift is open."]
     assert bot_lines(chat)[0]["fixed"] is True
-    ollama_stub.reply("Rover 3 is toast. Crispy.")
+    ollama_stub.reply("Toast. Extra crispy.")
     say(hass, "sam", "overseer roast rover 3 for us")
     await tick(hass, freezer)
-    read = [message["content"] for message in ollama_stub.decisions[-1]["messages"]]
+    read = [message.get("content") or "" for message in ollama_stub.decisions[-1]["messages"]]
     assert "alex: overseer raise the lift" in read
-    assert not any("Done:" in content for content in read)
-    # The model's own line goes out as it is, and is read back as its turn.
+    assert not any("Lift is open." in content for content in read)
+    # The model's own words go out as they are (after the room's facts of the rovers the words
+    # name), and are read back as its turn.
+    assert bot_lines(chat)[-1]["text"].endswith(" Toast. Extra crispy.")
+    assert bot_lines(chat)[-1]["quip"] == "Toast. Extra crispy."
     assert "fixed" not in bot_lines(chat)[-1]
     say(hass, "alex", "overseer what now?")
     await tick(hass, freezer)
-    assert {"role": "assistant", "content": "Overseer: Rover 3 is toast. Crispy."} in [
-        {key: message[key] for key in ("role", "content")}
+    turns = [
+        message.get("content") or ""
         for message in ollama_stub.decisions[-1]["messages"]
+        if message["role"] == "assistant"
     ]
+    assert [turn for turn in turns if turn.startswith("Overseer: ")][-1].endswith(" Toast. Extra crispy.")
 
 
-async def test_the_state_a_result_reported_said_back_is_no_line(hass, freezer, ollama_stub, room):
-    # Asked to turn the shelf light off, the bundled model's line was its call's result: "Shelf: off".
-    await setup_overseer(hass, ollama_stub)
-    chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("Lift: open")
-    ollama_stub.line_owed("Up it goes. Mind your heads, alex.")
-    say(hass, "alex", "overseer raise the lift")
-    await tick(hass, freezer)
-    assert len(room["cover.open_cover"]) == 1
-    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes. Mind your heads, alex."]
-    assert len(ollama_stub.lines_owed) == 1
-
-
-async def test_a_result_said_back_when_asked_again_for_a_line_is_none_either(
+async def test_a_line_of_facts_and_words_is_read_back_as_the_models_words_alone(
     hass, freezer, ollama_stub, room
 ):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("Lift: open")
-    ollama_stub.line_owed("Lift: open.")
+    ollama_stub.reply("Enjoy the view, alex.", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
-    await tick(hass, freezer, seconds=10)
-    assert [line["text"] for line in bot_lines(chat)] == ["Done: raise the lift."]
+    assert [line["text"] for line in bot_lines(chat)] == ["Lift is open. Enjoy the view, alex."]
+    ollama_stub.reply("Chaos has standards.")
+    say(hass, "sam", "overseer, thoughts?")
+    await tick(hass, freezer)
+    turns = [m.get("content") for m in ollama_stub.decisions[-1]["messages"] if m["role"] == "assistant"]
+    assert "Overseer: Enjoy the view, alex." in turns
+    assert not any("Lift is open." in (turn or "") for turn in turns)
 
 
 async def test_a_copy_of_a_line_it_read_past_its_fixed_sentences_is_no_new_line(
     hass, freezer, ollama_stub, room
 ):
     # Its fixed sentences out of the window, the model reads its own older lines: those are held
-    # against its answer too, not only its last lines (here the two accounts).
+    # against its answer too, not only its last lines (here the two facts of its calls).
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Chaos wins tonight.")
@@ -791,62 +905,48 @@ async def test_a_copy_of_a_line_it_read_past_its_fixed_sentences_is_no_new_line(
     say(hass, "jo", "overseer, who wins?")
     await tick(hass, freezer)
     await tick(hass, freezer, seconds=10)
-    read = [message["content"] for message in ollama_stub.decisions[-1]["messages"]]
+    read = [message.get("content") or "" for message in ollama_stub.decisions[-1]["messages"]]
     assert "Overseer: Chaos wins tonight." in read
     assert [line["text"] for line in bot_lines(chat)] == [
         "Chaos wins tonight.",
-        "Done: raise the lift.",
-        "Done: start the vacuum.",
+        "Lift is open.",
+        "Neato is cleaning.",
         "Jo wins. Barely.",
     ]
 
 
-async def test_the_line_after_a_call_is_offered_no_tool_to_act_again(hass, freezer, ollama_stub, room):
-    # Offered its tools, the bundled model acted again (memory_write twice) instead of speaking.
-    await setup_overseer(hass, ollama_stub)
-    chat = async_capture_events(hass, "overseer_chat_message")
-    action_events = async_capture_events(hass, "overseer_action")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("", call("lift_up"))
-    say(hass, "alex", "overseer raise the lift")
-    await tick(hass, freezer)
-    # The call it made anyway is refused and audited; the lift rose once.
-    assert len(room["cover.open_cover"]) == 1
-    assert actions(action_events) == [
-        ("lift_up", "executed", None),
-        ("lift_up", "blocked", "not_available"),
-    ]
-    assert [line["text"] for line in bot_lines(chat)] == ["Done: raise the lift."]
-
-
-async def test_the_cue_said_back_to_a_question_is_no_line_and_it_is_asked_again(
+async def test_the_cue_said_back_to_a_question_is_no_line_and_it_is_asked_once_more(
     hass, freezer, ollama_stub, room
 ):
     # The bundled model told "an answer, an opinion or a verdict" said that, reordered, in the demo.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("An opinion, an answer or a verdict.")
-    ollama_stub.reply("Sam drives like a dropped toolbox.")
+    ollama_stub.line_owed("Sam brakes for ghosts.")
     say(hass, "alex", "overseer what do you think of sam's driving")
     await tick(hass, freezer)
     entry = hass.config_entries.async_get_entry("room1")
-    assert "cue_said_back" in build_status(entry.runtime_data)["decision"]["notes"]
-    assert bot_lines(chat) == []
-    await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == ["Sam drives like a dropped toolbox."]
+    assert build_status(entry.runtime_data)["decision"]["notes"][:1] == ["cue_said_back"]
+    assert [line["text"] for line in bot_lines(chat)] == ["Sam brakes for ghosts."]
+    assert len(ollama_stub.requests) == 2
 
 
-async def test_a_question_asked_again_acts_and_then_speaks_in_that_decision(hass, freezer, ollama_stub, room):
+async def test_a_skip_to_an_asked_for_act_is_asked_once_more_and_the_call_may_answer(
+    hass, freezer, ollama_stub, room
+):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("SKIP")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("Risen, as you wished, alex.")
+    ollama_stub.line_owed("", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
     for _ in range(3):
         await tick(hass, freezer)
+    # Asked once more, with the call the words ask for; it runs, and its fact answers alex.
+    [owed] = ollama_stub.lines_owed
+    assert owed["messages"][-1]["content"].endswith("Or do what alex asked: call lift_up().")
     assert len(room["cover.open_cover"]) == 1
-    assert [line["text"] for line in bot_lines(chat)] == ["Risen, as you wished, alex."]
+    assert [line["text"] for line in bot_lines(chat)] == ["Lift is open."]
+    assert len(ollama_stub.requests) == 2
 
 
 async def test_the_room_changing_topic_is_a_lively_moment_once(hass, freezer, ollama_stub, room):
@@ -873,14 +973,14 @@ async def test_a_change_that_does_not_touch_the_reply_does_not_drop_it(hass, fre
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply(
-        "Alex is on a roll tonight.",
+        "Alex has a hot hand tonight.",
         before=lambda: hass.states.async_set(
             "binary_sensor.rover1_docked", "on", {"friendly_name": "rover1 docked"}
         ),
     )
     say(hass, "alex", "overseer how am I doing")
     await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == ["Alex is on a roll tonight."]
+    assert [line["text"] for line in bot_lines(chat)] == ["Alex has a hot hand tonight."]
 
 
 async def test_the_lift_the_overseer_raised_moving_never_makes_its_answer_stale(
@@ -888,6 +988,7 @@ async def test_the_lift_the_overseer_raised_moving_never_makes_its_answer_stale(
 ):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
+    decisions = async_capture_events(hass, "overseer_decision")
 
     async def open_cover(call):
         hass.states.async_set("cover.lift", "opening", {"friendly_name": "Lift"})
@@ -897,25 +998,29 @@ async def test_the_lift_the_overseer_raised_moving_never_makes_its_answer_stale(
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     assert hass.states.get("cover.lift").state == "opening"
-    assert [line["text"] for line in bot_lines(chat)] == ["The lift is going up."]
+    assert decisions[0].data["stale"] is False
+    # Stated as the call leaves it: the lift it raised, open.
+    [line] = bot_lines(chat)
+    assert line["text"] == "Lift is open."
+    assert line["facts"] == [
+        {"entity_id": "cover.lift", "state": "open", "deed": "open", "outcome": "executed"}
+    ]
 
 
 async def test_nothing_usable_twice_gets_the_fallback_line(hass, freezer, ollama_stub, room):
     await setup_overseer(hass, ollama_stub, options={**OPTIONS, "fallback_line": "Give me a second, [user]."})
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("SKIP")
-    ollama_stub.reply("")
-    say(hass, "alex", "overseer what's the score")
+    ollama_stub.line_owed("")
+    say(hass, "alex", "overseer, thoughts?")
     await tick(hass, freezer)
-    assert bot_lines(chat) == []  # a SKIP to someone who asked is a miss: asked again
-    await tick(hass, freezer)
+    # SKIP, then nothing when told alex asked: the fallback, within the decision.
     assert [line["text"] for line in bot_lines(chat)] == ["Give me a second, alex."]
-    # Each decision asked once more for its line, within it.
-    assert (len(ollama_stub.decisions), len(ollama_stub.lines_owed)) == (2, 2)
+    assert (len(ollama_stub.decisions), len(ollama_stub.lines_owed)) == (1, 1)
     await tick(hass, freezer, seconds=10)
-    assert len(ollama_stub.requests) == 4  # bounded: the question is answered, not asked forever
+    assert len(ollama_stub.requests) == 2  # bounded: the question is answered, not asked forever
     metrics = build_status(hass.config_entries.async_get_entry("room1").runtime_data)["metrics"]
-    assert metrics["addressed"] == {"asked_again": 1, "fallback": 1}
+    assert metrics["addressed"] == {"fallback": 1}
     assert metrics["addressed_answered_by_model"] == 0.0
 
 
@@ -934,8 +1039,7 @@ async def test_the_built_in_fallback_line_is_translated(hass, freezer, ollama_st
 
 async def test_an_asked_for_action_a_guardrail_stops_is_answered_with_why(hass, freezer, ollama_stub, room):
     # The bundled model answered "lower the lift please" with lift_down on the lift's cooldown, twice:
-    # the asker got "nothing useful to say", not why. Told the refusal, it said nothing: the
-    # asker hears why at once, not after the same call is tried again.
+    # the asker got "nothing useful to say", not why. The asker hears why at once, in one request.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("Up.", call("lift_up"))
@@ -945,10 +1049,12 @@ async def test_an_asked_for_action_a_guardrail_stops_is_answered_with_why(hass, 
     say(hass, "alex", "overseer lower the lift please")
     await tick(hass, freezer)
     assert len(room["cover.close_cover"]) == 0
-    [_, answer] = [line["text"] for line in bot_lines(chat)]
-    assert re.fullmatch(r"alex, I tried to lower the lift, but it is cooling down for \d+ s\.", answer), (
-        answer
-    )
+    [_, answer] = bot_lines(chat)
+    assert re.fullmatch(r"I did not lower the lift: it is cooling down for \d+ s\.", answer["text"]), answer
+    [fact] = answer["facts"]
+    assert (fact["deed"], fact["outcome"], fact["reason"]) == ("close", "blocked", "cooldown")
+    assert 0 < fact["retry_in_s"] <= 60 and f"{fact['retry_in_s']} s" in answer["text"]
+    assert len(ollama_stub.requests) == 2
 
 
 async def test_an_asked_for_action_shown_as_blocked_is_answered_with_why(hass, freezer, ollama_stub, room):
@@ -962,35 +1068,50 @@ async def test_an_asked_for_action_shown_as_blocked_is_answered_with_why(hass, f
     await tick(hass, freezer)
     # The scripted room does not move the cover: it still reads closed, so raising it is still wanted.
     ollama_stub.reply("I raised the lift.")
-    ollama_stub.reply("The room shows Lift: closed.")
     say(hass, "alex", "overseer raise the lift please")
     await tick(hass, freezer)
-    assert "lift_up() reason=cooldown" in ollama_stub.decisions[-2]["messages"][-1]["content"]
+    assert "lift_up() reason=cooldown" in ollama_stub.decisions[-1]["messages"][-1]["content"]
     assert len(room["cover.open_cover"]) == 1
-    [_, answer] = [line["text"] for line in bot_lines(chat)]
-    assert re.fullmatch(r"alex, I can't raise the lift yet: it is cooling down for \d+ s\.", answer), answer
+    # The claim is not posted: the held call is, as the refusal it would meet.
+    [_, answer] = bot_lines(chat)
+    assert re.fullmatch(r"I did not raise the lift: it is cooling down for \d+ s\.", answer["text"]), answer
+    [fact] = answer["facts"]
+    assert (fact["entity_id"], fact["state"], fact["outcome"], fact["reason"]) == (
+        "cover.lift",
+        "closed",
+        "blocked",
+        "cooldown",
+    )
     await tick(hass, freezer)
-    assert len(ollama_stub.decisions) == 3  # the first question, and the second's answer and its check
+    assert len(ollama_stub.requests) == 2  # the first question, and the second's one request
 
 
-async def test_told_why_an_asked_for_action_is_held_it_says_so_in_its_own_line(
+async def test_an_asked_for_action_held_is_stated_as_the_refusal_it_would_meet(
     hass, freezer, ollama_stub, room
 ):
     # A held-out draw: "levanta el elevador" met the spent action budget; with the call only listed
     # as blocked, the model's answers were dropped and the asker heard the overseer's stock sentence.
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
+    decisions = async_capture_events(hass, "overseer_decision")
     ollama_stub.reply("Up.", call("lift_up"))
     say(hass, "sam", "overseer raise the lift")
     await tick(hass, freezer)
     ollama_stub.reply("Not yet, alex. The lift is cooling off.")
     say(hass, "alex", "overseer raise the lift again")
     await tick(hass, freezer)
-    cue = ollama_stub.decisions[-1]["messages"][-1]["content"]
-    assert re.search(r"You cannot raise the lift now: it is cooling down for \d+ s\. Tell them so\.", cue), (
-        cue
+    assert re.search(r"- lift_up\(\) reason=cooldown", ollama_stub.decisions[-1]["messages"][-1]["content"])
+    # The refusal is the overseer's fact, and it answers alex alone: beside an act that did not
+    # run, none of the model's words are posted (its "The lift is cooling off." least of all).
+    [answer] = bot_lines(chat)[1:]
+    assert re.fullmatch(r"I did not raise the lift: it is cooling down for \d+ s\.", answer["text"]), answer
+    [fact] = answer["facts"]
+    assert (fact["entity_id"], fact["outcome"], fact["reason"]) == ("cover.lift", "blocked", "cooldown")
+    assert (decisions[-1].data["quip"], decisions[-1].data["quip_dropped"]) == (
+        "dropped",
+        ["written_before_results"],
     )
-    assert [line["text"] for line in bot_lines(chat)][1:] == ["Not yet, alex. The lift is cooling off."]
+    assert len(ollama_stub.requests) == 2
     assert len(room["cover.close_cover"]) == 0
 
 
@@ -1004,16 +1125,15 @@ async def test_a_question_about_a_device_the_model_does_not_answer_is_answered_w
     name_the_lift(hass, "closed", "elevador")
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("SKIP")
-    ollama_stub.reply("SKIP")
     say(hass, "alex", "overseer, ¿el elevador está arriba o abajo?")
     await tick(hass, freezer)
-    await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == ["alex, así está la sala: elevador: Cerrado."]
-    ollama_stub.reply("SKIP")
+    [line] = bot_lines(chat)
+    assert line["text"] == "El dispositivo Lift está cerrado."
+    assert line["facts"] == [{"entity_id": "cover.lift", "state": "closed"}]
+    assert len(ollama_stub.requests) == 2  # SKIP, and SKIP again when told alex asked
     ollama_stub.reply("SKIP")
     say(hass, "sam", "overseer, who drives better?")
-    await tick(hass, freezer)
-    await tick(hass, freezer)
+    await tick(hass, freezer, seconds=20)
     assert bot_lines(chat)[-1]["text"] == "Sorry sam, I have nothing useful to say to that right now."
 
 
@@ -1060,44 +1180,6 @@ async def test_the_button_box_counter_moves_within_its_step_and_cooldown(hass, f
     ]
 
 
-async def test_asked_for_a_call_it_made_none_of_it_is_asked_once_more_to_call_it_or_say_why(
-    hass, freezer, ollama_stub, room
-):
-    # The bundled model promised "Ok, I will do that." and called nothing. Told it called
-    # nothing, it may call now (the policy still judges the call) or say why not.
-    await setup_overseer(hass, ollama_stub)
-    chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("Ok, I will do that.")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("Up it goes, alex.")
-    say(hass, "alex", "overseer raise the lift")
-    await tick(hass, freezer)
-    assert len(room["cover.open_cover"]) == 1
-    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes, alex."]
-    first, again = ollama_stub.decisions
-    assert again["messages"][: len(first["messages"])] == first["messages"]  # the same request, continued
-    assert again["messages"][-2] == {"role": "assistant", "content": "Ok, I will do that."}
-    assert again["messages"][-1]["content"].startswith("If you do what alex asked, call lift_up() now;")
-    assert again["tools"] == first["tools"]
-    status = build_status(hass.config_entries.async_get_entry("room1").runtime_data)
-    assert "call_asked_again" in status["decision"]["notes"]
-
-
-async def test_asked_again_for_the_call_it_may_say_why_not_and_nothing_moves(
-    hass, freezer, ollama_stub, room
-):
-    await setup_overseer(hass, ollama_stub)
-    chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("Ok, I will do that.")
-    ollama_stub.reply("The lift stays down. Chaos has standards.")
-    say(hass, "alex", "overseer raise the lift")
-    await tick(hass, freezer)
-    assert room["cover.open_cover"] == [] and hass.states.get("cover.lift").state == "closed"
-    # The promise it did not keep is not posted: its reason is.
-    assert [line["text"] for line in bot_lines(chat)] == ["The lift stays down. Chaos has standards."]
-    assert len(ollama_stub.decisions) == 2
-
-
 async def test_nothing_is_asked_again_when_the_words_ask_for_no_call_or_the_call_is_blocked(
     hass, freezer, ollama_stub, room
 ):
@@ -1133,10 +1215,10 @@ async def test_a_skip_to_someone_who_asked_is_asked_once_more_for_its_line_withi
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("SKIP")
-    ollama_stub.line_owed("The dark side. Always.")
+    ollama_stub.line_owed("Chaos. Always.")
     say(hass, "alex", "overseer, pick a side")
     await tick(hass, freezer)
-    assert [line["text"] for line in bot_lines(chat)] == ["The dark side. Always."]
+    assert [line["text"] for line in bot_lines(chat)] == ["Chaos. Always."]
     [decision] = ollama_stub.decisions
     [owed] = ollama_stub.lines_owed
     assert (
@@ -1158,51 +1240,40 @@ async def test_a_skip_to_someone_who_asked_is_asked_once_more_for_its_line_withi
     assert status["metrics"]["addressed"] == {"model_line": 1}
 
 
-async def test_silence_after_a_deed_is_asked_once_more_for_the_line_with_the_results_in_view(
-    hass, freezer, ollama_stub, room
-):
-    await setup_overseer(hass, ollama_stub)
-    chat = async_capture_events(hass, "overseer_chat_message")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("SKIP")
-    ollama_stub.line_owed("Up it goes. Mind your heads.")
-    say(hass, "alex", "overseer raise the lift")
-    await tick(hass, freezer)
-    assert len(room["cover.open_cover"]) == 1
-    # Its own line, not the overseer's account of the deed.
-    assert [line["text"] for line in bot_lines(chat)] == ["Up it goes. Mind your heads."]
-    [follow_up] = ollama_stub.follow_ups
-    [owed] = ollama_stub.lines_owed
-    assert owed["messages"][: len(follow_up["messages"])] == follow_up["messages"]
-    assert [tool["function"]["name"] for tool in owed["tools"]] == ["chat_say"]
-
-
 async def test_a_room_call_in_the_answer_asked_for_its_line_is_refused_and_acts_on_nothing(
     hass, freezer, ollama_stub, room
 ):
-    # Ollama cannot hold the request to chat_say: a call there is audited and refused, and is no
-    # act of the decision's (Assist answers from those).
+    # The second request offers the first one's tools (a server's cache serves it): a room call
+    # there that the words did not ask for is audited and refused, and nothing moves.
     await setup_overseer(hass, ollama_stub)
+    chat = async_capture_events(hass, "overseer_chat_message")
     action_events = async_capture_events(hass, "overseer_action")
     ollama_stub.reply("SKIP")
-    ollama_stub.line_owed("Up it goes.", call("lift_up"))
+    ollama_stub.line_owed("Up it goes. Chaos has standards.", call("lift_up"))
     say(hass, "alex", "overseer, pick a side")
     await tick(hass, freezer)
     assert room["cover.open_cover"] == []
-    assert actions(action_events) == [("lift_up", "blocked", "not_available")]
+    assert actions(action_events) == [("lift_up", "blocked", "not_what_was_asked")]
+    # The model's slip is the audit's, not the room's: no fact of it, and the words that claim the
+    # lift moved are not posted; its answer to alex, which says nothing of the room, is.
+    [line] = bot_lines(chat)
+    assert line["text"] == "Chaos has standards."
+    assert line["facts"] == []
+    assert len(ollama_stub.requests) == 2
 
 
-async def test_a_line_asked_for_after_refused_calls_knows_their_results_and_is_posted(
+async def test_a_call_a_lockdown_refuses_is_answered_with_why_in_one_request(
     hass, freezer, ollama_stub, room
 ):
     await setup_overseer(hass, ollama_stub)
     chat = async_capture_events(hass, "overseer_chat_message")
     await set_select(hass, "select.arena_site_mode", "lockdown")
-    ollama_stub.reply("", call("lift_up"))
-    ollama_stub.after_calls("SKIP")
-    ollama_stub.line_owed("Lockdown holds the lift, alex.")
+    ollama_stub.reply("Lockdown holds the lift, alex.", call("lift_up"))
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     assert room["cover.open_cover"] == []
-    # Said knowing the refusal, the line is not taken for one announcing the deed.
-    assert [line["text"] for line in bot_lines(chat)] == ["Lockdown holds the lift, alex."]
+    [line] = bot_lines(chat)
+    assert line["text"] == "I did not raise the lift: the room is in lockdown."
+    [fact] = line["facts"]
+    assert (fact["outcome"], fact["reason"]) == ("blocked", "policy_lock:site_mode_lockdown")
+    assert len(ollama_stub.requests) == 1

@@ -103,13 +103,31 @@ async def test_decisions_use_the_same_tools_normaliser_and_metrics(hass, freezer
         ("ha_set_entity", "executed", None),
     ]
     assert room["light.turn_on"][0].data == {"entity_id": "light.bench", "color_name": "gold"}
-    assert [e.data["text"] for e in chat if e.data.get("bot")] == ["Lights for the brave."]
+    # The overseer states what ran; the model's words, written beside a call that did not run, are not posted.
+    [line] = [e.data for e in chat if e.data.get("bot")]
+    assert line["text"] == "Bench is on (gold). I did not raise the lift: only one action runs per decision."
+    assert line["facts"] == [
+        {
+            "entity_id": "light.bench",
+            "state": "on",
+            "colour": "gold",
+            "deed": "colour:gold",
+            "outcome": "executed",
+        },
+        {
+            "entity_id": "cover.lift",
+            "state": "closed",
+            "deed": "open",
+            "outcome": "blocked",
+            "reason": "max_tool_calls",
+        },
+    ]
     decision = entry.runtime_data.loop.last
     assert (decision.reply.prompt_tokens, decision.reply.completion_tokens) == (321, 12)
     assert decision.reply.cached_tokens == 300
-    # The decision's two requests (the first, and the one after its calls), summed, as the event says.
-    spent = {"requests": 2, "prompt_tokens": 642, "cached_tokens": 600, "new_tokens": 42}
-    assert decision.spent.as_dict() == {**spent, "completion_tokens": 24, "unreported": 0}
+    # One request: the decision's calls came with it, and the line is the overseer's.
+    spent = {"requests": 1, "prompt_tokens": 321, "cached_tokens": 300, "new_tokens": 21}
+    assert decision.spent.as_dict() == {**spent, "completion_tokens": 12, "unreported": 0}
     assert {key: decided[0].data[key] for key in spent} == spent
     assert decision.latency is not None
     diagnostics = await async_get_config_entry_diagnostics(hass, entry)
@@ -151,13 +169,13 @@ async def test_asked_again_for_the_call_its_answer_must_be_a_call(hass, freezer,
     # The bundled model, asked again in words, promised again or wrote on to the token limit; held
     # to a call of one of its tools, it calls the lift or says its why through chat_say.
     await setup_overseer(hass, ollama_stub, data={"backend": "openai", "url": f"{ollama_stub.url}/v1"})
-    ollama_stub.reply("Ok, I will do that.")
-    ollama_stub.reply(json.dumps({"name": "lift_up", "arguments": {}}))
-    ollama_stub.after_calls("Up it goes.")
+    ollama_stub.reply("SKIP")
+    ollama_stub.line_owed(json.dumps({"name": "lift_up", "arguments": {}}))
     say(hass, "alex", "overseer raise the lift")
     await tick(hass, freezer)
     assert len(room["cover.open_cover"]) == 1
-    first, again = ollama_stub.decisions
+    first, again = ollama_stub.requests
+    assert "call lift_up()" in again["messages"][-1]["content"]
     assert first["tool_choice"] == "auto" and "response_format" not in first
     assert again["tool_choice"] == "required"
     # The asked call or a line: no other tool (memory_write needs no asking) stands in for it.
@@ -197,10 +215,10 @@ async def test_asked_for_the_line_its_answer_must_be_a_line(hass, freezer, ollam
     await setup_overseer(hass, ollama_stub, data={"backend": "openai", "url": f"{ollama_stub.url}/v1"})
     chat = async_capture_events(hass, "overseer_chat_message")
     ollama_stub.reply("SKIP")
-    ollama_stub.line_owed(json.dumps({"name": "chat_say", "arguments": {"text": "The dark side. Always."}}))
+    ollama_stub.line_owed(json.dumps({"name": "chat_say", "arguments": {"text": "The bold side. Always."}}))
     say(hass, "alex", "overseer, pick a side")
     await tick(hass, freezer)
-    assert [event.data["text"] for event in chat if event.data.get("bot")] == ["The dark side. Always."]
+    assert [event.data["text"] for event in chat if event.data.get("bot")] == ["The bold side. Always."]
     first, owed = ollama_stub.requests
     assert owed["tool_choice"] == "required"
     schema = owed["response_format"]["json_schema"]["schema"]

@@ -375,7 +375,10 @@ async def test_an_overseer_taking_part_under_another_name_still_hears_its_own(
     chat = async_capture_events(hass, "overseer_chat_message")
     model(ollama_stub, [], [judge(1.0, False)] * 2)
 
-    stories = {"overseer, tell them a story": "Once upon a time.", "boss: tell them another": "Then a rover."}
+    stories = {
+        "overseer, tell them a story": "Once upon a time.",
+        "boss: tell them another": "Then a dragon.",
+    }
     for line, story in stories.items():
         ollama_stub.reply(story)
         say(hass, "alex", line, room="Arena")

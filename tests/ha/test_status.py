@@ -28,7 +28,7 @@ async def test_control_status_has_everything_the_debug_card_shows(hass, freezer,
     assert status["state_update"].startswith("STATE_UPDATE")
     assert status["model_input"]["messages"] == 4 and status["model_input"]["estimated_tokens"] > 0
     assert "lift_up" in status["model_output"]
-    assert status["decision"]["mode"] == "ACTION+CHAT" and status["decision"]["prompt_tokens"] == 321
+    assert status["decision"]["mode"] == "ACTION" and status["decision"]["prompt_tokens"] == 321
     assert status["tool_calls"]["attempted"] == 2
     assert status["tool_calls"]["executed"] == 1 and status["tool_calls"]["blocked"] == 1
     assert {"tool": "lift_up", "reason": "cooldown", "remaining": 60} in status["blocked_tools"]

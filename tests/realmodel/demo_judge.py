@@ -4,9 +4,12 @@ Independent of the product: it imports nothing from custom_components. It reads 
 states as Home Assistant reported them (state_changed events, timed), the lines on the chat bus
 and the orchestrator's pipelines, and decides per question whether the asked-for action ran,
 whether anything else moved, whether a line stated what the room contradicted, and whether a
-bot answered twice. Its reading of a statement is its own small table of the demo room's words
-(English and Spanish), deliberately narrow: a sentence that names one device and one state of
-it, without a negation or a future, is a statement of that state.
+bot answered twice. The overseer's lines carry the facts they state as data (`facts`): each is
+read against the device's reported state. The model's words in a line (`quip`) are read only
+for a device's name (the facts speak of devices, never the model) and their language. Any line's
+words are read too, by this judge's own small table of the demo room's words (English and
+Spanish), deliberately narrow: a sentence that names one device and one state of it, without a
+negation or a future, is a statement of that state.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from homeassistant.util.color import color_name_to_rgb, color_RGB_to_hs
 
-from .demo_questions import LIFT, LIGHTS, VACUUM, Question, Want
+from .demo_questions import LIFT, LIGHTS, VACUUM, Kind, Question, Want
 
 # The demo vacuum goes home by itself this long after it was started (overseer_demo/vacuum.py):
 # that return is no one's action.
@@ -308,7 +311,7 @@ def _reads_as(reading: Reading | None, entity: str, stated: str) -> bool:
 
 @dataclass(frozen=True)
 class Line:
-    """One line on the chat bus."""
+    """One line on the chat bus: the overseer's carry the facts they state and the model's words."""
 
     at: float
     user: str
@@ -316,6 +319,54 @@ class Line:
     bot: bool
     decision_id: str | None = None
     pipeline_id: str | None = None
+    facts: tuple[Mapping[str, Any], ...] = ()
+    quip: str = ""
+
+
+# Words that own up to not knowing, the honest answer to what the room cannot see.
+NOT_KNOWING = re.compile(
+    r"\b(?:(?:do|does|did)\s*n['’]?o?t\s+know|don['’]t\s+know|no\s+idea|can['’]?not\s+see|can['’]t\s+see|"
+    r"can['’]?not\s+tell|can['’]t\s+tell|not\s+sure|unknown|no\s+s[eé]|ni\s+idea|no\s+puedo\s+(?:ver|saber)|"
+    r"no\s+lo\s+s[eé]|no\s+tengo\s+(?:ni\s+)?idea|desconozco)\b",
+    re.IGNORECASE,
+)
+FIGURE = re.compile(r"\d")
+
+
+def false_facts(line: Line, room: Room, settle: float = 6.0) -> list[str]:
+    """The facts a line carries that the room's reported states contradict when it was said."""
+    wrong = []
+    for fact in line.facts:
+        entity = str(fact.get("entity_id", ""))
+        if entity not in room.readings:
+            continue  # a rover's sensors or a device this judge does not read
+        state, colour = str(fact.get("state", "")), str(fact.get("colour") or "")
+        moments = [line.at + offset for offset in (-settle, 0.0, settle)]
+        if any(_holds(room.at(entity, moment), entity, state, colour) for moment in moments):
+            continue
+        reading = room.at(entity, line.at)
+        wrong.append(f"fact {entity} {state} {colour}, read {reading.state if reading else 'nothing'}")
+    return wrong
+
+
+def _holds(reading: Reading | None, entity: str, state: str, colour: str) -> bool:
+    if not _reads_as(reading, entity, state):
+        return False
+    # A colour the judge's reading cannot check (no hue reported) is not contradicted.
+    return not colour or colour_of(reading) is None or shows_colour(reading, colour)
+
+
+def quip_names_a_device(line: Line) -> list[str]:
+    """The devices the model's own words name: the facts speak of them, never the model."""
+    said = PLACE.sub(" somewhere", line.quip.lower())
+    return [entity for entity, words in DEVICE_WORDS.items() if _mentions(said, words)]
+
+
+def invented(question: Question, line: Line) -> bool:
+    """An answer in the model's words to what the room cannot see that does not own up to not knowing."""
+    if question.kind is not Kind.UNKNOWN_FACT or not line.quip:
+        return False
+    return bool(FIGURE.search(line.quip)) or not NOT_KNOWING.search(line.quip)
 
 
 @dataclass
@@ -339,7 +390,10 @@ class Verdict:
     wrong_actions: list[str]
     false_lines: list[str]
     doubles: list[str]
+    # Answers in the model's words to what the room cannot see that do not own up to not knowing.
+    inventions: list[str]
     done: bool | None  # the asked-for action ran; None when nothing was asked or it was so already
+    # The model's own words were posted (its quip): a share a small model's luck moves.
     own_line: bool
     right_language: bool
     stock: list[str]
@@ -376,7 +430,17 @@ def judge(
         if move.entity_id not in wanted or move.after.state != wanted[move.entity_id].state
     ]
     start = asked.routed_at if asked.routed_at is not None else asked.at
-    contradicting = {id(line): found for line in answers if (found := contradicted(line.text, line.at, room))}
+    contradicting = {
+        id(line): found
+        for line in answers
+        if (
+            found := [
+                *contradicted(line.text, line.at, room),
+                *false_facts(line, room),
+                *(f"the model's words name {entity}" for entity in quip_names_a_device(line)),
+            ]
+        )
+    }
     false_lines = [
         f"{line.user}: {line.text!r} ({'; '.join(contradicting[id(line)])})"
         for line in answers
@@ -392,13 +456,18 @@ def judge(
             any(move.entity_id == want.entity_id and satisfied(want, move.after) for move in mine)
             for want in question.wants
         )
-    own = [line for line in answers if not is_fallback(line.text) and line.user not in scripted]
+    # Its own words: the overseer's quip; another bot's line (no facts of ours) is all its own.
+    own = [
+        line
+        for line in answers
+        if not is_fallback(line.text) and line.user not in scripted and (line.quip or not line.decision_id)
+    ]
     # A line too short to tell its language by is taken as the asker's.
     language = [
         line
         for line in own
-        if spoken_language(line.text) == question.language
-        or (spoken_language(line.text) is None and len(line.text.split()) <= 2)
+        if spoken_language(line.quip or line.text) == question.language
+        or (spoken_language(line.quip or line.text) is None and len((line.quip or line.text).split()) <= 2)
     ]
     return Verdict(
         asked=asked,
@@ -406,6 +475,7 @@ def judge(
         wrong_actions=wrong,
         false_lines=false_lines,
         doubles=doubles,
+        inventions=[f"{line.user}: {line.text!r}" for line in answers if invented(question, line)],
         done=done,
         own_line=bool(own),
         right_language=bool(language),

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from .demo_judge import LIFT, Asked, Call, Line, Reading, Room, claims, contradicted, judge, shows_colour
+from .demo_judge import (
+    LIFT,
+    Asked,
+    Call,
+    Line,
+    Reading,
+    Room,
+    claims,
+    contradicted,
+    false_facts,
+    invented,
+    judge,
+    quip_names_a_device,
+    shows_colour,
+)
 from .demo_questions import Kind, Question, Want
 
 BENCH = "light.bench"
@@ -109,3 +123,42 @@ def test_a_scripted_bots_line_is_no_answer_in_the_models_own_words():
     assert judged(frozenset()).own_line
     verdict = judged(frozenset({"Rover guide"}))
     assert not verdict.own_line and verdict.accepted == []
+
+
+def lit(at: float, hue: float) -> Reading:
+    return Reading(at, "on", {"hs_color": [hue, 100.0]})
+
+
+@pytest.mark.parametrize(
+    ("facts", "wrong"),
+    [
+        ([{"entity_id": LIFT, "state": "closed"}], False),
+        ([{"entity_id": LIFT, "state": "open", "deed": "open", "outcome": "blocked"}], True),
+        ([{"entity_id": BENCH, "state": "on", "colour": "blue"}], False),
+        ([{"entity_id": BENCH, "state": "on", "colour": "red"}], True),
+        ([{"entity_id": BENCH, "state": "off"}], True),
+        # A rover's sensors are not read by this judge: nothing to contradict.
+        ([{"entity_id": "binary_sensor.rover1_docked", "state": "docked"}], False),
+    ],
+)
+def test_the_facts_a_line_carries_are_read_against_the_rooms_states(facts, wrong):
+    room = Room()
+    room.add(LIFT, Reading(0.0, "closed"))
+    room.add(BENCH, lit(0.0, 240.0))
+    line = Line(100.0, "Overseer", "…", True, "d1", "p1", tuple(facts))
+    assert bool(false_facts(line, room)) is wrong
+
+
+def test_the_models_words_are_read_for_device_names_and_unknown_facts_for_owning_up():
+    named = Line(
+        1.0, "Overseer", "Lift is closed. The lift is tired.", True, "d1", "p1", (), "The lift is tired."
+    )
+    assert quip_names_a_device(named) == [LIFT]
+    assert quip_names_a_device(Line(1.0, "Overseer", "x", True, "d1", "p1", (), "Chaos has standards.")) == []
+    score = Question("overseer what is the score", "en", Kind.UNKNOWN_FACT)
+    said = Line(1.0, "Overseer", "", True, "d1", "p1")
+    assert not invented(score, said)
+    assert invented(score, Line(1.0, "Overseer", "", True, "d1", "p1", (), "It is 2-1 to Sam."))
+    assert invented(score, Line(1.0, "Overseer", "", True, "d1", "p1", (), "Sam is winning, clearly."))
+    assert not invented(score, Line(1.0, "Overseer", "", True, "d1", "p1", (), "No idea, nobody tells me."))
+    assert not invented(score, Line(1.0, "Overseer", "", True, "d1", "p1", (), "Ni idea, no lo veo."))

@@ -101,14 +101,10 @@ def blocked_answer(
     return None if held is None else phrase("answer_blocked", user=asker, deed=held[0], reason=held[1])
 
 
-def blocked_why(
-    asked: frozenset[Deed] | None,
-    blocked: Iterable[tuple[str, Block]],
-    phrase: Phrase,
-    names: Names = _NO_NAMES,
-    devices: Sequence[Device] = (),
-) -> tuple[str, str] | None:
-    """Return the one asked-for act a guardrail holds now, and why ("raise the lift", "it is cooling down").
+def held_call(
+    asked: frozenset[Deed] | None, blocked: Iterable[tuple[str, Block]], devices: Sequence[Device] = ()
+) -> tuple[str, dict[str, Any], Block] | None:
+    """Return the one asked-for act a guardrail holds now: its call and the block.
 
     None when the words ask for no single act, nothing but a guardrail of the room's holds it, or
     the device shows it done or under way already ("start neato, again!" while it cleans: its
@@ -125,8 +121,21 @@ def blocked_why(
         return None
     tool, arguments = found
     block = held[tool]
-    if block.reason not in _GUARDRAILS:
+    return (tool, arguments, block) if block.reason in _GUARDRAILS else None
+
+
+def blocked_why(
+    asked: frozenset[Deed] | None,
+    blocked: Iterable[tuple[str, Block]],
+    phrase: Phrase,
+    names: Names = _NO_NAMES,
+    devices: Sequence[Device] = (),
+) -> tuple[str, str] | None:
+    """Return the one asked-for act a guardrail holds now, and why ("raise the lift", "it is cooling")."""
+    found = held_call(asked, blocked, devices)
+    if found is None:
         return None
+    tool, arguments, block = found
     reason = phrase(reason_key(block.reason), seconds=block.remaining or 0)
     return told_deed(tool, arguments, phrase, names), reason
 

@@ -166,12 +166,10 @@ def rover_device(rover: Rover) -> Device:
                 facts[field_of.value] = False
         elif field_of is RoverField.ACTIVITY and reading in _DRIVING | _RESTING:
             facts["driving"] = reading in _DRIVING
-    if facts.get("docked"):
-        # Docked and driving is a rover leaving or arriving: which one it is, nothing says.
-        if facts.pop("driving", False):
-            facts.pop("docked")
-        else:
-            facts["driving"] = False
+    if facts.get("docked") and facts.get("driving"):
+        # Docked and driving is a rover leaving or arriving: which one it is, nothing says. Its
+        # activity unknown, a docked rover may be leaving all the same: that is not said either.
+        del facts["docked"], facts["driving"]
     if "driving" in facts:
         facts["idle"] = not facts["driving"]
     if "docked" in facts:

@@ -107,15 +107,32 @@ def speaker(line: ChatLine, name: str) -> str:
     return f"{label}{HUMAN_TAG}" if fold(label) == fold(name) else label
 
 
-def transcript_messages(lines: Iterable[ChatLine], name: str) -> list[dict[str, str]]:
-    """Human lines as user turns and the overseer's as assistant turns, all quoted."""
-    return [
-        {
-            "role": "assistant" if line.own else "user",
-            "content": f"{speaker(line, name)}: {quote_chat(line.text, CHAT_LINE_CHARS)}",
-        }
-        for line in lines
-    ]
+def transcript_messages(
+    lines: Iterable[ChatLine], name: str, turns: Sequence[CallTurn] = ()
+) -> list[dict[str, Any]]:
+    """Human lines as user turns and the overseer's as assistant turns, all quoted.
+
+    turns: the overseer's earlier calls and their results, each where it fell among the lines
+    (CONTRACT.md, wave 5: the results go back to the model in the decisions after).
+    """
+    messages: list[dict[str, Any]] = []
+    pending = sorted(turns, key=lambda turn: turn.ts)
+    first = 0
+    for line in lines:
+        while pending and pending[0].ts <= line.ts:
+            turn = pending.pop(0)
+            messages += tool_turn(turn.calls, turn.results, first)
+            first += len(turn.calls)
+        messages.append(
+            {
+                "role": "assistant" if line.own else "user",
+                "content": f"{speaker(line, name)}: {quote_chat(line.text, CHAT_LINE_CHARS)}",
+            }
+        )
+    for turn in pending:
+        messages += tool_turn(turn.calls, turn.results, first)
+        first += len(turn.calls)
+    return messages
 
 
 def label(text: str) -> str:
@@ -173,14 +190,11 @@ def _lift_line(world: World) -> str | None:
 
 
 def describe_trigger(trigger: Trigger, now: float | None = None) -> str:
-    """Return the STATE_UPDATE's trigger line; a question asked again says plainly who is waiting.
+    """Return the STATE_UPDATE's trigger line.
 
     The world events a decision answers are named, each with how long ago it happened (given
     now): they may have waited minutes for the room, which the model cannot tell from its state.
     """
-    if trigger.attempt and trigger.kind is TriggerKind.DIRECT_ADDRESS:
-        asker = label(trigger.detail) or "someone"
-        return f"{trigger.kind.value} from {asker}, asked again: answer {asker} now in one chat line"
     if not trigger.events:
         return trigger.kind.value
     happened = "; ".join(
@@ -337,33 +351,26 @@ def closing_cue(
     return f"{who}: {quote_chat(question, CUE_CHARS)}\n{answer}" if question else answer
 
 
-def after_calls_cue(trigger: Trigger, name: str, ran: bool, say_it_in: str = "") -> str:
-    """Return what the request after a decision's calls asks for: the line, knowing their results.
+@dataclass(frozen=True, slots=True)
+class CallTurn:
+    """One earlier decision's calls and what came of each, as the transcript shows them at its time."""
 
-    Told only that the results are there, the bundled 1.5B model answered SKIP to every one of
-    four deeds; told whom to answer and about what, it said what it did ("I lowered the lift.").
-    Given the question again, it made the call again, as text: the question is not repeated.
-    """
-    if trigger.kind is not TriggerKind.DIRECT_ADDRESS:
-        about = "what you just did" if ran else "what you tried, which did not happen"
-        return f"Say one short line to the room about {about}, or SKIP.{say_it_in}"
-    who = asker(trigger, name)
-    if ran:
-        return f"Answer {who} now in one short line of your own about what you just did for them.{say_it_in}"
-    return (
-        f"Answer {who} now in one short line of your own: what you tried did not happen (its result "
-        f"says why).{say_it_in}"
-    )
+    ts: float
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+    results: tuple[str, ...]
 
 
-def tool_turn(calls: Sequence[tuple[str, dict[str, Any]]], results: Sequence[str]) -> list[dict[str, Any]]:
-    """Return the model's calls and each one's result as the next messages (seed 000: step 7).
+def tool_turn(
+    calls: Sequence[tuple[str, dict[str, Any]]], results: Sequence[str], first: int = 0
+) -> list[dict[str, Any]]:
+    """Return the model's calls and each one's result as messages (seed 000: step 7).
 
     In the OpenAI shape every provider adapts: the assistant's tool_calls, then one tool message
-    per call in the same order, its content the result as JSON.
+    per call in the same order, its content the result as JSON. first: the number of the first
+    call, so the ids of one request's turns differ.
     """
     # Nine letters and digits: what the strictest OpenAI-compatible servers (Mistral's) accept.
-    ids = [f"call{index:05d}" for index in range(len(calls))]
+    ids = [f"call{index:05d}" for index in range(first, first + len(calls))]
     return [
         {
             "role": "assistant",
@@ -397,18 +404,20 @@ def build_messages(
     availability: Availability,
     cue: str | None = None,
     moment: str = "",
+    turns: Sequence[CallTurn] = (),
 ) -> list[dict[str, Any]]:
     """Build the seed's four parts for one decision: system, the room, the chat, then this moment.
 
     The last message holds all that changes every decision (CONTRACT.md, wave 5): the moment's
-    lines (render_moment), the tool blocks, and the cue that closes them.
+    lines (render_moment), the tool blocks, and the cue that closes them. turns: the overseer's
+    calls of earlier decisions in the chat's window, with their results.
     """
     available, blocked = render_tool_blocks(availability)
     last = "\n\n".join(part for part in (moment, available, blocked, cue) if part)
     return [
         {"role": "system", "content": system_prompt(template, name)},
         {"role": "user", "content": room},
-        *transcript_messages(transcript, name),
+        *transcript_messages(transcript, name, turns),
         {"role": "user", "content": last},
     ]
 
@@ -424,5 +433,8 @@ class InputSummary:
 
 def summarise(messages: Sequence[dict[str, Any]]) -> InputSummary:
     """Count messages, characters and a rough token estimate (4 characters a token)."""
-    characters = sum(len(message["content"]) for message in messages)
+    characters = sum(
+        len(message["content"]) + (len(json.dumps(message["tool_calls"])) if message.get("tool_calls") else 0)
+        for message in messages
+    )
     return InputSummary(len(messages), characters, math.ceil(characters / CHARS_PER_TOKEN))

@@ -11,13 +11,11 @@ from typing import Any
 
 from .arguments import bounded_arguments
 from .line_rules import (
-    AFTER_CALLS,
     AS_SAID,
     ECHOES,
     LineContext,
     LineRule,
     Note,
-    RoomFacts,
     Source,
     dropping,
     without_help_offers,
@@ -97,6 +95,8 @@ class Decision:
     chat: str | None = None
     rejections: tuple[RejectedCall, ...] = ()
     notes: tuple[str, ...] = ()
+    # The room devices the line says it is about, as the model named them (chat_say's about).
+    about: tuple[str, ...] = ()
 
 
 def normalise(
@@ -139,6 +139,7 @@ def normalise(
         for call in reply.malformed
     ]
     said: str | None = None
+    about: tuple[str, ...] = ()
     # A small model's near miss: chat_say with arguments that do not check, beside no text.
     near_miss = next((call.shown for call in reply.malformed if call.name in CHAT_TOOLS), None)
     for call in reply.tool_calls:
@@ -166,7 +167,8 @@ def normalise(
             continue
         if spec.speaks is not None:
             # The chat channel, not an action: the first line said is the line.
-            said = said if said is not None else clean[spec.speaks]
+            if said is None:
+                said, about = clean[spec.speaks], tuple(clean.get("about") or ())
             continue
         if len(intents) >= rules.max_tool_calls:
             rejections.append(RejectedCall(call.name, show(clean), Refusal.MAX_TOOL_CALLS))
@@ -196,7 +198,7 @@ def normalise(
         mode = Mode.ACTION_CHAT if chat else Mode.ACTION
     else:
         mode = Mode.CHAT if chat else Mode.SKIP
-    return Decision(mode, tuple(intents), chat, tuple(rejections), tuple(notes))
+    return Decision(mode, tuple(intents), chat, tuple(rejections), tuple(notes), about)
 
 
 def with_line(decision: Decision, chat: str | None, *notes: str) -> Decision:
@@ -206,22 +208,6 @@ def with_line(decision: Decision, chat: str | None, *notes: str) -> Decision:
     else:
         mode = Mode.CHAT if chat else Mode.SKIP
     return replace(decision, mode=mode, chat=chat, notes=(*decision.notes, *notes))
-
-
-def backed(decision: Decision, ran: Iterable[str], room: RoomFacts | None = None) -> Decision:
-    """Return the decision, without its line if a rule read after the calls drops it.
-
-    ran: the tools of the decision that executed (or would have, in a dry run). A line saying
-    "I'll remember that." beside no memory_write that ran would tell the room something that did
-    not happen. room: the room and the calls' deeds, to hold what the line states of its devices
-    to (None: the caller holds them itself).
-    """
-    if decision.chat is None:
-        return decision
-    rule = dropping(decision.chat, LineContext(tools_ran=tuple(ran), room=room), AFTER_CALLS)
-    if rule is None:
-        return decision
-    return with_line(decision, None, *((rule.note,) if rule.note else ()))
 
 
 def show(value: Any) -> str:

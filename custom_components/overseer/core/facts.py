@@ -14,6 +14,7 @@ too: the chat event carries it, so any judge can check it without reading prose.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,8 +35,13 @@ PLAIN_STATE = "{{ slots.name }}: {{ state.state_with_unit }}"
 MAX_FACTS = 8
 # A sentence as long as a template may make it, for a name or state nobody bounded.
 SENTENCE_CHARS = 200
-# Outcomes said as what the call did, and as what it would have done (dry run, a person asked).
+# The reason a record carries for an asked-for act the model could do and did not call: no
+# guardrail's refusal, the overseer's own choice (said "I decided not to raise the lift.").
+NOT_CALLED = "not_called"
+# The outcome of a call whose deed the room shows after it.
 _DONE = frozenset({Outcome.EXECUTED})
+# Outcomes of calls that got past the guardrails: ran, would have run, or wait for a person.
+_TRIED = frozenset({Outcome.EXECUTED, Outcome.DRY_RUN, Outcome.AWAITING_APPROVAL})
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +60,13 @@ class Fact:
     outcome: str | None = None
     reason: str | None = None
     retry_in_s: int | None = None
+    # A light's colour name while it is on: Home Assistant's state says only "on".
+    colour: str | None = None
 
     def as_event(self) -> dict[str, Any]:
         """Return the fact as the chat event carries it: the set fields only."""
         shown: dict[str, Any] = {"entity_id": self.entity_id, "state": self.state}
-        for key in ("deed", "outcome", "reason", "retry_in_s"):
+        for key in ("colour", "deed", "outcome", "reason", "retry_in_s"):
             if (value := getattr(self, key)) is not None:
                 shown[key] = value
         return shown
@@ -148,9 +156,19 @@ def spellings(template: str) -> list[str]:
 def call_deed(record: AuditRecord) -> Deed | None:
     """Return what a call does (or would have done) to which room device, if it acts on one."""
     spec = TOOLS.get(record.tool)
-    if spec is None or spec.deed is None or not isinstance(record.arguments, Mapping):
+    arguments: Any = record.arguments
+    if isinstance(arguments, str):
+        # A call refused before it ran keeps its arguments as the audit shows them: JSON, when whole.
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    if spec is None or spec.deed is None or not isinstance(arguments, Mapping):
         return None
-    return spec.deed(record.arguments)
+    try:
+        return spec.deed(arguments)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def facts_for(
@@ -172,20 +190,28 @@ def facts_for(
     facts: list[Fact] = []
     sentences: list[str] = []
     spoken: set[str] = set()
-    for record in records:
+    told: set[tuple[str, str, str, str | None]] = set()
+    # What ran is said first: a model's flood of refused calls cannot crowd it out of the bound.
+    for record in sorted(records, key=lambda record: record.outcome not in _TRIED):
         deed = call_deed(record)
         device = by_key.get(deed.device) if deed is not None else None
         if deed is None or device is None or len(facts) >= MAX_FACTS:
             continue
+        said_before = (device.key, _deed_text(deed), record.outcome.value, record.reason)
+        if said_before in told:
+            continue
+        told.add(said_before)
         after = expected_state(device, done)
+        not_called = record.reason == NOT_CALLED
         facts.append(
             Fact(
                 _entity_id(device),
                 _shown_state(after),
                 _deed_text(deed),
-                record.outcome.value,
-                record.reason,
+                NOT_CALLED if not_called else record.outcome.value,
+                None if not_called else record.reason,
                 record.remaining_s,
+                after.colour or None,
             )
         )
         sentences.append(_call_sentence(record, deed, device, after, words, phrase))
@@ -195,7 +221,7 @@ def facts_for(
         if device is None or key in spoken or not device.known or len(facts) >= MAX_FACTS:
             continue
         after = expected_state(device, done)
-        facts.append(Fact(_entity_id(device), _shown_state(after)))
+        facts.append(Fact(_entity_id(device), _shown_state(after), colour=after.colour or None))
         sentences.append(state_sentence(after, words, phrase))
         spoken.add(key)
     return Said(tuple(facts), tuple(sentence for sentence in sentences if sentence))
@@ -211,7 +237,7 @@ def state_sentence(device: Device, words: FactWords, phrase: Phrase) -> str:
         # Undocked is docked said the other way round: one of the two is enough.
         shown = [text for (name, _), text in zip(device.facts, shown, strict=True) if name != "undocked"]
         return _sentence(phrase("fact_rover", name=device_name(device), facts=", ".join(shown)))
-    domain = _domain(device)
+    domain = domain_of(device)
     state = words.state(domain, device.state)
     if device.colour:
         state = f"{state} ({words.colour(device.colour)})"
@@ -240,6 +266,8 @@ def _call_sentence(
                 approval_id=record.approval or "",
             )
         )
+    if record.reason == NOT_CALLED:
+        return _sentence(phrase("fact_not_done", tool=_told(tool, deed, device, words)))
     reason = phrase(reason_key(record.reason), seconds=record.remaining_s or 0)
     return _sentence(phrase("reply_refused", tool=_told(tool, deed, device, words), reason=reason))
 
@@ -258,7 +286,7 @@ def _entity_id(device: Device) -> str:
     return device.entity_id or device.key
 
 
-def _domain(device: Device) -> str:
+def domain_of(device: Device) -> str:
     """Return the Home Assistant domain whose state words say the device's states."""
     if device.entity_id:
         return device.entity_id.partition(".")[0]
@@ -266,10 +294,10 @@ def _domain(device: Device) -> str:
 
 
 def _shown_state(device: Device) -> str:
-    """Return a fact's state: Home Assistant's state, a light's colour beside it ("on:blue")."""
+    """Return a fact's state: Home Assistant's state, or a rover's sensors ("docked,not_charging")."""
     if device.kind is Kind.ROVER:
         return ",".join(name if holds else f"not_{name}" for name, holds in device.facts) or device.state
-    return f"{device.state}:{device.colour}" if device.colour else device.state
+    return device.state
 
 
 def _deed_text(deed: Deed) -> str:

@@ -117,8 +117,6 @@ class Trigger:
     since: float
     detail: str = ""
     coalesced: tuple[TriggerKind, ...] = ()
-    # How often this question was asked again because the model gave no usable answer.
-    attempt: int = 0
     # The chat line that addressed the overseer; empty when the question is elsewhere (Assist
     # asking for an orchestrator, whose question is already in the chat).
     question: str = ""
@@ -211,8 +209,6 @@ class Gate:
         # question's decision leaves them waiting, and the room being held for questions only
         # delays them (up to world_event_wait).
         self._world: list[WorldEvent] = []
-        # How often the lane's events were asked again (a lively moment met with a copy).
-        self._world_attempt = 0
         self._missed: deque[MissedWorldEvent] = deque(maxlen=MISSED_WORLD_EVENTS_KEPT)
         self._on_missed = on_missed
         # The latest instant the gate was told of: when an event put back is missed.
@@ -294,9 +290,7 @@ class Gate:
         """Coalesce: keep the earliest arrival of each kind, and its detail; world events go to their lane."""
         if trigger.kind is TriggerKind.DIRECT_ADDRESS:
             self._add_address(trigger)
-        elif trigger.kind is TriggerKind.WORLD_EVENT:
-            self._world_attempt = max(self._world_attempt, trigger.attempt)
-        elif trigger.kind not in self._pending:
+        elif trigger.kind not in self._pending and trigger.kind is not TriggerKind.WORLD_EVENT:
             self._pending[trigger.kind] = replace(trigger, coalesced=(), events=())
         if trigger.kind is TriggerKind.WORLD_EVENT and not trigger.events:
             self._wait((WorldEvent(trigger.detail, trigger.since),))
@@ -343,7 +337,7 @@ class Gate:
             return
         # New words are a new question, asked afresh (a request without words asks about the
         # chat); a question put back is older than them.
-        fresh = trigger.since >= pending.since and not trigger.attempt
+        fresh = trigger.since >= pending.since
         if fresh and not trigger.question:
             trigger = replace(trigger, question=pending.question)
         newer = trigger if fresh else pending
@@ -355,14 +349,6 @@ class Gate:
             self._add(trigger)
         else:
             self._wait(trigger.events)
-
-    def ask_again(self, trigger: Trigger) -> None:
-        """Ask the model once more, counted: it answered with nothing usable.
-
-        The decision's shell says when; an unsolicited trigger still waits for the minimum gap
-        and expires like any other.
-        """
-        self._add(replace(trigger, attempt=trigger.attempt + 1))
 
     @property
     def addressed_pending(self) -> bool:
@@ -394,8 +380,6 @@ class Gate:
                 del self._pending[kind]
         while self._world and now - self._world[0].since > config.world_event_wait:
             self._miss(self._world.pop(0), MissReason.STALE)
-        if not self._world:
-            self._world_attempt = 0
         if busy:
             return None
         candidates = dict(self._pending)
@@ -408,7 +392,6 @@ class Gate:
                 TriggerKind.WORLD_EVENT,
                 now,
                 "; ".join(event.detail for event in self._world),
-                attempt=self._world_attempt,
             )
         previous = self.last_decision if self.last_decision is not None else self._started
         counting_from = max(now - config.burst_window, previous)
@@ -446,7 +429,7 @@ class Gate:
         answers_lane = kind not in SOLICITED and bool(self._world)
         if answers_lane:
             chosen = replace(chosen, events=tuple(self._world))
-            self._world, self._world_attempt = [], 0
+            self._world = []
         self.last_decision = now
         return replace(
             chosen,

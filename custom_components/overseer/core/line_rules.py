@@ -1,9 +1,8 @@
 """The line layer: the rules a model's line passes before it is posted, one table entry each.
 
 Each rule says what it drops, how it tells, which languages it holds for, and shows lines it
-keeps and lines it drops. The tests run every example through the normaliser (and a rule read
-after the calls, through what reads the line then), and the real-model fuzz judges by the
-examples rather than by copies of the rules: a rule without examples is none.
+keeps and lines it drops. The tests run every example through the normaliser, and the real-model
+fuzz judges by the examples rather than by copies of the rules: a rule without examples is none.
 """
 
 from __future__ import annotations
@@ -16,11 +15,8 @@ from difflib import SequenceMatcher
 from enum import Enum, StrEnum, auto
 from types import MappingProxyType
 
-from .acts import Deed, Device
-from .claims import unbacked_claims
 from .context import AVAILABLE_TOOLS, BLOCKED_TOOLS, PROMPT_SECTIONS
 from .language import opens_a_question
-from .statements import Words, false_statements
 from .text import BOT_TAG, HUMAN_TAG, fold, without_addressee
 from .tools import TOOLS
 
@@ -46,7 +42,6 @@ class Note(StrEnum):
     HELP_DESK_DROPPED = "help_desk_dropped"
     # A help desk's offer cut from the line ("The lift is up. Feel free to ask!").
     HELP_OFFER_CUT = "help_offer_cut"
-    UNBACKED_CLAIM_DROPPED = "unbacked_claim_dropped"
     # A line of someone's the overseer read, said back ("jo: go go go" after jo said it).
     CHAT_SAID_BACK = "chat_said_back"
     # A line written as another bot's (or as a person's named as the overseer) in the transcript.
@@ -55,11 +50,6 @@ class Note(StrEnum):
     CUE_SAID_BACK = "cue_said_back"
     # What a call's result reported, said back as the line ("Shelf: off").
     RESULT_SAID_BACK = "result_said_back"
-    # A line that stated what the room contradicts: asked again with the facts, or not posted.
-    FALSE_STATEMENT_ASKED_AGAIN = "false_statement_asked_again"
-    FALSE_STATEMENT_DROPPED = "false_statement_dropped"
-    # Asked for an action it may take, it called nothing: asked once more to call it or say why not.
-    CALL_ASKED_AGAIN = "call_asked_again"
     # Someone asked and it gave no line, or one in another language: asked once more for its line.
     LINE_ASKED_FOR = "line_asked_for"
 
@@ -101,32 +91,16 @@ class Likeness(Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class RoomFacts:
-    """What a line's statements of the room are read against, once the decision's calls are done.
-
-    ran: what its calls that ran did; refused: what those refused would have done.
-    """
-
-    devices: tuple[Device, ...]
-    ran: tuple[Deed, ...]
-    words: Words
-    refused: tuple[Deed, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class LineContext:
     """What a line is read against: the sources it must not only copy, and what it came from.
 
     repeat_threshold: how alike a line and a source's text must be at least to be one line.
-    written: the text the line came from. tools_ran, room: once the calls are done, the tools
-    that ran and the room (None: not read against the room).
+    written: the text the line came from.
     """
 
     sources: Mapping[Source, tuple[str, ...]] = MappingProxyType({})
     repeat_threshold: float = 1.0
     written: str = ""
-    tools_ran: tuple[str, ...] = ()
-    room: RoomFacts | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,9 +131,7 @@ class LineRule:
 
     note: what the decision notes when the rule drops its line (None: the model said nothing,
     which is no drop to note). drops: what it drops, in words. languages: those whose lines it
-    can drop (None: any). after: what its examples are said after: for an echo, the source's
-    text; for a rule read after the calls, what ran and the room. after_calls: read once the
-    decision's calls are done, against them, rather than by the normaliser.
+    can drop (None: any). after: what an echo's examples are said after: the source's text.
     """
 
     note: Note | None
@@ -169,7 +141,6 @@ class LineRule:
     keeps: tuple[str, ...]
     drops_examples: tuple[str, ...]
     after: str = ""
-    after_calls: bool = False
 
     @property
     def source(self) -> Source | None:
@@ -451,17 +422,6 @@ def _in_anothers_name(line: str, seen: LineContext) -> bool:
     return _OTHERS_LABEL.match(line) is not None
 
 
-def _unbacked_claim(line: str, seen: LineContext) -> bool:
-    """Return whether the line claims an action (writing memory) that no tool that ran backs."""
-    return bool(unbacked_claims(line, seen.tools_ran))
-
-
-def _false_of_the_room(line: str, seen: LineContext) -> bool:
-    """Return whether the line states of a device what the room, or what ran, shows false."""
-    room = seen.room
-    return room is not None and bool(false_statements(line, room.devices, room.ran, room.words, room.refused))
-
-
 # In the order they are applied: the first that drops a line names why.
 LINE_RULES: tuple[LineRule, ...] = (
     # A small model wrote a call as text: it is no line, and never run either, since only the
@@ -695,53 +655,11 @@ LINE_RULES: tuple[LineRule, ...] = (
         drops_examples=("Shelf: off", "shelf: off."),
         after="Shelf: off",
     ),
-    # Read after the calls: what the line says was done is held to what ran.
-    LineRule(
-        note=Note.UNBACKED_CLAIM_DROPPED,
-        drops="a claim of writing memory that no memory_write of the decision backs",
-        test=_unbacked_claim,
-        languages=frozenset({"en"}),
-        keeps=("I won't remember that.", "I'll note that you asked.", "Lo tendré en cuenta, sam."),
-        drops_examples=("I'll remember that, sam.", "Saved to memory: sam owes a lap."),
-        after="nothing ran",
-        after_calls=True,
-    ),
-    # What the room shows wins over what a model says of it; a deed said done is borne out by a
-    # call that did it, or by an earlier deed of the overseer's whose state the room still shows,
-    # unless its call was refused.
-    # The decision first asks again with the facts: the rule's drop is of a line still false.
-    LineRule(
-        note=Note.FALSE_STATEMENT_DROPPED,
-        drops="a device's state the room contradicts, or a deed neither a call of the decision nor an"
-        " earlier one of the overseer's did",
-        test=_false_of_the_room,
-        languages=None,
-        keeps=(
-            "The lift is down for you, alex.",
-            "Down comes the lift.",
-            "Should I raise the lift?",
-            "I raised the lift earlier.",
-            "El elevador está abajo.",
-        ),
-        drops_examples=(
-            "The lift is raised.",
-            "The lift is up for you, alex.",
-            "Up goes the lift!",
-            "Lift raised.",
-            "I'll raise the lift.",
-            "The bench light is already blue.",
-            "Started the vacuum. Mind your toes.",
-            "Yes, I lowered the lift.",
-        ),
-        after="nothing ran, in the demo room: the lift down, the shelf light on, the bench light off",
-        after_calls=True,
-    ),
 )
 # A line is held to the rules of what it says as the model said it, whole; a copy is measured on
-# what the room would read; what it says was done, against what ran once the calls are done.
-AS_SAID = tuple(rule for rule in LINE_RULES if rule.source is None and not rule.after_calls)
+# what the room would read.
+AS_SAID = tuple(rule for rule in LINE_RULES if rule.source is None)
 ECHOES = tuple(rule for rule in LINE_RULES if rule.source is not None)
-AFTER_CALLS = tuple(rule for rule in LINE_RULES if rule.after_calls)
 
 
 def dropping(line: str, seen: LineContext, rules: Iterable[LineRule]) -> LineRule | None:

@@ -23,9 +23,8 @@ class _DecisionSample:
 class AddressOutcome(StrEnum):
     """How a decision for someone who asked ended."""
 
-    MODEL_LINE = "model_line"  # the model's own line was posted
-    ACTED = "acted"  # no line, but the asked-for action ran
-    ASKED_AGAIN = "asked_again"  # nothing usable: the question goes to the model once more
+    MODEL_LINE = "model_line"  # the model's own words were posted (after the overseer's facts)
+    ACTED = "acted"  # the overseer's facts alone answered: what its calls did, the states asked of
     FALLBACK = "fallback"  # still nothing: the honest fallback line was posted
 
 
@@ -90,11 +89,11 @@ class Metrics:
         self._add(self._chats, _ChatSample(ts, repeated))
 
     def record_unbacked_claim(self, ts: float) -> None:
-        """One line dropped for claiming an action that no call of its decision ran."""
+        """One model line held back: written before its calls' results, beside a call that did not run."""
         self._add(self._unbacked, _ClaimSample(ts))
 
     def record_false_statement(self, ts: float) -> None:
-        """One line not posted as said: it stated a device's state the room contradicts."""
+        """One model line not posted as written: a sentence of it spoke of the room's devices."""
         self._add(self._false, _ClaimSample(ts))
 
     def record_missed_world_event(self, ts: float) -> None:
@@ -121,8 +120,7 @@ class Metrics:
         modes = Counter(d.mode for d in answered)
         stale = Counter(d.stale_reason for d in answered if d.stale_reason)
         addresses = Counter(a.outcome.value for a in self._addresses if a.ts > since)
-        # Questions that ended: asked_again is a step on the way, not an end.
-        ended = sum(addresses.values()) - addresses[AddressOutcome.ASKED_AGAIN]
+        ended = sum(addresses.values())
         return {
             "window_s": int(self._window),
             "llm_calls": len(decisions),

@@ -23,8 +23,9 @@ from hassil.util import remove_punctuation
 
 from .acts import Act, Deed, Device, Kind
 from .language import opens_a_question
-from .statements import Role, act_phrases, deed_phrases, expand, role_phrases, says
+from .request_words import Role, act_phrases, deed_phrases, expand, role_phrases, says
 from .text import fold, strip_invisible
+from .unseen import unseen_intents
 
 # Longer text is a story or a paste, not a request; matching it would cost more than it tells.
 MAX_REQUEST_CHARS = 300
@@ -55,7 +56,7 @@ _QUOTATION = "_"
 # said it ("sam says lower the lift", "sam dice que bajes el ascensor"), tell or ask someone to
 # ("dile a sam que…", "sag Sam, …"), explain how ("explícame cómo…"). A clause that reports words
 # is someone else's, not the asker's order, and no data we have marks one: Home Assistant's
-# sentences are orders, and statements' words read the overseer's own lines. English's forms are
+# sentences are orders, and request_words' tables hold the words around one. English's forms are
 # the first person's too ("I said lower the lift"): that asker's order counts when given as one.
 _REPORTING: Mapping[str, str] = {
     "en": "say|says|said|saying|tell|tells|told|telling|ask|asks|asked|asking|explain|explains|explained",
@@ -376,6 +377,8 @@ class Recogniser:
     speaker: frozenset[tuple[str, ...]] = frozenset()
     # Phrases (folded words) that say an act, with the acts they may say ("lower": the lift closed).
     acts: Mapping[tuple[str, ...], frozenset[Act]] = field(default_factory=dict)
+    # Home Assistant's sentences that ask what the room never shows (core/unseen.py).
+    unseen: Intents | None = None
 
 
 def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recogniser:
@@ -413,7 +416,7 @@ def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recognis
         _read_as_words((*role_phrases(language, Role.LEAD), *role_phrases(language, Role.CONJUNCTION)))
         | {(greeting,) for greeting in _GREETINGS},
         _read_as_words(role_phrases(language, Role.QUESTION)),
-        # English underneath, as people mix it in (as statements' words have it).
+        # English underneath, as people mix it in (as request_words' phrases have it).
         _read_as_words(
             tuple(text.split())
             for code in dict.fromkeys(("en", base))
@@ -421,11 +424,12 @@ def recogniser_for(language: str, intents: Mapping[str, Any] | None) -> Recognis
         ),
         _read_as_words(role_phrases(language, Role.ME)),
         act_phrases(language),
+        unseen_intents(intents),
     )
 
 
 def _read_as_words(phrases: Iterable[tuple[str, ...]]) -> frozenset[tuple[str, ...]]:
-    """Return phrases as _WORD reads them: statements keeps "d'" and "shouldn't" whole, _WORD does not."""
+    """Return phrases as _WORD reads them: request_words keeps "d'" and "shouldn't" whole, _WORD does not."""
     return frozenset(words for phrase in phrases if (words := tuple(_WORD.findall(fold(" ".join(phrase))))))
 
 
@@ -558,8 +562,8 @@ def _reports(clause: str, recogniser: Recogniser) -> _Report:
 def _opens_a_question(clause: str, recogniser: Recogniser) -> bool:
     """Return whether the clause opens with a question word, after words that ask nothing ("ok, so how…").
 
-    The room's question words (language.opens_a_question, the gate's) and those statements reads
-    a question by, auxiliaries among them ("can", "should", "is"): a question Home Assistant's
+    The room's question words (language.opens_a_question, the gate's) and request_words' words
+    that open a question, auxiliaries among them ("can", "should", "is"): a question Home Assistant's
     sentences read as a request ("can you lower the lift") was read before this is asked.
     """
     said = _WORD.findall(fold(clause))

@@ -186,6 +186,45 @@ class Param:
     names: Target | None = None
     # The argument names a watched asset, and the call reaches that asset's entities.
     reaches_asset: bool = False
+    # A call may leave it out: its value is then this.
+    optional: bool = False
+    default: Any = None
+
+
+# The devices a line may say it is about, at most, each by the words the STATE_UPDATE shows it by.
+MAX_ABOUT = 8
+ABOUT_CHARS = 60
+
+
+def _about(value: Any, _: Mapping[str, Any], __: Vocabulary) -> tuple[str, ...]:
+    """Check the devices a line is about: names as the model read them; a bare name is a list of one.
+
+    Names the room does not have are let through here and read as nothing later: a small model's
+    slip in `about` costs its line nothing.
+    """
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list | tuple):
+        raise ArgumentError(Refusal.INVALID_ARGUMENTS, "about must be a list of device names")
+    return tuple(
+        dict.fromkeys(
+            one_line(item, ABOUT_CHARS)
+            for item in items[:MAX_ABOUT]
+            if isinstance(item, str) and item.strip()
+        )
+    )
+
+
+ABOUT = Param(
+    "about",
+    _about,
+    lambda _: {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "The room devices the line is about, named as STATE_UPDATE shows them (optional).",
+    },
+    optional=True,
+    default=(),
+)
 
 
 def text_param(name: str, limit: int) -> Param:
@@ -372,12 +411,15 @@ class ToolSpec:
         extra = set(arguments) - set(names)
         if extra:
             raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"unexpected arguments: {sorted(map(str, extra))}")
-        missing = [name for name in names if name not in arguments]
+        missing = [param.name for param in self.params if param.name not in arguments and not param.optional]
         if missing:
             raise ArgumentError(Refusal.INVALID_ARGUMENTS, f"missing arguments: {missing}")
         clean: dict[str, Any] = {}
         for param in self.params:
-            clean[param.name] = param.check(arguments[param.name], clean, vocabulary)
+            if param.name in arguments:
+                clean[param.name] = param.check(arguments[param.name], clean, vocabulary)
+            else:
+                clean[param.name] = param.default
         return clean
 
     def json_schema(self, vocabulary: Vocabulary) -> dict[str, Any]:
@@ -389,8 +431,8 @@ class ToolSpec:
             "type": "object",
             "properties": {param.name: param.schema(vocabulary) for param in self.params},
         }
-        if self.params:
-            parameters["required"] = list(self.param_names)
+        if required := [param.name for param in self.params if not param.optional]:
+            parameters["required"] = required
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": parameters},
@@ -454,7 +496,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "chat_say",
         "Say one short line in chat.",
         Safety.READ,
-        params=(text_param("text", CHAT_SAY_CHARS),),
+        params=(text_param("text", CHAT_SAY_CHARS), ABOUT),
         effect=lambda _, __: NoEffect(),
         speaks="text",
         title="Say a line",
