@@ -8,7 +8,7 @@ from ..ollama_stub import Scripted, call, is_triage, reasoning
 
 MODEL = "llama3.2:latest"
 # Its words beside its calls; the overseer's facts of what the calls did open the posted line.
-LIFT_QUIP = "Hold on to your hats."
+LIFT_QUIP = "Fortune favours the brave."
 BENCH_QUIP = "Bold choice."
 # Asked through the overseer's Assist agent by the room's orchestrator: the overseer answers.
 ROVERS_QUESTION = "<em>overseer</em>, how are the rovers?"

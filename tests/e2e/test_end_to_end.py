@@ -111,10 +111,7 @@ def test_assist_asks_the_overseer_and_the_guardrails_answer(home_assistant, over
 
     set_site_mode(ha, "lockdown")
     lift = state(ha, "cover.lift")
-    assert (
-        assist(ha, "overseer raise the lift")
-        == "demo, I tried to raise the lift, but the room is in lockdown."
-    )
+    assert assist(ha, "overseer raise the lift") == "I did not raise the lift: the room is in lockdown."
     time.sleep(2)
     assert state(ha, "cover.lift") == lift
 

@@ -29,7 +29,8 @@ PARTICIPANTS = [
     {"agent_id": GUIDE, "name": "Rover guide", "description": "the rovers: where, who drives, charging"},
 ]
 SENSOR = "sensor.arena_orchestrator_pipeline"
-OVERSEER_LINE = "The lift goes up for the podium and down for the next race; it is down now."
+# The model's words; the overseer's facts of the lift (and of what the question quotes) open its line.
+OVERSEER_LINE = "It carries the winners, nothing more."
 
 
 class RouterAndJudge:
@@ -148,7 +149,9 @@ def test_a_low_score_is_refined_by_the_overseer_with_the_first_answer_as_context
     lines = bus.bot_lines()
     assert [user for user, _ in lines] == ["Rover guide", "Overseer"]
     assert lines[0][1] == "Rover 2 is on its dock, charging."
-    assert lines[1] == ("Overseer", OVERSEER_LINE)  # posted once, by the overseer itself
+    # Posted once, by the overseer itself: the lift's fact first, then the model's words.
+    assert lines[1][0] == "Overseer" and lines[1][1].startswith("Lift is closed.")
+    assert lines[1][1].endswith(OVERSEER_LINE)
     assert bus.stages() == [
         ("routed", GUIDE),
         ("answered", GUIDE),
@@ -168,4 +171,4 @@ def test_a_low_score_is_refined_by_the_overseer_with_the_first_answer_as_context
     # The overseer was given the question and, quoted, the guide's answer.
     task = "\n".join(m["content"] for m in asked[2]["messages"][2:])
     assert "what does the lift do?" in task and "Rover 2 is on its dock, charging." in task
-    assert state(ha, "input_text.overseer_said") == OVERSEER_LINE
+    assert state(ha, "input_text.overseer_said") == lines[1][1]
