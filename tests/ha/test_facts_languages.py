@@ -11,10 +11,11 @@ from .harness import OPTIONS, say, setup_overseer, tick
 @pytest.mark.parametrize(
     ("language", "question", "closed"),
     [
-        ("en", "overseer, ist der Aufzug oben?", "geschlossen"),
-        ("en", "overseer, est-ce que l'ascenseur est en haut ?", "ferm"),
-        # Dutch has no word of ours and no prompt: Home Assistant's language and its data alone.
-        ("nl", "overseer, staat de lift omhoog?", "dicht"),
+        ("en", "overseer, ist der Aufzug oben?", ("geschlossen",)),
+        ("en", "overseer, est-ce que l'ascenseur est en haut ?", ("ferm",)),
+        # Dutch has no word of ours and no prompt: Home Assistant's language and its data alone
+        # (its word for a closed cover changed between releases).
+        ("nl", "overseer, staat de lift omhoog?", ("dicht", "gesloten")),
     ],
 )
 async def test_a_question_about_a_device_gets_its_fact_in_the_askers_language(
@@ -29,4 +30,5 @@ async def test_a_question_about_a_device_gets_its_fact_in_the_askers_language(
     line = next(event.data for event in chat if event.data.get("bot"))
     assert line["facts"] == [{"entity_id": "cover.lift", "state": "closed"}]
     # The state in the asker's words, never English's.
-    assert closed in line["text"].casefold() and "closed" not in line["text"].casefold()
+    said = line["text"].casefold()
+    assert any(word in said for word in closed) and "closed" not in said
