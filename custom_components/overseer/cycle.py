@@ -200,9 +200,10 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         recogniser = await async_recogniser(parts.hass, cycle.language)
         named = (settings.name, *settings.gate.aliases)
         cycle.asked = asked_deeds(cycle.trigger.question, room_devices(world), recogniser, named)
-        names = [name for device in stated_devices(world) for name in device.names]
-        cycle.unseen = not cycle.asked and asks_unseen(
-            cycle.trigger.question, cycle.language, recogniser.unseen, names
+        cycle.unseen = (
+            not cycle.asked
+            and not kinds_named(cycle.trigger.question)
+            and asks_unseen(cycle.trigger.question, cycle.language, recogniser.unseen, _shown_names(world))
         )
     say_it = say_it_in(cycle.language, room_language)
     # The call that does what was asked, if it may run now and the room does not show it done
@@ -262,7 +263,7 @@ async def async_run_cycle(parts: CycleParts, cycle: Cycle, transcript: Sequence[
         line
         and not state.dry_run
         and (addressed or not cycle.stale)
-        and not _said_lately(transcript, cycle, line, since)
+        and not _said_lately(transcript, cycle, (line, quip.text), since)
     ):
         parts.metrics.record_chat(finished, repeated=False)
         _post(parts, cycle, line, fixed=not quip.kept, facts=said, quip=quip.text)
@@ -415,13 +416,15 @@ async def _async_line(
     for extra in (_held_record(cycle, devices), _undone_record(cycle, records)):
         if extra is not None:
             records.append(extra)
-    about = about_keys(decision.about, devices)
+    about: list[str] = []
     if cycle.trigger.kind is TriggerKind.DIRECT_ADDRESS:
+        # What the asker named first: the model's `about` may not crowd it out of the facts' bound.
         question = cycle.trigger.question
         named = [device.key for device, _ in named_devices(question, devices)]
         # A kind named with no device ("are the lights on?") asks of each; "the bench light" of one.
         kinds = frozenset() if named else kinds_named(question)
         about += [*named, *(device.key for device in devices if device.kind.value in kinds)]
+    about += about_keys(decision.about, devices)
     if cycle.unseen:
         said = facts_for(records, devices, about, words.facts, phrase)
         return Said(said.facts, (*said.sentences, phrase("fact_unseen"))), Voice()
@@ -442,10 +445,19 @@ async def _async_line(
         phrase,
         shown=shown,
         # Its instruction, the request's last line; the question quoted above it an answer may use.
-        told=str(asked_with[-1].get("content") or "").rpartition("\n")[2] if asked_with else "",
+        told=_told(asked_with),
         language=cycle.language,
         asked=cycle.asked,
     )
+
+
+def _shown_names(world: World) -> list[str]:
+    """Return the name and aliases of everything the room shows: its devices, counter and other entities."""
+    shown = [name for device in stated_devices(world) for name in device.names]
+    entities = [*(entity for rover in world.rovers for _, entity in rover.fields), *world.extras]
+    if world.counter is not None:
+        entities.append(world.counter)
+    return [*shown, *(name for entity in entities for name in (entity.name, *entity.aliases) if name)]
 
 
 def _shown_done(deed: Deed, world: World) -> bool:
@@ -578,14 +590,28 @@ async def _async_phrase_in(parts: CycleParts, language: str) -> Phrase:
     return await async_phrases(parts.hass, language)
 
 
-def _said_lately(transcript: Sequence[ChatLine], cycle: Cycle, line: str, since: float) -> bool:
+def _said_lately(transcript: Sequence[ChatLine], cycle: Cycle, line: tuple[str, str], since: float) -> bool:
     """Return whether a line nobody asked for is one the overseer said since then.
 
-    Two world events a minute apart each stated "Lift is closed.": the room heard it already.
+    line: the whole line and the model's words in it (the transcript keeps those alone of a line
+    that has them). Two world events a minute apart each stated "Lift is closed.": the room heard
+    it already.
     """
     if cycle.trigger.kind in SOLICITED:
         return False
-    return any(said.own and said.ts >= since and fold(said.text) == fold(line) for said in transcript)
+    wanted = {fold(text) for text in line if text}
+    return any(said.own and said.ts >= since and fold(said.text) in wanted for said in transcript)
+
+
+def _told(messages: Sequence[dict[str, Any]]) -> str:
+    """Return what a request told the model: its rules, and its instruction (the last line).
+
+    The question quoted above the instruction is the asker's, whose words an answer may use.
+    """
+    if not messages:
+        return ""
+    rules = str(messages[0].get("content") or "")
+    return f"{rules}\n{str(messages[-1].get('content') or '').rpartition(chr(10))[2]}"
 
 
 def _answer_the_question(

@@ -37,9 +37,10 @@ class LineWords:
     states: tuple[tuple[str, str], ...]
     colours: frozenset[str]
 
-    def voice(self, answers: bool) -> VoiceWords:
-        """Return what a quip may not say of the room (answers: the line states a fact)."""
-        return voice_words(self.intents, self.states, self.colours, answers)
+    @property
+    def voice(self) -> VoiceWords:
+        """Return what a quip may not say of the room."""
+        return voice_words(self.intents, self.states, self.colours)
 
 
 async def async_line_words(hass: HomeAssistant, language: str, colour_names: Iterable[str]) -> LineWords:

@@ -442,9 +442,11 @@ def test_earlier_calls_and_their_results_are_shown_where_they_fell_among_the_lin
         CallTurn(30.0, (("neato_start", {}), ("lift_down", {})), ('{"success": true}', '{"success": false}')),
     ]
     messages = transcript_messages(lines, "Overseer", turns)
+    # After a turn its own line follows, or "SKIP" (strict servers refuse a person after a result).
     assert [m["role"] for m in messages] == [
-        "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "tool",
+        "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "tool", "assistant",
     ]  # fmt: skip
+    assert messages[-1]["content"] == "SKIP"
     assert messages[1]["tool_calls"][0]["function"]["name"] == "lift_up"
     # One request's call ids differ, each tool message answering its own call.
     ids = [call["id"] for m in messages if m.get("tool_calls") for call in m["tool_calls"]]

@@ -674,7 +674,7 @@ def product_words(language: str) -> tuple[FactWords, dict[str, Any] | None, froz
 
 
 @functools.cache
-def product_voice_words(language: str, answers: bool) -> Any:
+def product_voice_words(language: str) -> Any:
     _, intents, colours = product_words(language)
     # Every language the voice's tables read lends its state words (words.py's async_line_words).
     spoken = [
@@ -682,7 +682,7 @@ def product_voice_words(language: str, answers: bool) -> Any:
         for code in dict.fromkeys((language, "en", "es", "de", "fr"))
         for pair in state_words(code).items()
     ]
-    return voice_words(intents, spoken, colours, answers)
+    return voice_words(intents, spoken, colours)
 
 
 @functools.cache
@@ -729,7 +729,7 @@ def post(example: Example) -> Posted:
         devices,
         about_keys(example.about, devices),
         facts_words,
-        functools.partial(product_voice_words, language),
+        product_voice_words(language),
         phrase_in(language),
         shown=example.shown,
         language=language,

@@ -50,12 +50,12 @@ def test_a_question_about_the_rooms_devices_or_an_opinion_is_not(language, text)
 
 
 @pytest.mark.parametrize(
-    ("language", "text"), [("nl", "wat is het weer"), ("it", "che tempo fa"), ("pt", "como está o tempo")]
+    ("language", "text"), [("nl", "wat is het weer?"), ("it", "che tempo fa?"), ("pt", "como está o tempo?")]
 )
 def test_home_assistants_own_weather_sentences_read_languages_our_table_lacks(language, text):
     assert not asks_unseen(text, language, None)
     assert asks_unseen(text, language, unseen_intents(get_intents(language)))
-    assert not asks_unseen("hoe is het weer met de Lift", "nl", unseen_intents(get_intents("nl")), NAMES)
+    assert not asks_unseen("hoe is het weer met de Lift?", "nl", unseen_intents(get_intents("nl")), NAMES)
 
 
 def test_data_without_the_intents_has_no_sentences():

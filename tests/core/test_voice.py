@@ -16,8 +16,8 @@ DEVICES = (
 STATES = {"cover.closed": "Closed", "cover.open": "Open", "light.on": "On", "light.off": "Off"}
 
 
-def words(language: str = "en", answers: bool = True):
-    return voice_words(get_intents(language), STATES.items(), ("blue", "azul", "red"), answers)
+def words(language: str = "en"):
+    return voice_words(get_intents(language), STATES.items(), ("blue", "azul", "red"))
 
 
 @pytest.mark.parametrize(
@@ -57,21 +57,28 @@ def test_a_device_a_dropped_sentence_named_is_handed_back_for_its_fact():
 @pytest.mark.parametrize("line", ["It went up.", "Ya lo subí.", "Er ist hochgefahren.", "Está roja ahora."])
 def test_without_facts_the_rooms_words_are_the_rooms_all_the_same(line):
     # No fact states the lift, and no device is named: a claim all the same, in any language.
-    assert voice(line, DEVICES, words(answers=False), "", "en").kept == ()
+    assert voice(line, DEVICES, words(), "", "en").kept == ()
 
 
-def test_yes_and_no_answer_for_the_room_only_beside_a_fact():
-    assert voice("No idea, sam.", DEVICES, words(answers=False), "", "en").kept == ("No idea, sam.",)
-    assert voice("No idea, sam.", DEVICES, words(answers=True), "", "en").kept == ()
+def test_yes_and_no_answer_for_the_room_the_facts_answer_what_was_asked():
+    # "is it up yet?" names nothing: a bare yes would state the lift up beside no fact of it.
+    assert voice("Yes, it is.", DEVICES, words(), "", "en").kept == ()
+    assert voice("Sí, ya está.", DEVICES, words("es"), "", "es").kept == ()
+    assert voice("Nobody asked me.", DEVICES, words(), "", "en").kept == ("Nobody asked me.",)
+
+
+def test_a_language_no_table_reads_keeps_none_of_the_models_words():
+    said = voice("Hij staat nu omhoog. Gedaan, baas.", DEVICES, words("nl"), "", "nl")
+    assert said.kept == () and {reason for _, reason in said.dropped} == {Dropped.UNREAD}
 
 
 def test_a_figure_the_model_was_shown_may_be_said_again():
-    said = voice("Three laps in 21 s, not bad.", DEVICES, words(answers=False), "rover1: lap 21 s", "en")
+    said = voice("Three laps in 21 s, not bad.", DEVICES, words(), "rover1: lap 21 s", "en")
     assert said.kept == ("Three laps in 21 s, not bad.",)
 
 
 def test_a_sentence_in_another_language_than_the_askers_is_dropped():
-    said = voice("No tengo ni idea de eso. Vamos.", DEVICES, words("es", answers=False), "", "en")
+    said = voice("Tengo mis dudas de eso. Vamos.", DEVICES, words("es"), "", "en")
     assert [reason for _, reason in said.dropped] == [Dropped.LANGUAGE]
     assert said.kept == ("Vamos.",)
 

@@ -83,9 +83,9 @@ async def test_words_that_ask_for_no_act_are_answered_without_touching_the_room(
     # Its cue asks for a line, and does not invite a call.
     assert "call a tool" not in ollama_stub.decisions[0]["messages"][-1]["content"]
     assert len(ollama_stub.requests) == 1
-    # alex asked for an opinion, and the model had one that says nothing of the room: it answers,
-    # and the stray call, the model's slip, is the audit's alone.
-    assert bot_texts(chat) == ["Chaos has standards."]
+    # The stray call, the model's slip, is the audit's alone; the words written beside it may have
+    # announced it ("Hoisting it in your honour!"), so alex hears the fallback, never a deed.
+    assert bot_texts(chat) == ["Sorry alex, I have nothing useful to say to that right now."]
 
 
 @pytest.mark.parametrize("text", ["overseer, how do I lower the lift", 'overseer, sam says "lower the lift"'])
@@ -161,8 +161,8 @@ async def test_an_answer_in_another_language_than_the_askers_is_not_posted(hass,
     ollama_stub.reply("Con nadie. Yo vigilo.")
     say(hass, "sam", "overseer, ¿con quién vas?")
     await tick(hass, freezer, seconds=20)
-    ollama_stub.reply("Ja.")
+    ollama_stub.reply("Jaja.")
     say(hass, "kim", "overseer, ¿te ríes?")
     await tick(hass, freezer, seconds=20)
-    assert bot_texts(chat)[1:] == ["Con nadie. Yo vigilo.", "Ja."]
+    assert bot_texts(chat)[1:] == ["Con nadie. Yo vigilo.", "Jaja."]
     assert len(ollama_stub.requests) == 3

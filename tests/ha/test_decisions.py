@@ -1109,7 +1109,7 @@ async def test_an_asked_for_action_held_is_stated_as_the_refusal_it_would_meet(
     assert (fact["entity_id"], fact["outcome"], fact["reason"]) == ("cover.lift", "blocked", "cooldown")
     assert (decisions[-1].data["quip"], decisions[-1].data["quip_dropped"]) == (
         "dropped",
-        ["written_before_results"],
+        ["asked_act_not_done"],
     )
     assert len(ollama_stub.requests) == 2
     assert len(room["cover.close_cover"]) == 0
@@ -1254,10 +1254,10 @@ async def test_a_room_call_in_the_answer_asked_for_its_line_is_refused_and_acts_
     await tick(hass, freezer)
     assert room["cover.open_cover"] == []
     assert actions(action_events) == [("lift_up", "blocked", "not_what_was_asked")]
-    # The model's slip is the audit's, not the room's: no fact of it, and the words that claim the
-    # lift moved are not posted; its answer to alex, which says nothing of the room, is.
+    # The model's slip is the audit's, not the room's: no fact of it, and none of the words written
+    # beside it ("Up it goes." least of all): alex hears the fallback.
     [line] = bot_lines(chat)
-    assert line["text"] == "Chaos has standards."
+    assert line["text"] == "Sorry alex, I have nothing useful to say to that right now."
     assert line["facts"] == []
     assert len(ollama_stub.requests) == 2
 

@@ -63,7 +63,7 @@ async def test_a_language_the_package_lacks_still_has_words_and_english_undernea
     # No Klingon of Home Assistant's: its states are said in English, and read in every table's.
     assert klingon.facts.states["cover.closed"] == "Closed"
     assert {("cover.closed", "Closed"), ("cover.closed", "Cerrado")} <= set(klingon.states)
-    assert {"lift", "light"} <= klingon.voice(False).kinds
+    assert {"lift", "light"} <= klingon.voice.kinds
 
 
 async def test_a_language_is_found_whatever_the_case_of_its_region(hass):

@@ -123,6 +123,8 @@ def transcript_messages(
             turn = pending.pop(0)
             messages += tool_turn(turn.calls, turn.results, first)
             first += len(turn.calls)
+            if not line.own:
+                messages.append(_SAID_NOTHING)
         messages.append(
             {
                 "role": "assistant" if line.own else "user",
@@ -130,9 +132,14 @@ def transcript_messages(
             }
         )
     for turn in pending:
-        messages += tool_turn(turn.calls, turn.results, first)
+        messages += [*tool_turn(turn.calls, turn.results, first), _SAID_NOTHING]
         first += len(turn.calls)
     return messages
+
+
+# After its calls' results, the model said nothing of its own (its line was the overseer's facts):
+# strict servers (Mistral's) refuse a person's turn straight after a tool result.
+_SAID_NOTHING = {"role": "assistant", "content": "SKIP"}
 
 
 def label(text: str) -> str:

@@ -59,7 +59,7 @@ def language_of(text: str, default: str) -> str:
 
 # The words that open a question rather than a statement, folded (accents off: people type
 # "que hora es" as often as "qué hora es"), in the languages told apart.
-_QUESTION_WORDS = frozenset(
+QUESTION_WORDS = frozenset(
     "what which who whom whose where when why how "
     "que cual cuales quien quienes donde adonde cuando como cuanto cuanta cuantos cuantas "
     "was welche welcher welches wer wo woher wohin wann warum wieso weshalb wie "
@@ -77,7 +77,7 @@ def opens_a_question(text: str) -> bool:
     word is what tells a question from its answer once the marks are gone.
     """
     words = _WORD.findall(fold(text))
-    return bool(words) and (words[0] in _QUESTION_WORDS or tuple(words[:2]) in _QUESTION_PAIRS)
+    return bool(words) and (words[0] in QUESTION_WORDS or tuple(words[:2]) in _QUESTION_PAIRS)
 
 
 def base_language(language: str) -> str:

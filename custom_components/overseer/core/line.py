@@ -9,10 +9,10 @@ which its words, written before the results, may have announced.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .accounts import Phrase
-from .acts import Deed, Device
+from .acts import Deed, Device, expected_state
 from .audit import AuditRecord, Outcome
 from .facts import NOT_CALLED, FactWords, Said, call_deed, facts_for
 from .requests import fulfils
@@ -33,7 +33,7 @@ def compose_line(
     devices: Sequence[Device],
     about: Sequence[str],
     words: FactWords,
-    voice_words: Callable[[bool], VoiceWords],
+    voice_words: VoiceWords,
     phrase: Phrase,
     *,
     asked: frozenset[Deed] | None = None,
@@ -45,29 +45,42 @@ def compose_line(
 
     records: the decision's calls as audited, with any asked-for act a guardrail held or the model
     left undone (reason NOT_CALLED); about: device keys the line is about or the asker named;
-    voice_words: what a quip may not say of the room, beside facts (True) or not; asked: the acts
-    the asker's words ask for (a refused call of one is theirs to hear of, never a slip);
+    voice_words: what a quip may not say of the room; asked: the acts the asker's words ask for (a
+    refused call of one is theirs to hear of, never a slip; one left undone silences the quip);
     shown: what the model's request showed it; told: what it told it to do.
     """
     stated_records = [record for record in records if not _slip(record, asked)]
     said = facts_for(stated_records, devices, about, words, phrase)
     if not chat:
         return said, Voice()
-    if any(record.reason == NOT_CALLED for record in stated_records):
+    if any(record.reason == NOT_CALLED for record in stated_records) or _left_undone(asked, records, devices):
         return said, Voice(dropped=((chat, Dropped.ASKED_NOT_DONE),))
-    if any(record.outcome not in RAN for record in stated_records if record.tool not in CHAT_TOOLS):
+    # A slip's call did not run either: the words may have announced it ("Hoisting it!").
+    if any(record.outcome not in RAN for record in records if record.tool not in CHAT_TOOLS):
         return said, Voice(dropped=((chat, Dropped.BEFORE_RESULTS),))
-    quip = Voice()
-    named: tuple[str, ...] = ()
-    # Twice at most: a dropped sentence that names a device brings its fact, and beside a fact the
-    # other sentences are read again ("Lift is closed." then "Yes." answers for the room).
-    for _ in range(2):
-        quip = voice(chat, devices, voice_words(bool(said.facts)), shown, language, told)
-        if set(quip.named) <= set(named):
-            break
-        named = tuple(dict.fromkeys((*named, *quip.named)))
-        said = facts_for(stated_records, devices, [*about, *named], words, phrase)
+    quip = voice(chat, devices, voice_words, shown, language, told)
+    if quip.named:
+        # A device a dropped sentence named gets its fact instead.
+        said = facts_for(stated_records, devices, [*about, *quip.named], words, phrase)
     return said, quip
+
+
+def _left_undone(
+    asked: frozenset[Deed] | None, records: Sequence[AuditRecord], devices: Sequence[Device]
+) -> bool:
+    """Return whether an act the asker's words ask for, not shown done, was done by no call that ran.
+
+    "turn on the bench and corner lights" answered "Consider it handled." with no call: whatever
+    the words, they stand beside acts nobody did.
+    """
+    if not asked:
+        return False
+    done = [deed for record in records if record.outcome in RAN and (deed := call_deed(record)) is not None]
+    by_key = {device.key: device for device in devices}
+    return not any(fulfils(asked, deed) for deed in done) and any(
+        deed.device in by_key and expected_state(by_key[deed.device], (deed,)) != by_key[deed.device]
+        for deed in asked
+    )
 
 
 def _slip(record: AuditRecord, asked: frozenset[Deed] | None) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 from hassil.intents import Intents, SlotList, TextSlotList
 from hassil.recognize import recognize_all
 
+from .language import QUESTION_WORDS
 from .text import fold
 
 # Home Assistant's intents that ask of a kind of entity the overseer's room never has.
@@ -41,6 +42,8 @@ UNSEEN_TOPICS: Mapping[str, str] = {
 }
 
 _WORD = re.compile(r"\w+")
+# A question word this near the start (after a name or an "oye") opens a question.
+_QUESTION_WITHIN = 3
 _NOWHERE = TextSlotList.from_strings([])
 
 
@@ -60,10 +63,14 @@ def unseen_intents(intents: Mapping[str, Any] | None) -> Intents | None:
 def asks_unseen(text: str, language: str, sentences: Intents | None, names: Iterable[str] = ()) -> bool:
     """Return whether the words ask about a thing no device of the room shows.
 
-    names: the names of the room's devices (a question naming one asks about the room). English
-    is read beneath every language: people mix it in.
+    names: the names of everything the room shows (a question naming one asks about the room).
+    Only a question asks: a question mark, or a question word among its first words ("overseer
+    who is winning"); "I won!" and "roast sam, he lost all his money" ask nothing. English is read
+    beneath every language: people mix it in.
     """
     said = _WORD.findall(fold(text))
+    if not ({"?", "¿"} & set(text) or QUESTION_WORDS.intersection(said[:_QUESTION_WITHIN])):
+        return False
     for name in names:
         wanted = _WORD.findall(fold(name))
         if wanted and any(said[i : i + len(wanted)] == wanted for i in range(len(said) - len(wanted) + 1)):

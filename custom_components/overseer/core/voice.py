@@ -25,10 +25,10 @@ from .text import fold
 # the verbs that say an act, in any tense or person ("rais*": raised, raising; "sub*": subí,
 # subió); the words that say a state or where a device is; and yes and no (after "The lift is
 # down.", "Yes." states the opposite). A word ending in * is a stem: any word it opens. Every
-# table is read whatever the asker's language: a model mixes languages in one line; and all but
-# yes and no whether or not the line states a fact: "It went up." with no fact of the lift is a
+# table is read whatever the asker's language: a model mixes languages in one line; and whether
+# or not the line states a fact: "It went up." or "Yes, it is." with no fact of the lift is a
 # claim all the same. Examples, each dropped: "The elevator is stuck." (kinds), "Ya lo subí." and
-# "Er ist hochgefahren." (acts), "Está arriba." (states), "Yes." beside a fact (answers), "Es
+# "Er ist hochgefahren." (acts), "Está arriba." (states), "Yes, it is." (answers), "Es
 # leuchtet blau." (acts, colours).
 KIND_WORDS = ("lift", "light", "vacuum", "rover")
 ROOM_WORDS: dict[str, dict[str, str]] = {
@@ -98,7 +98,7 @@ class VoiceWords:
     kinds: the nouns for the room's kinds of device ("light", "ascensor"); states: the words of
     the room's states ("closed", "encendido", "up"); colours: colour words, read with their
     inflections ("roja", "blaue"); deeds: the stems of the verbs of its acts ("rais*", "baj*");
-    answers: yes and no, the room's beside a fact.
+    answers: yes and no, which answer for the room: the facts answer what was asked.
     """
 
     kinds: frozenset[str] = frozenset()
@@ -142,20 +142,21 @@ class Dropped:
     SAID_BACK = "said_back"
     # Written for a room that moved on while it was written.
     STALE = "stale"
+    # In a language none of the tables reads: what it says of the room cannot be told.
+    UNREAD = "unread_language"
 
 
 def voice_words(
     intents: Mapping[str, Any] | None,
     states: Iterable[tuple[str, str]],
     colours: Iterable[str],
-    answers: bool = False,
 ) -> VoiceWords:
     """Build what a quip may not say of the room.
 
     intents: the language's home-assistant-intents data (its nouns for Home Assistant's domains);
     states: ("domain.state", Home Assistant's word) for the domains a room device's state may be of
     (a light may be a switch); colours: every colour word a line may use;
-    answers: the line states facts, beside which a yes or a no answers for the room. Every table
+    Every table
     of ours is read whatever the asker's language: a model mixes languages in one line.
     """
     ours = list(ROOM_WORDS.values())
@@ -171,7 +172,7 @@ def voice_words(
         frozenset(state_words),
         frozenset(fold(colour) for colour in colour_words),
         frozenset(word for table in ours for word in table.get("acts", "").split()),
-        frozenset(yes_no) if answers else frozenset(),
+        frozenset(yes_no),
     )
 
 
@@ -222,6 +223,9 @@ def voice(
     model's request showed it, whose figures a sentence may repeat; language: the asker's; told:
     what the request told it to do, whose sentences a sentence of its may not copy.
     """
+    if language and base_language(language) not in ROOM_WORDS:
+        # Dutch words of the room ("Hij staat nu omhoog.") are in no table of ours: none is posted.
+        return Voice(dropped=tuple((sentence, Dropped.UNREAD) for sentence in sentences(text)))
     kept: list[str] = []
     dropped: list[tuple[str, str]] = []
     named: dict[str, None] = {}
