@@ -314,10 +314,10 @@ async def _async_decide(
     last = len(own) - max(settings.bounds.bot_messages, 2)
     asked = cycle.trigger.kind in SOLICITED
     since = inf if asked else parts.now() - settings.bounds.minutes * 60
-    latest = [line.text for index, line in enumerate(own) if index >= last or line.ts >= since]
+    latest = [line.read for index, line in enumerate(own) if index >= last or line.ts >= since]
     # Its own turns it read too: its fixed sentences left out of the window, those reach further back.
     said = list(
-        dict.fromkeys([*(line.text for line in lines if line.own), *latest[-OWN_LINES_HELD_UNASKED:]])
+        dict.fromkeys([*(line.read for line in lines if line.own), *latest[-OWN_LINES_HELD_UNASKED:]])
     )
     read = [line.text for line in lines if not line.own and not line.bot]
     bots_read = [line.text for line in lines if not line.own and line.bot]
@@ -600,7 +600,10 @@ def _said_lately(transcript: Sequence[ChatLine], cycle: Cycle, line: tuple[str, 
     if cycle.trigger.kind in SOLICITED:
         return False
     wanted = {fold(text) for text in line if text}
-    return any(said.own and said.ts >= since and fold(said.text) in wanted for said in transcript)
+    return any(
+        said.own and said.ts >= since and bool({fold(said.text), fold(said.read)} & wanted)
+        for said in transcript
+    )
 
 
 def _told(messages: Sequence[dict[str, Any]]) -> str:

@@ -78,12 +78,8 @@ class RoomInputs:
         # Its own line is read back as the model's words alone: the facts before them are the
         # overseer's, and a small model copies the shape of what it takes for its own.
         quip = event.data.get("quip")
-        text = (
-            one_line(quip, len(chat.text))
-            if own and not fixed and isinstance(quip, str) and quip
-            else chat.text
-        )
-        self.transcript.append(ChatLine(chat.user, text, chat.bot, now, own, fixed))
+        words = one_line(quip, len(chat.text)) if own and not fixed and isinstance(quip, str) and quip else ""
+        self.transcript.append(ChatLine(chat.user, chat.text, chat.bot, now, own, fixed, words))
         self.received += 1
         if own and event.data.get("pipeline_id") is None:
             # An answer to the orchestrator's question is not the room hearing the overseer of its

@@ -883,6 +883,10 @@ async def test_a_line_of_facts_and_words_is_read_back_as_the_models_words_alone(
     turns = [m.get("content") for m in ollama_stub.decisions[-1]["messages"] if m["role"] == "assistant"]
     assert "Overseer: Enjoy the view, alex." in turns
     assert not any("Lift is open." in (turn or "") for turn in turns)
+    # The card's live chat shows the line as the room heard it, facts and all.
+    entry = hass.config_entries.async_entries("overseer")[0]
+    shown = [line["text"] for line in build_status(entry.runtime_data)["chat"] if line["own"]]
+    assert "Lift is open. Enjoy the view, alex." in shown
 
 
 async def test_a_copy_of_a_line_it_read_past_its_fixed_sentences_is_no_new_line(

@@ -46,6 +46,14 @@ class ChatLine:
     ts: float
     own: bool = False
     fixed: bool = False
+    # Of the overseer's own line, the model's words in it (its quip): all the model reads back, since
+    # the facts before them are the overseer's; empty: the whole text.
+    words: str = ""
+
+    @property
+    def read(self) -> str:
+        """Return the line as the model reads it."""
+        return self.words or self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +136,7 @@ def transcript_messages(
         messages.append(
             {
                 "role": "assistant" if line.own else "user",
-                "content": f"{speaker(line, name)}: {quote_chat(line.text, CHAT_LINE_CHARS)}",
+                "content": f"{speaker(line, name)}: {quote_chat(line.read, CHAT_LINE_CHARS)}",
             }
         )
     for turn in pending:
