@@ -21,7 +21,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import LOGGER, OverseerMode, Phase
 from .core.accounts import Phrase, held_call
-from .core.acts import Deed, Device, expected_state, room_devices, stated_devices
+from .core.acts import Deed, Device, room_devices, shows_done, stated_devices
 from .core.approvals import ApprovalSource
 from .core.audit import AuditRecord, Outcome
 from .core.context import (
@@ -463,7 +463,7 @@ def _shown_names(world: World) -> list[str]:
 def _shown_done(deed: Deed, world: World) -> bool:
     """Return whether the room shows an asked-for act done already ("raise the lift" with the lift up)."""
     device = next((device for device in stated_devices(world) if device.key == deed.device), None)
-    return device is not None and expected_state(device, (deed,)) == device
+    return device is not None and shows_done(device, deed)
 
 
 def _undone_record(cycle: Cycle, records: Sequence[AuditRecord]) -> AuditRecord | None:

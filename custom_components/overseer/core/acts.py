@@ -217,6 +217,11 @@ LEFT_BY: Mapping[Act, str] = MappingProxyType(
 )
 
 
+def shows_done(device: Device, deed: Deed) -> bool:
+    """Return whether the device shows the deed done already ("raise the lift" with the lift up)."""
+    return expected_state(device, (deed,)) == device
+
+
 def expected_state(device: Device, deeds: tuple[Deed, ...]) -> Device:
     """Return the device as the deeds that just ran on it leave it, before its state catches up.
 

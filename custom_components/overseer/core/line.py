@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .accounts import Phrase
-from .acts import Deed, Device, expected_state
+from .acts import Deed, Device, shows_done
 from .audit import AuditRecord, Outcome
 from .facts import NOT_CALLED, FactWords, Said, call_deed, facts_for
 from .requests import fulfils
@@ -78,8 +78,7 @@ def _left_undone(
     done = [deed for record in records if record.outcome in RAN and (deed := call_deed(record)) is not None]
     by_key = {device.key: device for device in devices}
     return not any(fulfils(asked, deed) for deed in done) and any(
-        deed.device in by_key and expected_state(by_key[deed.device], (deed,)) != by_key[deed.device]
-        for deed in asked
+        deed.device in by_key and not shows_done(by_key[deed.device], deed) for deed in asked
     )
 
 
